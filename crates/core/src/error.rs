@@ -1,0 +1,38 @@
+use thiserror::Error;
+
+/// A move that could not be read, or that is not legal in the position it was read for.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("move `{text}`: {reason}")]
+pub struct ParseMoveError {
+    /// The text that was given.
+    pub text: String,
+    /// What is wrong with it, in words a user understands.
+    pub reason: String,
+}
+
+impl ParseMoveError {
+    pub fn new(text: &str, reason: impl Into<String>) -> Self {
+        ParseMoveError {
+            text: text.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Malformed text input (a judge stream, a position file), naming the line at fault.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("line {line}: {message}")]
+pub struct InputError {
+    /// 1-based line number; 0 when the input could not be read at all.
+    pub line: usize,
+    pub message: String,
+}
+
+impl InputError {
+    pub fn new(line: usize, message: impl Into<String>) -> Self {
+        InputError {
+            line,
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,101 @@
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use crate::ParseMoveError;
+
+/// One of the two players. Each game names them (red/blue, black/white); `First` moves first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Side {
+    First = 0,
+    Second = 1,
+}
+
+impl Side {
+    pub const BOTH: [Side; 2] = [Side::First, Side::Second];
+
+    #[inline]
+    pub fn opponent(self) -> Side {
+        match self {
+            Side::First => Side::Second,
+            Side::Second => Side::First,
+        }
+    }
+
+    /// 0 for `First`, 1 for `Second`: for indexing per-side arrays.
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    #[inline]
+    pub fn from_index(index: usize) -> Side {
+        if index == 0 {
+            Side::First
+        } else {
+            Side::Second
+        }
+    }
+}
+
+/// Where a game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Ongoing,
+    Won(Side),
+    Drawn,
+}
+
+impl Status {
+    pub fn is_over(self) -> bool {
+        self != Status::Ongoing
+    }
+}
+
+/// Upper bound on the legal moves of any position of any game here.
+///
+/// Duck Chess stays under 130; a 12×12 Surakarta position has at most 24 pieces with 8 steps and
+/// 4 capture directions each (288); RC-02 at most 18 × 4.
+pub const MAX_MOVES: usize = 512;
+
+/// A move list that lives on the stack, so move generation never allocates.
+pub type MoveList<M> = arrayvec::ArrayVec<M, MAX_MOVES>;
+
+/// What players, the arena and the server need of a game.
+///
+/// A value is a whole position (plus whatever history the rules need), cheap to clone, so
+/// searches may copy-make. Game-specific judging (Surakarta's reasons, Duck Chess's check flag)
+/// stays on the game's own types.
+pub trait Game: Clone + Send + Sync + Debug + 'static {
+    type Move: Copy + Eq + Hash + Debug + Send + Sync + 'static;
+
+    /// The game's short name as used on the command line and the network: `duck`, `surakarta`, `rc02`.
+    fn name(&self) -> &'static str;
+
+    /// How the game names a side (`red`, `black`, …).
+    fn side_name(&self, side: Side) -> &'static str;
+
+    fn side_to_move(&self) -> Side;
+
+    /// Appends every legal move; an ended game has none.
+    fn legal_moves(&self, out: &mut MoveList<Self::Move>);
+
+    /// Plays a move that `legal_moves` produced. Anything else is a logic error of the caller.
+    fn play(&mut self, mv: Self::Move);
+
+    fn status(&self) -> Status;
+
+    /// A Zobrist hash of everything that decides the future of the game.
+    fn hash(&self) -> u64;
+
+    /// Whether the move removes an opponent piece (for move ordering and quiescence search).
+    fn is_capture(&self, mv: Self::Move) -> bool;
+
+    /// Parses a move in the game's human notation and checks that it is legal here.
+    fn parse_move(&self, text: &str) -> Result<Self::Move, ParseMoveError>;
+
+    /// Formats a move in the game's human notation; `parse_move` reads it back.
+    fn format_move(&self, mv: Self::Move) -> String;
+
+    /// Plies played since the start (for draw adjudication and records).
+    fn ply(&self) -> u32;
+}

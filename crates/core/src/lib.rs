@@ -1,0 +1,14 @@
+//! The shared vocabulary of arbiter's games.
+//!
+//! Only what two or more games (or the players, arena and server built on them) need lives here:
+//! sides and outcomes, the [`Game`] trait, an allocation-free [`MoveList`], Zobrist key tables,
+//! and typed errors for text input. Everything game-specific stays in the game's own crate.
+
+mod error;
+mod game;
+pub mod shared_data;
+pub mod text;
+pub mod zobrist;
+
+pub use error::{InputError, ParseMoveError};
+pub use game::{Game, MoveList, Side, Status, MAX_MOVES};

@@ -1,0 +1,154 @@
+//! Reading the whitespace-separated integer streams of the judges, with line numbers for errors.
+
+use std::io::BufRead;
+
+use crate::InputError;
+
+/// Whitespace-separated tokens of a reader, one line in memory at a time (judges stream).
+pub struct Tokens<R> {
+    reader: R,
+    buf: Vec<u8>,
+    line_no: usize,
+    pos: usize,
+    eof: bool,
+    /// Whether the last line read ended with a newline (then the end of input is on the next line).
+    terminated: bool,
+}
+
+impl<R: BufRead> Tokens<R> {
+    pub fn new(reader: R) -> Self {
+        Tokens {
+            reader,
+            buf: Vec::new(),
+            line_no: 0,
+            pos: 0,
+            eof: false,
+            terminated: false,
+        }
+    }
+
+    /// The 1-based number of the line the last token came from (or the last line read).
+    pub fn line(&self) -> usize {
+        self.line_no.max(1)
+    }
+
+    /// The next token and its line number; `None` at the end of the input.
+    pub fn next_token(&mut self) -> Result<Option<(usize, &str)>, InputError> {
+        loop {
+            while self.pos < self.buf.len() && self.buf[self.pos].is_ascii_whitespace() {
+                self.pos += 1;
+            }
+            if self.pos < self.buf.len() {
+                let start = self.pos;
+                while self.pos < self.buf.len() && !self.buf[self.pos].is_ascii_whitespace() {
+                    self.pos += 1;
+                }
+                let token = std::str::from_utf8(&self.buf[start..self.pos])
+                    .map_err(|_| InputError::new(self.line_no, "the input is not UTF-8 text"))?;
+                return Ok(Some((self.line_no, token)));
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            self.buf.clear();
+            self.pos = 0;
+            let read = self.reader.read_until(b'\n', &mut self.buf).map_err(|e| {
+                InputError::new(self.line_no + 1, format!("cannot read input: {e}"))
+            })?;
+            if read == 0 {
+                self.eof = true;
+            } else {
+                self.line_no += 1;
+                self.terminated = self.buf.ends_with(b"\n");
+            }
+        }
+    }
+
+    /// The next token as an integer; `what` names the expected value in the error message (it is
+    /// only formatted on error, so `format_args!` costs nothing on the hot path).
+    ///
+    /// Integers too large for `i64` saturate, so a caller can treat them as out of range.
+    pub fn expect_int(&mut self, what: impl std::fmt::Display) -> Result<i64, InputError> {
+        match self.next_token()? {
+            None => Err(InputError::new(
+                self.line() + usize::from(self.line_no > 0 && self.terminated),
+                format!("the input ended where {what} was expected"),
+            )),
+            Some((line, token)) => parse_integer(token).ok_or_else(|| {
+                InputError::new(
+                    line,
+                    format!("expected an integer for {what}, found `{}`", shorten(token)),
+                )
+            }),
+        }
+    }
+}
+
+/// Parses an optionally signed decimal integer, saturating at the `i64` bounds.
+pub fn parse_integer(token: &str) -> Option<i64> {
+    let digits = token.strip_prefix(['+', '-']).unwrap_or(token);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(token.parse::<i64>().unwrap_or(if token.starts_with('-') {
+        i64::MIN
+    } else {
+        i64::MAX
+    }))
+}
+
+/// A token cut to a readable length for error messages.
+pub fn shorten(token: &str) -> String {
+    const LIMIT: usize = 40;
+    if token.chars().count() <= LIMIT {
+        token.to_string()
+    } else {
+        let cut: String = token.chars().take(LIMIT).collect();
+        format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_carry_line_numbers() {
+        let mut t = Tokens::new("2\n 1 2\n\n3\n".as_bytes());
+        assert_eq!(t.next_token().unwrap(), Some((1, "2")));
+        assert_eq!(t.next_token().unwrap(), Some((2, "1")));
+        assert_eq!(t.next_token().unwrap(), Some((2, "2")));
+        assert_eq!(t.next_token().unwrap(), Some((4, "3")));
+        assert_eq!(t.next_token().unwrap(), None);
+        assert_eq!(t.next_token().unwrap(), None);
+    }
+
+    #[test]
+    fn integers_and_errors() {
+        let mut t = Tokens::new("-5 +7 x1 99999999999999999999999".as_bytes());
+        assert_eq!(t.expect_int("a").unwrap(), -5);
+        assert_eq!(t.expect_int("b").unwrap(), 7);
+        let err = t.expect_int("xs").unwrap_err();
+        assert_eq!(err.line, 1);
+        assert!(err.message.contains("xs") && err.message.contains("x1"));
+        assert_eq!(t.expect_int("c").unwrap(), i64::MAX);
+        let err = t.expect_int("ys").unwrap_err();
+        assert!(err.message.contains("ended"), "{err}");
+    }
+
+    #[test]
+    fn end_of_input_names_the_next_line() {
+        let mut t = Tokens::new("1\n".as_bytes());
+        t.expect_int("q").unwrap();
+        assert_eq!(t.expect_int("xs").unwrap_err().line, 2);
+        let mut t = Tokens::new("1".as_bytes());
+        t.expect_int("q").unwrap();
+        assert_eq!(t.expect_int("xs").unwrap_err().line, 1);
+    }
+
+    #[test]
+    fn non_utf8_is_an_error() {
+        let mut t = Tokens::new(&b"\xff\xfe"[..]);
+        assert!(t.next_token().is_err());
+    }
+}

@@ -1,0 +1,124 @@
+//! The P5380 judge: operations in, one verdict line per operation out, streaming.
+
+use std::io::{self, BufRead, Write};
+
+use arbiter_core::text::Tokens;
+use arbiter_core::InputError;
+use thiserror::Error;
+
+use crate::board::{side_name, Piece};
+use crate::position::{Move, Position};
+
+/// Why a judge run stopped before the end of its input.
+#[derive(Debug, Error)]
+pub enum JudgeError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("cannot write the output: {0}")]
+    Output(#[from] io::Error),
+}
+
+/// Reads `Q` and then `Q` operations `xs ys xt yt`, writing one line per operation as soon as it
+/// is judged. Output already written stays written when a later operation is malformed.
+///
+/// Tokens may be spread over lines in any way (the contest's data puts one operation per line);
+/// anything after the `Q`-th operation is ignored.
+pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeError> {
+    let mut tokens = Tokens::new(input);
+    let count = tokens.expect_int("the number of operations Q")?;
+    if count < 0 {
+        return Err(InputError::new(
+            tokens.line(),
+            format!("the number of operations Q must not be negative, found {count}"),
+        )
+        .into());
+    }
+    let mut pos = Position::initial();
+    for op in 1..=count {
+        let mut c = [0i64; 4];
+        for (value, name) in c.iter_mut().zip(["xs", "ys", "xt", "yt"]) {
+            *value = tokens.expect_int(format_args!("{name} of operation {op} of {count}"))?;
+        }
+        let mv = Move::from_judge(c[0], c[1], c[2], c[3]).filter(|&mv| pos.is_legal(mv));
+        match mv {
+            None => output.write_all(b"Invalid command\n")?,
+            Some(mv) => {
+                let effect = pos.play_and_describe(mv);
+                write_piece(&mut output, effect.moved)?;
+                output.write_all(b";")?;
+                match effect.captured {
+                    Some(piece) => write_piece(&mut output, piece)?,
+                    None => output.write_all(b"NA")?,
+                }
+                output.write_all(if effect.check { b";yes;" } else { b";no;" })?;
+                output.write_all(if effect.game_over { b"yes\n" } else { b"no\n" })?;
+            }
+        }
+    }
+    output.flush()?;
+    Ok(())
+}
+
+/// `red horse`: the judge's name of a piece, written without allocating.
+fn write_piece(output: &mut impl Write, piece: Piece) -> io::Result<()> {
+    output.write_all(side_name(piece.side).as_bytes())?;
+    output.write_all(b" ")?;
+    output.write_all(piece.kind.name().as_bytes())
+}
+
+/// Judges a whole input held in memory (for tests and the library's users).
+pub fn judge_str(input: &str) -> Result<String, JudgeError> {
+    let mut out = Vec::new();
+    judge(input.as_bytes(), &mut out)?;
+    Ok(String::from_utf8(out).expect("the judge writes ASCII"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_game() {
+        let out = judge_str("3\n0 0 1 0\n0 0 1 0\n9 0 8 0\n").unwrap();
+        assert_eq!(
+            out,
+            "red car;NA;no;no\nInvalid command\nblue car;NA;no;no\n"
+        );
+    }
+
+    #[test]
+    fn out_of_range_is_invalid_not_an_error() {
+        let out =
+            judge_str("4\n-1 0 1 0\n0 0 10 0\n0 9 0 0\n99999999999999999999999 0 0 0\n").unwrap();
+        assert_eq!(out, "Invalid command\n".repeat(4));
+    }
+
+    #[test]
+    fn zero_operations() {
+        assert_eq!(judge_str("0\n").unwrap(), "");
+    }
+
+    fn error_of(input: &str) -> InputError {
+        match judge_str(input) {
+            Err(JudgeError::Input(e)) => e,
+            other => panic!("expected an input error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn malformed_input_names_the_line() {
+        let e = error_of("2\n0 0 1 0\n0 x 1 0\n");
+        assert_eq!(e.line, 3);
+        assert!(e.message.contains("ys of operation 2"), "{e}");
+        let e = error_of("3\n0 0 1 0\n");
+        assert_eq!(e.line, 3);
+        assert!(e.message.contains("ended"), "{e}");
+        let e = error_of("-2\n");
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains("negative"), "{e}");
+        let e = error_of("");
+        assert_eq!(e.line, 1);
+        let e = error_of("1.5\n");
+        assert!(e.message.contains("`1.5`"), "{e}");
+    }
+}

@@ -1,0 +1,78 @@
+//! Duck Chess (鸭棋), the THUPC 2019 game (Luogu P5380), exactly as `shared/rules/duck.md`.
+//!
+//! Things the official data settles that the statement leaves implicit:
+//! * the check flag is computed for *both* sides after every legal move: a side that walks its
+//!   own captain into attack makes the position a check as much as one that attacks;
+//! * once a captain is captured there is no check, and every later operation is invalid;
+//! * there is no flying-captains rule, no palace and no river; soldiers move one point in any of
+//!   the eight directions from the start.
+//!
+//! The board is red's point of view: row `x = 0` is red's back rank, column `y = 0` red's left.
+
+mod board;
+mod judge;
+mod notation;
+mod perft;
+mod position;
+mod render;
+mod tables;
+
+pub use board::{side_name, Piece, PieceKind, Square, COLUMNS, ROWS, SQUARES};
+pub use judge::{judge, judge_str, JudgeError};
+pub use notation::{FenError, INITIAL_FEN};
+pub use perft::{divide, perft};
+pub use position::{Move, MoveEffect, Position};
+pub use render::Colouring;
+
+use arbiter_core::{Game, MoveList, ParseMoveError, Side, Status};
+
+impl Game for Position {
+    type Move = Move;
+
+    fn name(&self) -> &'static str {
+        "duck"
+    }
+
+    fn side_name(&self, side: Side) -> &'static str {
+        side_name(side)
+    }
+
+    fn side_to_move(&self) -> Side {
+        Position::side_to_move(self)
+    }
+
+    fn legal_moves(&self, out: &mut MoveList<Move>) {
+        Position::legal_moves(self, out)
+    }
+
+    fn play(&mut self, mv: Move) {
+        Position::play(self, mv);
+    }
+
+    fn status(&self) -> Status {
+        match self.winner() {
+            Some(side) => Status::Won(side),
+            None => Status::Ongoing,
+        }
+    }
+
+    fn hash(&self) -> u64 {
+        Position::hash(self)
+    }
+
+    fn is_capture(&self, mv: Move) -> bool {
+        self.piece_at(mv.to).is_some()
+    }
+
+    fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
+        Position::parse_move(self, text)
+    }
+
+    fn format_move(&self, mv: Move) -> String {
+        mv.to_string()
+    }
+
+    fn ply(&self) -> u32 {
+        Position::ply(self)
+    }
+}
