@@ -4,7 +4,8 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
+use arbiter_core::Side;
 use clap::{Parser, Subcommand, ValueEnum};
 
 /// arbiter — judges, engines and hosting for Duck Chess, Surakarta and the RC-02 game.
@@ -27,9 +28,25 @@ enum Command {
         game: PerftGame,
         /// Plies to search.
         depth: u32,
+        /// Board size (Surakarta: 6, 8, 10 or 12).
+        #[arg(long, default_value_t = 6)]
+        size: u8,
         /// Print the count below each first move before the total.
         #[arg(long)]
         divide: bool,
+    },
+    /// Measure move generation under play: random playouts per second.
+    Bench {
+        game: BenchGame,
+        /// Board size (Surakarta: 6, 8, 10 or 12).
+        #[arg(long, default_value_t = 6)]
+        size: u8,
+        /// Number of random games to play.
+        #[arg(long, default_value_t = 100_000)]
+        playouts: u64,
+        /// Seed of the random choices (the same seed plays the same games).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
 }
 
@@ -37,11 +54,19 @@ enum Command {
 enum JudgeGame {
     /// Duck Chess, Luogu P5380 format: `Q` then `Q` lines `xs ys xt yt`.
     Duck,
+    /// Surakarta: the command stream of the rules page (new, position, probe, move, end, targets, state).
+    Surakarta,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum PerftGame {
     Duck,
+    Surakarta,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum BenchGame {
+    Surakarta,
 }
 
 /// Exit status for malformed input, as the judges document.
@@ -61,13 +86,37 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Judge { game } => Ok(judge(game)),
-        Command::Perft {
-            game,
-            depth,
-            divide,
-        } => {
-            perft(game, depth, divide)?;
+        Command::Perft { game, depth, size, divide } => {
+            perft(game, depth, size, divide)?;
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench { game, size, playouts, seed } => {
+            bench(game, size, playouts, seed)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// How a judge run failed: bad input (exit 2) or an unwritable output.
+enum JudgeFailure {
+    Input(String),
+    Output(String),
+}
+
+impl From<arbiter_duck::JudgeError> for JudgeFailure {
+    fn from(e: arbiter_duck::JudgeError) -> Self {
+        match e {
+            arbiter_duck::JudgeError::Input(e) => JudgeFailure::Input(e.to_string()),
+            arbiter_duck::JudgeError::Output(e) => JudgeFailure::Output(e.to_string()),
+        }
+    }
+}
+
+impl From<arbiter_surakarta::JudgeError> for JudgeFailure {
+    fn from(e: arbiter_surakarta::JudgeError) -> Self {
+        match e {
+            arbiter_surakarta::JudgeError::Input(e) => JudgeFailure::Input(e.to_string()),
+            arbiter_surakarta::JudgeError::Output(e) => JudgeFailure::Output(e.to_string()),
         }
     }
 }
@@ -75,11 +124,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 fn judge(game: JudgeGame) -> ExitCode {
     let stdin = io::stdin().lock();
     let stdout = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let result = match game {
-        JudgeGame::Duck => arbiter_duck::judge(stdin, stdout).map_err(|e| match e {
-            arbiter_duck::JudgeError::Input(e) => JudgeFailure::Input(e.to_string()),
-            arbiter_duck::JudgeError::Output(e) => JudgeFailure::Output(e.to_string()),
-        }),
+    let result: Result<(), JudgeFailure> = match game {
+        JudgeGame::Duck => arbiter_duck::judge(stdin, stdout).map_err(Into::into),
+        JudgeGame::Surakarta => arbiter_surakarta::judge(stdin, stdout).map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -94,35 +141,70 @@ fn judge(game: JudgeGame) -> ExitCode {
     }
 }
 
-enum JudgeFailure {
-    Input(String),
-    Output(String),
+fn surakarta_size(size: u8) -> anyhow::Result<u8> {
+    if !arbiter_surakarta::SIZES.contains(&size) {
+        bail!("--size must be 6, 8, 10 or 12 for Surakarta, not {size}");
+    }
+    Ok(size)
 }
 
-fn perft(game: PerftGame, depth: u32, divide: bool) -> anyhow::Result<()> {
+fn perft(game: PerftGame, depth: u32, size: u8, divide: bool) -> anyhow::Result<()> {
     let mut out = BufWriter::new(io::stdout().lock());
     let started = Instant::now();
-    let total = match game {
+    let parts: Vec<(String, u64)> = match game {
         PerftGame::Duck => {
             let start = arbiter_duck::Position::initial();
             if divide {
-                let mut total = 0;
-                for (mv, n) in arbiter_duck::divide(&start, depth) {
-                    writeln!(out, "{mv} {n}")?;
-                    total += n;
-                }
-                total
+                arbiter_duck::divide(&start, depth)
+                    .into_iter()
+                    .map(|(mv, n)| (mv.to_string(), n))
+                    .collect()
             } else {
-                arbiter_duck::perft(&start, depth)
+                vec![(String::new(), arbiter_duck::perft(&start, depth))]
+            }
+        }
+        PerftGame::Surakarta => {
+            let start = arbiter_surakarta::Board::initial(surakarta_size(size)?).expect("checked size");
+            if divide {
+                arbiter_surakarta::divide(&start, Side::First, depth)
+                    .into_iter()
+                    .map(|(mv, n)| (mv.to_string(), n))
+                    .collect()
+            } else {
+                vec![(String::new(), arbiter_surakarta::perft(&start, Side::First, depth))]
             }
         }
     };
+    let total: u64 = parts.iter().map(|(_, n)| n).sum();
+    if divide {
+        for (mv, n) in &parts {
+            writeln!(out, "{mv} {n}")?;
+        }
+    }
     writeln!(out, "{total}")?;
     out.flush().context("cannot write the result")?;
     let seconds = started.elapsed().as_secs_f64();
     eprintln!(
         "perft {depth}: {total} leaves in {seconds:.3} s ({:.1} M leaves/s)",
         total as f64 / seconds.max(1e-9) / 1e6
+    );
+    Ok(())
+}
+
+fn bench(game: BenchGame, size: u8, playouts: u64, seed: u64) -> anyhow::Result<()> {
+    let stats = match game {
+        BenchGame::Surakarta => {
+            let start = arbiter_surakarta::GameState::new(surakarta_size(size)?, 40).expect("checked size");
+            eprintln!("playing {playouts} random games of Surakarta {size}x{size} (max_no_capture_round 40)…");
+            arbiter_core::playout::random_playouts(&start, playouts, seed, u64::MAX)
+        }
+    };
+    println!(
+        "{} playouts in {:.3} s: {:.0} playouts/s, mean {:.1} plies",
+        stats.playouts,
+        stats.elapsed.as_secs_f64(),
+        stats.playouts_per_second(),
+        stats.mean_plies()
     );
     Ok(())
 }

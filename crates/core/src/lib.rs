@@ -6,6 +6,7 @@
 
 mod error;
 mod game;
+pub mod playout;
 pub mod shared_data;
 pub mod text;
 pub mod zobrist;

@@ -1,0 +1,198 @@
+//! The judge command stream of `shared/rules/surakarta.md`, for `arbiter judge surakarta`.
+
+use std::io::{self, BufRead, Write};
+
+use arbiter_core::text::{parse_integer, shorten};
+use arbiter_core::InputError;
+use thiserror::Error;
+
+use crate::board::Point;
+use crate::rules::{parse_player, player_letter, GameState, MoveReason};
+
+/// Why a judge run stopped before the end of its input.
+#[derive(Debug, Error)]
+pub enum JudgeError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("cannot write the output: {0}")]
+    Output(#[from] io::Error),
+}
+
+/// Numbered, non-blank, non-comment lines of the input.
+struct Lines<R> {
+    reader: R,
+    number: usize,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> Lines<R> {
+    fn next(&mut self) -> Result<Option<(usize, String)>, InputError> {
+        loop {
+            self.buf.clear();
+            let read = self
+                .reader
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|e| InputError::new(self.number + 1, format!("cannot read input: {e}")))?;
+            if read == 0 {
+                return Ok(None);
+            }
+            self.number += 1;
+            let line = std::str::from_utf8(&self.buf)
+                .map_err(|_| InputError::new(self.number, "the line is not UTF-8 text"))?
+                .trim();
+            if !line.is_empty() && !line.starts_with('#') {
+                return Ok(Some((self.number, line.to_string())));
+            }
+        }
+    }
+}
+
+/// Runs the command stream, writing each answer as soon as it is known.
+///
+/// Before the first `new` or `position` the game is a standard 6×6 one with
+/// `max_no_capture_round` 40.
+pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeError> {
+    let mut lines = Lines {
+        reader: input,
+        number: 0,
+        buf: Vec::new(),
+    };
+    let mut game = GameState::new(6, 40).expect("6 is supported");
+    while let Some((line_no, line)) = lines.next()? {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let err = |message: String| InputError::new(line_no, message);
+        let args = |count: usize, usage: &str| {
+            if words.len() == count + 1 {
+                Ok(())
+            } else {
+                Err(err(format!("`{}` takes {count} arguments: {usage}", words[0])))
+            }
+        };
+        let int = |i: usize, what: &str| {
+            parse_integer(words[i]).ok_or_else(|| {
+                err(format!("{what} must be an integer, found `{}`", shorten(words[i])))
+            })
+        };
+        match words[0] {
+            "new" => {
+                args(2, "new N M")?;
+                let (n, m) = (int(1, "the board size N")?, int(2, "max_no_capture_round M")?);
+                let m = u32::try_from(m).map_err(|_| err(format!("max_no_capture_round must be between 0 and {}, found {m}", u32::MAX)))?;
+                game = u8::try_from(n)
+                    .ok()
+                    .and_then(|n| GameState::new(n, m))
+                    .ok_or_else(|| err(format!("the board size must be 6, 8, 10 or 12, found {n}")))?;
+            }
+            "position" => {
+                args(0, "position, then the lines of a position file")?;
+                let mut block: Vec<(usize, String)> = Vec::new();
+                let first = lines.next()?.ok_or_else(|| err("`position` is not followed by a position file".into()))?;
+                let n = first.1.split_whitespace().count();
+                block.push(first);
+                while block.len() < n + 6 {
+                    match lines.next()? {
+                        Some(next) => block.push(next),
+                        None => {
+                            return Err(InputError::new(
+                                lines.number + 1,
+                                format!("the position file ended early: expected {n} rows and 6 counter lines"),
+                            )
+                            .into())
+                        }
+                    }
+                }
+                // Lines are numbered individually because comments may sit between them.
+                let texts: Vec<&str> = block.iter().map(|(_, l)| l.as_str()).collect();
+                game = GameState::from_position_lines(&texts, 0).map_err(|e| {
+                    let line = block.get(e.line).map_or(lines.number, |(no, _)| *no);
+                    InputError::new(line, e.message)
+                })?;
+            }
+            "probe" | "move" => {
+                args(5, &format!("{} fx fy tx ty P", words[0]))?;
+                let from = (int(1, "fx")?, int(2, "fy")?);
+                let to = (int(3, "tx")?, int(4, "ty")?);
+                let player = parse_player(words[5])
+                    .ok_or_else(|| err(format!("the player must be B or W, found `{}`", shorten(words[5]))))?;
+                let (reason, end, winner) = if words[0] == "probe" {
+                    let reason = game.judge_move(from, to, player);
+                    let (end, winner) = game.judge_end(reason);
+                    (reason, end, winner)
+                } else {
+                    let r = game.step(from, to, player);
+                    (r.reason, r.end, r.winner)
+                };
+                writeln!(output, "{reason} {end} {}", player_letter(winner))?;
+            }
+            "end" => {
+                args(1, "end REASON")?;
+                let reason: MoveReason = words[1].parse().map_err(err)?;
+                let (end, winner) = game.judge_end(reason);
+                writeln!(output, "{end} {}", player_letter(winner))?;
+            }
+            "targets" => {
+                args(2, "targets x y")?;
+                let (x, y) = (int(1, "x")?, int(2, "y")?);
+                let targets = Point::on_board(x, y, game.size()).map(|p| game.reference_targets(p)).unwrap_or_default();
+                write!(output, "{}", targets.len())?;
+                for p in targets {
+                    write!(output, " {} {}", p.x, p.y)?;
+                }
+                writeln!(output)?;
+            }
+            "state" => {
+                args(0, "state")?;
+                output.write_all(game.to_position_file().as_bytes())?;
+            }
+            other => {
+                return Err(err(format!(
+                    "unknown command `{}` (expected new, position, probe, move, end, targets or state)",
+                    shorten(other)
+                ))
+                .into())
+            }
+        }
+    }
+    output.flush()?;
+    Ok(())
+}
+
+/// Runs a whole command stream held in memory.
+pub fn judge_str(input: &str) -> Result<String, JudgeError> {
+    let mut out = Vec::new();
+    judge(input.as_bytes(), &mut out)?;
+    Ok(String::from_utf8(out).expect("the judge writes ASCII"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_line(input: &str) -> usize {
+        match judge_str(input) {
+            Err(JudgeError::Input(e)) => e.line,
+            other => panic!("expected an input error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn commands_and_answers() {
+        let out = judge_str("new 6 40\n# a comment\n\nprobe 0 1 0 2 B\nmove 0 1 0 2 W\nend LEGAL_CAPTURE_MOVE\ntargets 9 9\ntargets 0 2\n").unwrap();
+        assert_eq!(
+            out,
+            "LEGAL_NON_CAPTURE_MOVE NONE .\nNOT_PLAYER_TURN ILLIGAL_MOVE W\nNONE .\n0\n0\n"
+        );
+    }
+
+    #[test]
+    fn bad_commands_name_their_line() {
+        assert_eq!(error_line("new 6 40\nfly 1 2\n"), 2);
+        assert_eq!(error_line("new 7 40\n"), 1);
+        assert_eq!(error_line("probe 0 1 0 2 X\n"), 1);
+        assert_eq!(error_line("\n\nprobe 0 1 0 two B\n"), 3);
+        assert_eq!(error_line("end MAYBE\n"), 1);
+        assert_eq!(error_line("targets 1\n"), 1);
+        assert_eq!(error_line("position\n. . . . . .\n"), 3);
+        assert_eq!(error_line("position\n. . . . . .\n. . . . . .\n. . . . . .\n. . . . . .\n. . . . . .\n. . . . Q .\ncurrent_player: B\n"), 7);
+    }
+}

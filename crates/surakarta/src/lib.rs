@@ -1,0 +1,122 @@
+//! Surakarta as the course's reference rule manager plays it (`shared/rules/surakarta.md`),
+//! on every even board from 6×6 to 12×12.
+//!
+//! * [`GameState`] judges moves ([`MoveReason`], in the rules page's order) and ends
+//!   ([`EndReason`]), and steps the game exactly as the reference does (`num_round`,
+//!   `last_captured_round`, `end_reason`, `winner`).
+//! * [`Board`] generates moves: steps to the eight neighbours, and captures by travelling the
+//!   precomputed circuit tracks ([`geometry`]); [`Board::capture_path`] gives a capture's route
+//!   with its arcs for animation.
+//! * [`notation`] has square names (`A1`), the course's position file and record notation.
+//! * [`judge`] runs the judge command stream of `arbiter judge surakarta`.
+//!
+//! What the reference data settled: a piece never blocks itself, even when its track passes its
+//! own starting point again (at a crossing, or after a full loop); captures need at least one
+//! arc but may pass several; an illegal move loses for the side to move even when a player
+//! moved out of turn (winner is the side *not* to move's opponent… that is, `O` of the rules).
+//!
+//! A side with no legal move is not an end the reference ever reports (`TRAPPED` is unused: the
+//! course expects a trapped side to resign). Through [`arbiter_core::Game`] such a side **loses**:
+//! its status is a win for the other side, which is what a resignation would give.
+
+mod board;
+pub mod geometry;
+pub mod judge;
+pub mod notation;
+mod perft;
+pub mod reference;
+mod rules;
+
+pub use board::{Board, Move, PathNode, Point};
+pub use geometry::{geometry, Geometry, SIZES};
+pub use judge::{judge, judge_str, JudgeError};
+pub use notation::{Record, RecordError};
+pub use perft::{divide, perft};
+pub use rules::{parse_player, player_letter, EndReason, GameState, MoveReason, StepResult};
+
+use arbiter_core::{zobrist, Game, MoveList, ParseMoveError, Side, Status};
+
+const WHITE_TO_MOVE_KEY: u64 = zobrist::keys::<1>(0x5A4A_CA47_0000_0002)[0];
+
+/// `black` or `white`.
+pub fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::First => "black",
+        Side::Second => "white",
+    }
+}
+
+impl Game for GameState {
+    type Move = Move;
+
+    fn name(&self) -> &'static str {
+        "surakarta"
+    }
+
+    fn side_name(&self, side: Side) -> &'static str {
+        side_name(side)
+    }
+
+    fn side_to_move(&self) -> Side {
+        self.current_player
+    }
+
+    fn legal_moves(&self, out: &mut MoveList<Move>) {
+        GameState::legal_moves(self, out)
+    }
+
+    fn play(&mut self, mv: Move) {
+        self.play_legal(mv);
+    }
+
+    fn status(&self) -> Status {
+        match (self.end_reason, self.winner) {
+            (EndReason::None, _) => {
+                if self.board.has_move(self.current_player) {
+                    Status::Ongoing
+                } else {
+                    Status::Won(self.current_player.opponent())
+                }
+            }
+            (_, Some(side)) => Status::Won(side),
+            (_, None) => Status::Drawn,
+        }
+    }
+
+    fn hash(&self) -> u64 {
+        let side = if self.current_player == Side::Second { WHITE_TO_MOVE_KEY } else { 0 };
+        self.board.hash() ^ side
+    }
+
+    fn is_capture(&self, mv: Move) -> bool {
+        self.board.get(mv.to).is_some()
+    }
+
+    fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
+        let n = self.size();
+        let mv = Move::parse(text.trim(), n).ok_or_else(|| {
+            ParseMoveError::new(text, format!("expected FROM-TO with squares A1..{} like A2-B3", Point::new(n - 1, n - 1)))
+        })?;
+        if self.is_over() {
+            return Err(ParseMoveError::new(text, "the game is over"));
+        }
+        let reason = self.judge_move(
+            (mv.from.x as i64, mv.from.y as i64),
+            (mv.to.x as i64, mv.to.y as i64),
+            self.current_player,
+        );
+        if reason.is_legal() {
+            Ok(mv)
+        } else {
+            Err(ParseMoveError::new(text, format!("illegal here: {reason}")))
+        }
+    }
+
+    fn format_move(&self, mv: Move) -> String {
+        mv.to_string()
+    }
+
+    fn ply(&self) -> u32 {
+        self.num_round - 1
+    }
+}

@@ -1,0 +1,86 @@
+//! The course reference's capture list, reproduced entry for entry for the judge's `targets`.
+//!
+//! The reference builds, after every board update, a list of captures *for the side to move*
+//! by walking each circuit's four lines in track order (a piece on a crossing is listed on both
+//! of its lines) and pairing each non-empty line `P` with the next non-empty line `Q`:
+//! * `P`'s last piece `a` and `Q`'s first piece `b` are different pieces of different colours:
+//!   whichever of them belongs to the side to move captures the other;
+//! * they are the same piece `a` (it stands on the crossing of `P` and `Q`): `a` captures `Q`'s
+//!   second piece, and `P`'s second-to-last piece, when of the other colour and `a` is to move.
+//!
+//! As a *set* this equals the physical rule (travel the track, never blocked by oneself, at
+//! least one arc) — tested against the track walker — but it can hold a capture twice (two
+//! routes). Its `GetAllLegalTarget(p)` then lists, besides the empty neighbours of `p`, the
+//! other end of every entry that has `p` at either end: for a piece of the side *not* to move
+//! that is the pieces able to capture it, not its own captures. The reference data (the course's
+//! hand-made positions) shows exactly this, so `arbiter judge surakarta` reproduces it; the
+//! library's [`GameState::targets`] is the plain "as if its owner were to move" answer.
+
+use arbiter_core::Side;
+
+use crate::board::{Move, Point};
+use crate::rules::GameState;
+
+/// The reference's capture list for `mover`, duplicates included, in its order.
+pub fn capture_list(state: &GameState, mover: Side) -> Vec<Move> {
+    let board = &state.board;
+    let g = board.geometry();
+    let n = g.n as usize;
+    let mut out = Vec::new();
+    for track in &g.tracks {
+        let lines: Vec<Vec<Point>> = (0..4)
+            .map(|s| track[s * n..(s + 1) * n].iter().copied().filter(|&p| board.get(p).is_some()).collect())
+            .collect();
+        let colour = |p: Point| board.get(p).expect("listed points hold pieces");
+        for i in 0..4 {
+            if lines[i].is_empty() {
+                continue;
+            }
+            let mut j = (i + 1) % 4;
+            while lines[j].is_empty() {
+                j = (j + 1) % 4;
+            }
+            let (p, q) = (&lines[i], &lines[j]);
+            let (a, b) = (p[p.len() - 1], q[0]);
+            if a != b {
+                if colour(a) != colour(b) {
+                    if colour(a) == mover {
+                        out.push(Move::new(a, b));
+                    }
+                    if colour(b) == mover {
+                        out.push(Move::new(b, a));
+                    }
+                }
+            } else if colour(a) == mover {
+                for victim in [q.get(1), p.len().checked_sub(2).map(|k| &p[k])].into_iter().flatten() {
+                    if colour(*victim) != mover {
+                        out.push(Move::new(a, *victim));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+impl GameState {
+    /// The reference's `GetAllLegalTarget(p)`: the empty neighbours of the piece on `p`, plus the
+    /// other end of every entry of the side to move's capture list that touches `p`; sorted by
+    /// `(x, y)`, duplicates kept. Empty for an empty point.
+    pub fn reference_targets(&self, p: Point) -> Vec<Point> {
+        if self.board.get(p).is_none() {
+            return vec![];
+        }
+        let mut out = self.board.step_targets(p);
+        for mv in capture_list(self, self.current_player) {
+            if mv.from == p {
+                out.push(mv.to);
+            }
+            if mv.to == p {
+                out.push(mv.from);
+            }
+        }
+        out.sort();
+        out
+    }
+}
