@@ -1,7 +1,7 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use crate::ParseMoveError;
+use crate::{MoveList, ParseMoveError};
 
 /// One of the two players. Each game names them (red/blue, black/white); `First` moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -51,22 +51,13 @@ impl Status {
     }
 }
 
-/// Upper bound on the legal moves of any position of any game here.
-///
-/// Duck Chess stays under 130; a 12×12 Surakarta position has at most 24 pieces with 8 steps and
-/// 4 capture directions each (288); RC-02 at most 18 × 4.
-pub const MAX_MOVES: usize = 512;
-
-/// A move list that lives on the stack, so move generation never allocates.
-pub type MoveList<M> = arrayvec::ArrayVec<M, MAX_MOVES>;
-
 /// What players, the arena and the server need of a game.
 ///
 /// A value is a whole position (plus whatever history the rules need), cheap to clone, so
 /// searches may copy-make. Game-specific judging (Surakarta's reasons, Duck Chess's check flag)
 /// stays on the game's own types.
 pub trait Game: Clone + Send + Sync + Debug + 'static {
-    type Move: Copy + Eq + Hash + Debug + Send + Sync + 'static;
+    type Move: Copy + Default + Eq + Hash + Debug + Send + Sync + 'static;
 
     /// The game's short name as used on the command line and the network: `duck`, `surakarta`, `rc02`.
     fn name(&self) -> &'static str;

@@ -6,10 +6,12 @@
 
 mod error;
 mod game;
+mod movelist;
 pub mod playout;
 pub mod shared_data;
 pub mod text;
 pub mod zobrist;
 
 pub use error::{InputError, ParseMoveError};
-pub use game::{Game, MoveList, Side, Status, MAX_MOVES};
+pub use game::{Game, Side, Status};
+pub use movelist::{MoveList, MAX_MOVES};

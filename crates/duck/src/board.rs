@@ -12,7 +12,7 @@ pub const COLUMNS: u8 = 9;
 pub const SQUARES: usize = 90;
 
 /// A point of the board, `x * 9 + y`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Square(u8);
 
 impl Square {

@@ -6,7 +6,7 @@ use crate::board::{Piece, PieceKind, Square, SQUARES};
 use crate::tables::tables;
 
 /// A move from one point to another.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move {
     pub from: Square,
     pub to: Square,

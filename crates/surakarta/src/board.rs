@@ -6,7 +6,7 @@ use arrayvec::ArrayVec;
 use crate::geometry::{geometry, Geometry, MAX_CIRCUITS, MAX_SIZE};
 
 /// A point `(x, y)`: `x` the column, `y` the row, both `0..n`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Point {
     pub x: u8,
     pub y: u8,
@@ -31,15 +31,45 @@ impl Point {
 }
 
 /// A move from one point to another: a step or a capture, as the board decides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Move {
-    pub from: Point,
-    pub to: Point,
-}
+///
+/// Packed in one `u32` (bytes, lowest first: `from.x, from.y, to.x, to.y`) so the step generator
+/// makes eight moves with one vector add.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Move(u32);
 
 impl Move {
+    #[inline(always)]
     pub const fn new(from: Point, to: Point) -> Move {
-        Move { from, to }
+        Move(from.x as u32 | (from.y as u32) << 8 | (to.x as u32) << 16 | (to.y as u32) << 24)
+    }
+
+    #[inline(always)]
+    pub const fn from(self) -> Point {
+        Point::new(self.0 as u8, (self.0 >> 8) as u8)
+    }
+
+    #[inline(always)]
+    pub const fn to(self) -> Point {
+        Point::new((self.0 >> 16) as u8, (self.0 >> 24) as u8)
+    }
+}
+
+impl Ord for Move {
+    /// By source, then target, each by `(x, y)`.
+    fn cmp(&self, other: &Move) -> std::cmp::Ordering {
+        (self.from(), self.to()).cmp(&(other.from(), other.to()))
+    }
+}
+
+impl PartialOrd for Move {
+    fn partial_cmp(&self, other: &Move) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::fmt::Debug for Move {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Move({}-{})", self.from(), self.to())
     }
 }
 
@@ -52,19 +82,104 @@ pub enum PathNode {
     Arc { circuit: u8, corner: Point },
 }
 
+/// The eight neighbours in the bit order of [`STEP_TABLE`]'s index: the row below, the two
+/// sides, the row above.
+const NEIGHBOURS: [(i8, i8); 8] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)];
+
+/// For each set of empty neighbours (bit `i` for `NEIGHBOURS[i]`), how many there are and the
+/// offsets to add to a packed move `from → from` (see [`Move`]) to reach them, those
+/// first. Adding wraps, which is exact whenever the target is on the board.
+#[derive(Clone, Copy)]
+struct StepEntry {
+    count: u8,
+    offsets: [u32; 8],
+}
+
+const STEP_TABLE: [StepEntry; 256] = {
+    let mut table = [StepEntry { count: 0, offsets: [0; 8] }; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if mask >> i & 1 != 0 {
+                let entry = &mut table[mask];
+                let (dx, dy) = NEIGHBOURS[i];
+                entry.offsets[entry.count as usize] = (((dx as i32) << 16) + ((dy as i32) << 24)) as u32;
+                entry.count += 1;
+            }
+            i += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// `NEXT_LINE[non_empty][i]`: the first line after `i` (cyclically, possibly `i` itself) whose
+/// bit is set in the 4-bit set `non_empty`.
+const NEXT_LINE: [[u8; 4]; 16] = {
+    let mut table = [[0u8; 4]; 16];
+    let mut set = 1;
+    while set < 16 {
+        let mut i = 0;
+        while i < 4 {
+            let mut j = (i + 1) % 4;
+            while set >> j & 1 == 0 {
+                j = (j + 1) % 4;
+            }
+            table[set][i] = j as u8;
+            i += 1;
+        }
+        set += 1;
+    }
+    table
+};
+
 const PIECE_KEYS: [u64; 2 * MAX_SIZE * MAX_SIZE] = zobrist::keys(0x5A4A_CA47_0000_0001);
+
+/// The most pieces a side may have: the `2n` it starts with on the largest board.
+pub const MAX_PIECES: usize = 2 * MAX_SIZE;
+
+/// A point as one byte, `y * 16 + x`, for the piece lists.
+#[inline(always)]
+fn code(p: Point) -> u8 {
+    p.y << 4 | p.x
+}
 
 /// The pieces on an `n × n` board (`First` = black, `Second` = white).
 ///
-/// Each side's pieces are kept twice, as a bit row per `y` and a bit column per `x`, so the
-/// occupancy of a whole circuit line is one load (columns and reversed lines too), and a track
-/// of `4n <= 48` points fits in one `u64` where the next piece along it is a bit scan.
-#[derive(Clone, PartialEq, Eq, Hash)]
+/// Each side's pieces are kept three ways: as a bit row per `y` and a bit column per `x`, so the
+/// occupancy of a whole circuit line is one load (columns and reversed lines too) and a track of
+/// `4n <= 48` points fits in one `u64` where the next piece along it is a bit scan; and as a list,
+/// so generating steps visits each piece without scanning rows. A side has at most `2n` pieces.
+#[derive(Clone)]
 pub struct Board {
     n: u8,
     rows: [[u16; MAX_SIZE]; 2],
     cols: [[u16; MAX_SIZE]; 2],
+    /// Rows and columns bit-reversed (bit `n-1-x`, `n-1-y`): the tracks run along two lines backwards.
+    reversed_rows: [[u16; MAX_SIZE]; 2],
+    reversed_cols: [[u16; MAX_SIZE]; 2],
     hash: u64,
+    pieces: [[u8; MAX_PIECES]; 2],
+    counts: [u8; 2],
+    /// Where each occupied point's code stands in its side's list.
+    slots: [u8; 16 * MAX_SIZE],
+}
+
+impl PartialEq for Board {
+    /// Boards are equal when the same pieces stand on the same points (list order aside).
+    fn eq(&self, other: &Board) -> bool {
+        self.n == other.n && self.rows == other.rows
+    }
+}
+
+impl Eq for Board {}
+
+impl std::hash::Hash for Board {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.n.hash(state);
+        self.rows.hash(state);
+    }
 }
 
 impl std::fmt::Debug for Board {
@@ -85,9 +200,6 @@ impl std::fmt::Debug for Board {
     }
 }
 
-/// A piece's distinct capture targets: at most one per direction along its (at most two) lines.
-type Targets = ArrayVec<Point, 8>;
-
 impl Board {
     /// An empty board; `n` must be a supported size (6, 8, 10 or 12).
     pub fn empty(n: u8) -> Option<Board> {
@@ -96,7 +208,12 @@ impl Board {
             n,
             rows: [[0; MAX_SIZE]; 2],
             cols: [[0; MAX_SIZE]; 2],
+            reversed_rows: [[0; MAX_SIZE]; 2],
+            reversed_cols: [[0; MAX_SIZE]; 2],
             hash: 0,
+            pieces: [[0; MAX_PIECES]; 2],
+            counts: [0; 2],
+            slots: [0; 16 * MAX_SIZE],
         })
     }
 
@@ -138,32 +255,74 @@ impl Board {
         }
     }
 
+    /// Puts `piece` on `p` (or empties it).
+    ///
+    /// # Panics
+    /// When a side would have more than `2n` pieces: no game has more, and move lists are sized
+    /// for it. Position readers check this first and report it as bad input.
     pub fn set(&mut self, p: Point, piece: Option<Side>) {
         debug_assert!(p.x < self.n && p.y < self.n);
-        for side in Side::BOTH {
+        let old = self.get(p);
+        if old == piece {
+            return;
+        }
+        if let Some(side) = old {
+            self.toggle(side, p);
             let s = side.index();
-            let had = self.rows[s][p.y as usize] >> p.x & 1 != 0;
-            let has = piece == Some(side);
-            if had != has {
-                self.rows[s][p.y as usize] ^= 1 << p.x;
-                self.cols[s][p.x as usize] ^= 1 << p.y;
-                self.hash ^= PIECE_KEYS[s * MAX_SIZE * MAX_SIZE + p.y as usize * MAX_SIZE + p.x as usize];
-            }
+            let slot = self.slots[code(p) as usize] as usize;
+            let last = self.counts[s] as usize - 1;
+            let moved = self.pieces[s][last];
+            self.pieces[s][slot] = moved;
+            self.slots[moved as usize] = slot as u8;
+            self.counts[s] -= 1;
+        }
+        if let Some(side) = piece {
+            let s = side.index();
+            assert!(
+                (self.counts[s] as usize) < 2 * self.n as usize,
+                "a side has at most {} pieces on a {}x{} board",
+                2 * self.n,
+                self.n,
+                self.n
+            );
+            self.toggle(side, p);
+            self.pieces[s][self.counts[s] as usize] = code(p);
+            self.slots[code(p) as usize] = self.counts[s];
+            self.counts[s] += 1;
         }
     }
 
-    /// Moves whatever stands on `from` to `to`, removing what was on `to`.
+    /// Flips `side`'s bit at `p` in rows, columns and hash.
+    #[inline(always)]
+    fn toggle(&mut self, side: Side, p: Point) {
+        let s = side.index();
+        let m = self.n - 1;
+        self.rows[s][p.y as usize] ^= 1 << p.x;
+        self.cols[s][p.x as usize] ^= 1 << p.y;
+        self.reversed_rows[s][p.y as usize] ^= 1 << (m - p.x);
+        self.reversed_cols[s][p.x as usize] ^= 1 << (m - p.y);
+        self.hash ^= PIECE_KEYS[s * MAX_SIZE * MAX_SIZE + p.y as usize * MAX_SIZE + p.x as usize];
+    }
+
+    /// Moves the piece on `from` to `to`, removing what was on `to`. `from` must hold a piece.
     pub fn relocate(&mut self, from: Point, to: Point) {
-        let piece = self.get(from);
-        self.set(to, piece);
-        self.set(from, None);
+        let Some(side) = self.get(from) else {
+            debug_assert!(false, "relocate from an empty point");
+            return;
+        };
+        if from == to {
+            return;
+        }
+        self.set(to, None);
+        self.toggle(side, from);
+        self.toggle(side, to);
+        let slot = self.slots[code(from) as usize];
+        self.pieces[side.index()][slot as usize] = code(to);
+        self.slots[code(to) as usize] = slot;
     }
 
     pub fn count(&self, side: Side) -> u32 {
-        self.rows[side.index()][..self.n as usize]
-            .iter()
-            .map(|r| r.count_ones())
-            .sum()
+        self.counts[side.index()] as u32
     }
 
     /// Every point holding a piece of `side`, row by row.
@@ -181,145 +340,171 @@ impl Board {
         self.rows[0][y] | self.rows[1][y]
     }
 
-    #[inline]
-    fn occupied_col(&self, x: usize) -> u16 {
-        self.cols[0][x] | self.cols[1][x]
-    }
 
-    /// The occupancy of every circuit's track, bit `t` for track index `t`.
-    #[inline]
-    fn track_occupancy(&self) -> [u64; MAX_CIRCUITS] {
-        let n = self.n as usize;
-        let m = n - 1;
-        let reverse = |v: u16| (v.reverse_bits() >> (16 - n)) as u64;
-        let mut out = [0u64; MAX_CIRCUITS];
-        for (c, slot) in out.iter_mut().enumerate().take(n / 2 - 1) {
-            let k = c + 1;
-            *slot = self.occupied_row(k) as u64
-                | (self.occupied_col(m - k) as u64) << n
-                | reverse(self.occupied_row(m - k)) << (2 * n)
-                | reverse(self.occupied_col(k)) << (3 * n);
-        }
-        out
-    }
-
-    /// Calls `visit(from, to)` for each empty neighbour of each piece of `side`.
+    /// Circuit `c`'s track as a bit set (bit `t` for track index `t`) of the pieces of the sides
+    /// in `sides` (a slice of side indices).
     #[inline(always)]
-    fn for_each_step(&self, side: Side, mut visit: impl FnMut(Point, Point)) {
+    fn track_bits(&self, c: usize, sides: &[usize]) -> u64 {
+        let n = self.n as usize;
+        let (k, m) = (c + 1, n - 1);
+        let mut bits = 0u64;
+        for &s in sides {
+            bits |= self.rows[s][k] as u64
+                | (self.cols[s][m - k] as u64) << n
+                | (self.reversed_rows[s][m - k] as u64) << (2 * n)
+                | (self.reversed_cols[s][k] as u64) << (3 * n);
+        }
+        bits
+    }
+
+    /// Appends every step of `side` (a move to an empty neighbour).
+    ///
+    /// Branch-free per piece: the eight neighbours' emptiness, read from a padded map of empty
+    /// points (the padding is never empty), indexes a table of the matching offsets; all eight
+    /// candidate moves are written and the list keeps as many as are real.
+    #[inline(always)]
+    fn push_steps(&self, side: Side, out: &mut MoveList<Move>) {
         let n = self.n as usize;
         let full: u16 = ((1u32 << n) - 1) as u16;
+        // padded[y + 1] has bit x + 1 set when (x, y) is on the board and empty; sized for any
+        // 4-bit row code so the lookups need no bounds checks.
+        let mut padded = [0u16; 16 + 2];
         for y in 0..n {
-            let mut bits = self.rows[side.index()][y];
-            while bits != 0 {
-                let x = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let window = ((0b111u32 << x) >> 1) as u16 & full;
-                for yy in y.saturating_sub(1)..=(y + 1).min(n - 1) {
-                    let mut empty = !self.occupied_row(yy) & window;
-                    while empty != 0 {
-                        let xx = empty.trailing_zeros() as u8;
-                        empty &= empty - 1;
-                        visit(Point::new(x as u8, y as u8), Point::new(xx, yy as u8));
+            padded[y + 1] = (!self.occupied_row(y) & full) << 1;
+        }
+        let s = side.index();
+        for &piece in &self.pieces[s][..self.counts[s] as usize] {
+            {
+                let (x, y) = ((piece & 15) as usize, (piece >> 4) as usize);
+                let below = (padded[y] >> x) & 7;
+                let middle = (padded[y + 1] >> x) & 7;
+                let above = (padded[y + 2] >> x) & 7;
+                let mask = (below | (middle & 1) << 3 | (middle >> 2) << 4 | above << 5) as u8;
+                let entry = &STEP_TABLE[mask as usize];
+                let from = x as u32 | (y as u32) << 8;
+                let base = from | from << 16;
+                let block = entry.offsets.map(|offset| Move(base.wrapping_add(offset)));
+                out.push_block(&block, entry.count as usize);
+            }
+        }
+    }
+
+    /// The number of steps of `side`, by popcount.
+    #[inline(always)]
+    fn count_steps(&self, side: Side) -> u64 {
+        let n = self.n as usize;
+        let full: u16 = ((1u32 << n) - 1) as u16;
+        let mut count = 0;
+        for y in 0..n {
+            let own = self.rows[side.index()][y];
+            if own == 0 {
+                continue;
+            }
+            for ty in y.saturating_sub(1)..=(y + 1).min(n - 1) {
+                let empty = !self.occupied_row(ty) & full;
+                count += ((own >> 1) & empty).count_ones()
+                    + (own & empty).count_ones()
+                    + ((own << 1) & empty).count_ones();
+            }
+        }
+        count as u64
+    }
+
+    /// Calls `visit(from, to)` for each entry of the course reference's capture list for `side`
+    /// (see [`crate::reference`]): a capture can appear twice, once per route.
+    ///
+    /// On each circuit a capture can only join the last piece of a line to the first piece of the
+    /// next non-empty line (the travel between them crosses an arc and meets nothing), so at most
+    /// four pairs per circuit are looked at, found by bit scans of the track occupancy. When both
+    /// ends are one piece on a crossing, it passes over itself and meets the next piece beyond,
+    /// on either side. As a set this is exactly the track-walking rule (a property test checks it).
+    #[inline(always)]
+    fn for_each_listed_capture(&self, side: Side, mut visit: impl FnMut(Point, Point)) {
+        let g = self.geometry();
+        let n = self.n as usize;
+        let full = (1u64 << n) - 1;
+        let s = side.index();
+        for c in 0..g.circuits() {
+            let own = self.track_bits(c, &[s]);
+            if own == 0 {
+                continue;
+            }
+            let occupied = own | self.track_bits(c, &[1 - s]);
+            let track = &g.flat_tracks[c];
+            let twin = &g.twins[c];
+            let lines = [0, 1, 2, 3].map(|l| (occupied >> (l * n)) & full);
+            let non_empty = lines.iter().enumerate().fold(0, |acc, (l, &b)| acc | usize::from(b != 0) << l);
+            let mut remaining = non_empty;
+            while remaining != 0 {
+                let i = remaining.trailing_zeros() as usize;
+                remaining &= remaining - 1;
+                let j = NEXT_LINE[non_empty][i] as usize;
+                let last = 63 - lines[i].leading_zeros() as usize;
+                let a = i * n + last;
+                let b = j * n + lines[j].trailing_zeros() as usize;
+                let own_a = own >> a & 1 != 0;
+                if twin[b] as usize != a {
+                    if own_a != (own >> b & 1 != 0) {
+                        let (from, to) = if own_a { (a, b) } else { (b, a) };
+                        visit(track[from], track[to]);
+                    }
+                } else if own_a {
+                    // One piece on the crossing of lines i and j passes over itself.
+                    let rest_q = lines[j] & (lines[j] - 1);
+                    if rest_q != 0 {
+                        let v = j * n + rest_q.trailing_zeros() as usize;
+                        if own >> v & 1 == 0 {
+                            visit(track[a], track[v]);
+                        }
+                    }
+                    let rest_p = lines[i] & !(1u64 << last);
+                    if rest_p != 0 {
+                        let v = i * n + 63 - rest_p.leading_zeros() as usize;
+                        if own >> v & 1 == 0 {
+                            visit(track[a], track[v]);
+                        }
                     }
                 }
             }
         }
     }
 
-    /// Calls `visit(to)` for every route by which the piece on `from` (of `side`) captures:
-    /// each line through the point, each direction. A target reached by two routes is visited
-    /// twice, as the reference's capture list holds it twice.
-    #[inline(always)]
-    fn for_each_capture_route(
-        &self,
-        g: &Geometry,
-        occupancy: &[u64; MAX_CIRCUITS],
-        from: Point,
-        side: Side,
-        mut visit: impl FnMut(Point),
-    ) {
-        let n = self.n as usize;
-        let enemy = &self.rows[side.opponent().index()];
-        for occ in &g.occurrences[from.index(self.n)] {
-            let c = occ.circuit as usize;
-            let others = occupancy[c] & !(1u64 << occ.index) & !(1u64 << occ.twin);
-            if others == 0 {
-                continue;
-            }
-            let i = occ.index as usize;
-            let segment = i / n;
-            let ahead = others & (!0u64 << (i + 1));
-            let forward = if ahead != 0 {
-                let j = ahead.trailing_zeros() as usize;
-                (j, j / n != segment)
-            } else {
-                (others.trailing_zeros() as usize, true)
-            };
-            let behind = others & ((1u64 << i) - 1);
-            let backward = if behind != 0 {
-                let j = 63 - behind.leading_zeros() as usize;
-                (j, j / n != segment)
-            } else {
-                (63 - others.leading_zeros() as usize, true)
-            };
-            for (j, through_arc) in [forward, backward] {
-                let to = g.tracks[c][j];
-                if through_arc && enemy[to.y as usize] >> to.x & 1 != 0 {
-                    visit(to);
-                }
-            }
-        }
-    }
-
-    /// The distinct capture targets of the piece on `from` (which belongs to `side`).
-    #[inline(always)]
-    fn captures_from(&self, g: &Geometry, occupancy: &[u64; MAX_CIRCUITS], from: Point, side: Side) -> Targets {
-        let mut targets = Targets::new();
-        self.for_each_capture_route(g, occupancy, from, side, |to| {
-            if !targets.contains(&to) {
-                targets.push(to);
-            }
-        });
-        targets
-    }
-
     /// Calls `visit(from, to)` once for each distinct capture of `side`.
     #[inline(always)]
     fn for_each_capture(&self, side: Side, mut visit: impl FnMut(Point, Point)) {
-        let g = self.geometry();
-        let occupancy = self.track_occupancy();
-        let n = self.n as usize;
-        for y in 0..n {
-            let mut bits = self.rows[side.index()][y];
-            while bits != 0 {
-                let x = bits.trailing_zeros() as u8;
-                bits &= bits - 1;
-                let from = Point::new(x, y as u8);
-                for to in self.captures_from(g, &occupancy, from, side) {
-                    visit(from, to);
-                }
+        let mut seen = ArrayVec::<Move, { 8 * MAX_CIRCUITS }>::new();
+        self.for_each_listed_capture(side, |from, to| {
+            let mv = Move::new(from, to);
+            if !seen.contains(&mv) {
+                seen.push(mv);
+                visit(from, to);
             }
-        }
+        });
+    }
+
+    /// The course reference's capture list for `side`, duplicates included.
+    pub(crate) fn listed_captures(&self, side: Side) -> Vec<Move> {
+        let mut out = Vec::new();
+        self.for_each_listed_capture(side, |from, to| out.push(Move::new(from, to)));
+        out
     }
 
     /// Appends every move of `side`, captures first, ignoring whose turn it is and the game's end.
     pub fn moves(&self, side: Side, out: &mut MoveList<Move>) {
         self.for_each_capture(side, |from, to| out.push(Move::new(from, to)));
-        self.for_each_step(side, |from, to| out.push(Move::new(from, to)));
+        self.push_steps(side, out);
     }
 
     /// The number of moves of `side` (for perft's last ply), without building them.
     pub fn count_moves(&self, side: Side) -> u64 {
-        let mut count = 0u64;
-        self.for_each_step(side, |_, _| count += 1);
+        let mut count = self.count_steps(side);
         self.for_each_capture(side, |_, _| count += 1);
         count
     }
 
     /// Whether `side` has any move at all (a side without one is trapped).
     pub fn has_move(&self, side: Side) -> bool {
-        let mut any = false;
-        self.for_each_step(side, |_, _| any = true);
+        let mut any = self.count_steps(side) > 0;
         if !any {
             self.for_each_capture(side, |_, _| any = true);
         }
@@ -329,7 +514,12 @@ impl Board {
     /// The distinct points a capture from `from` reaches (for the piece standing there), sorted.
     pub fn capture_targets(&self, from: Point) -> Vec<Point> {
         let Some(side) = self.get(from) else { return vec![] };
-        let mut out = self.captures_from(self.geometry(), &self.track_occupancy(), from, side).to_vec();
+        let mut out = Vec::new();
+        self.for_each_capture(side, |f, to| {
+            if f == from {
+                out.push(to);
+            }
+        });
         out.sort();
         out
     }
@@ -337,8 +527,9 @@ impl Board {
     /// Whether the piece on `from` can capture on `to`.
     pub fn can_capture(&self, from: Point, to: Point) -> bool {
         let Some(side) = self.get(from) else { return false };
-        self.captures_from(self.geometry(), &self.track_occupancy(), from, side)
-            .contains(&to)
+        let mut found = false;
+        self.for_each_listed_capture(side, |f, t| found |= f == from && t == to);
+        found
     }
 
     /// The empty neighbours of `from`, sorted.

@@ -33,6 +33,9 @@ pub struct Occurrence {
     pub index: u8,
     /// The point's other index on the same track (it crosses itself there), or `index`.
     pub twin: u8,
+    /// The track indices of the line (segment) `index` lies on: travel that finds its first
+    /// piece inside this mask has crossed no arc.
+    pub segment: u64,
 }
 
 /// The precomputed circuits of one board size.
@@ -41,6 +44,11 @@ pub struct Geometry {
     pub n: u8,
     /// `tracks[c]`: the `4n` points of circuit `c + 1` in travel order.
     pub tracks: Vec<Vec<Point>>,
+    /// The same tracks in fixed-size arrays, for the move generator's inner loop.
+    pub(crate) flat_tracks: [[Point; 4 * MAX_SIZE]; MAX_CIRCUITS],
+    /// `twins[c][t]`: the other track index of the point at index `t` (it lies on a crossing of
+    /// the circuit with itself), or `t`.
+    pub(crate) twins: [[u8; 4 * MAX_SIZE]; MAX_CIRCUITS],
     /// For each point (`y * n + x`), its places on the tracks: at most two, since a point lies
     /// on one row and one column.
     pub occurrences: Vec<ArrayVec<Occurrence, 2>>,
@@ -72,17 +80,32 @@ impl Geometry {
                     .filter(|&(i, q)| q == point && i != index)
                     .map(|(i, _)| i)
                     .collect();
+                let segment_start = index / n as usize * n as usize;
                 occurrences[point.index(n)].push(Occurrence {
                     circuit: c,
                     index: index as u8,
                     twin: others.first().copied().unwrap_or(index) as u8,
+                    segment: ((1u64 << n) - 1) << segment_start,
                 });
             }
             tracks.push(track);
         }
+        let mut flat_tracks = [[Point::new(0, 0); 4 * MAX_SIZE]; MAX_CIRCUITS];
+        let mut twins = [[0u8; 4 * MAX_SIZE]; MAX_CIRCUITS];
+        for (c, track) in tracks.iter().enumerate() {
+            flat_tracks[c][..track.len()].copy_from_slice(track);
+            for (t, p) in track.iter().enumerate() {
+                twins[c][t] = occurrences[p.index(n)]
+                    .iter()
+                    .find(|o| o.circuit as usize == c && o.index as usize == t)
+                    .map_or(t as u8, |o| o.twin);
+            }
+        }
         Geometry {
             n,
             tracks,
+            flat_tracks,
+            twins,
             occurrences,
         }
     }

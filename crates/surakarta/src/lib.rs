@@ -89,7 +89,7 @@ impl Game for GameState {
     }
 
     fn is_capture(&self, mv: Move) -> bool {
-        self.board.get(mv.to).is_some()
+        self.board.get(mv.to()).is_some()
     }
 
     fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
@@ -101,8 +101,8 @@ impl Game for GameState {
             return Err(ParseMoveError::new(text, "the game is over"));
         }
         let reason = self.judge_move(
-            (mv.from.x as i64, mv.from.y as i64),
-            (mv.to.x as i64, mv.to.y as i64),
+            (mv.from().x as i64, mv.from().y as i64),
+            (mv.to().x as i64, mv.to().y as i64),
             self.current_player,
         );
         if reason.is_legal() {

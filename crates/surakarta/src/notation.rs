@@ -44,7 +44,7 @@ impl fmt::Display for Point {
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.from, self.to)
+        write!(f, "{}-{}", self.from(), self.to())
     }
 }
 

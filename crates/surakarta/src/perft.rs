@@ -16,7 +16,7 @@ pub fn perft(board: &Board, side: Side, depth: u32) -> u64 {
                 .iter()
                 .map(|mv| {
                     let mut child = board.clone();
-                    child.relocate(mv.from, mv.to);
+                    child.relocate(mv.from(), mv.to());
                     perft(&child, side.opponent(), depth - 1)
                 })
                 .sum()
@@ -32,7 +32,7 @@ pub fn divide(board: &Board, side: Side, depth: u32) -> Vec<(Move, u64)> {
         .iter()
         .map(|&mv| {
             let mut child = board.clone();
-            child.relocate(mv.from, mv.to);
+            child.relocate(mv.from(), mv.to());
             (mv, perft(&child, side.opponent(), depth.saturating_sub(1)))
         })
         .collect();

@@ -21,46 +21,9 @@ use arbiter_core::Side;
 use crate::board::{Move, Point};
 use crate::rules::GameState;
 
-/// The reference's capture list for `mover`, duplicates included, in its order.
+/// The reference's capture list for `mover`, duplicates included.
 pub fn capture_list(state: &GameState, mover: Side) -> Vec<Move> {
-    let board = &state.board;
-    let g = board.geometry();
-    let n = g.n as usize;
-    let mut out = Vec::new();
-    for track in &g.tracks {
-        let lines: Vec<Vec<Point>> = (0..4)
-            .map(|s| track[s * n..(s + 1) * n].iter().copied().filter(|&p| board.get(p).is_some()).collect())
-            .collect();
-        let colour = |p: Point| board.get(p).expect("listed points hold pieces");
-        for i in 0..4 {
-            if lines[i].is_empty() {
-                continue;
-            }
-            let mut j = (i + 1) % 4;
-            while lines[j].is_empty() {
-                j = (j + 1) % 4;
-            }
-            let (p, q) = (&lines[i], &lines[j]);
-            let (a, b) = (p[p.len() - 1], q[0]);
-            if a != b {
-                if colour(a) != colour(b) {
-                    if colour(a) == mover {
-                        out.push(Move::new(a, b));
-                    }
-                    if colour(b) == mover {
-                        out.push(Move::new(b, a));
-                    }
-                }
-            } else if colour(a) == mover {
-                for victim in [q.get(1), p.len().checked_sub(2).map(|k| &p[k])].into_iter().flatten() {
-                    if colour(*victim) != mover {
-                        out.push(Move::new(a, *victim));
-                    }
-                }
-            }
-        }
-    }
-    out
+    state.board.listed_captures(mover)
 }
 
 impl GameState {
@@ -73,11 +36,11 @@ impl GameState {
         }
         let mut out = self.board.step_targets(p);
         for mv in capture_list(self, self.current_player) {
-            if mv.from == p {
-                out.push(mv.to);
+            if mv.from() == p {
+                out.push(mv.to());
             }
-            if mv.to == p {
-                out.push(mv.from);
+            if mv.to() == p {
+                out.push(mv.from());
             }
         }
         out.sort();

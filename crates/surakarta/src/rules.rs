@@ -254,14 +254,14 @@ impl GameState {
     /// Plays a move known to be legal for the side to move (from [`GameState::legal_moves`]);
     /// the same state change as [`GameState::step`] without re-judging the move.
     pub fn play_legal(&mut self, mv: Move) -> StepResult {
-        let capture = self.board.get(mv.to).is_some();
+        let capture = self.board.get(mv.to()).is_some();
         let reason = if capture {
             MoveReason::LegalCaptureMove
         } else {
             MoveReason::LegalNonCaptureMove
         };
         let (end, winner) = self.judge_end(reason);
-        self.board.relocate(mv.from, mv.to);
+        self.board.relocate(mv.from(), mv.to());
         self.finish_step(reason, end, winner);
         StepResult { reason, end, winner }
     }
