@@ -549,7 +549,8 @@ impl Board {
     }
 
     /// The route of the capture `from → to`: every point from the start to the target, with the
-    /// arcs it goes round. `None` when no capture from `from` reaches `to`.
+    /// arcs it goes round; the shortest when several routes reach the target. `None` when no
+    /// capture from `from` reaches `to`.
     pub fn capture_path(&self, from: Point, to: Point) -> Option<Vec<PathNode>> {
         let side = self.get(from)?;
         if self.get(to) != Some(side.opponent()) {
@@ -557,6 +558,7 @@ impl Board {
         }
         let g = self.geometry();
         let n = self.n as usize;
+        let mut best: Option<Vec<PathNode>> = None;
         for occ in &g.occurrences[from.index(self.n)] {
             let track = &g.tracks[occ.circuit as usize];
             let len = track.len();
@@ -582,15 +584,15 @@ impl Board {
                         continue;
                     }
                     if self.get(p).is_some() {
-                        if p == to && arcs > 0 {
-                            return Some(path);
+                        if p == to && arcs > 0 && best.as_ref().is_none_or(|b| path.len() < b.len()) {
+                            best = Some(path);
                         }
                         break;
                     }
                 }
             }
         }
-        None
+        best
     }
 }
 

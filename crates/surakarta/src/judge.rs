@@ -193,6 +193,11 @@ mod tests {
         assert_eq!(error_line("end MAYBE\n"), 1);
         assert_eq!(error_line("targets 1\n"), 1);
         assert_eq!(error_line("position\n. . . . . .\n"), 3);
-        assert_eq!(error_line("position\n. . . . . .\n. . . . . .\n. . . . . .\n. . . . . .\n. . . . . .\n. . . . Q .\ncurrent_player: B\n"), 7);
+        let counters = "current_player: B\nnum_round: 1\nlast_captured_round: 0\nend_reason: NONE\nwinner: .\nmax_no_capture_round: 40\n";
+        let rows = ". . . . . .\n".repeat(5);
+        assert_eq!(error_line(&format!("position\n{rows}. . . . Q .\n{counters}")), 7);
+        assert_eq!(error_line(&format!("position\n{rows}. . . . . .\n{}", counters.replace("40", "x"))), 13);
+        // Comments between the lines of a position keep the line numbers honest.
+        assert_eq!(error_line(&format!("position\n# rows\n{rows}. . . . Q .\n{counters}")), 8);
     }
 }

@@ -203,6 +203,7 @@ impl GameState {
             ));
         }
         let mut board = Board::empty(size).expect("supported size");
+        let mut counts = [0usize; 2];
         for (y, line) in lines[..n].iter().enumerate() {
             let tokens: Vec<&str> = line.split_whitespace().collect();
             if tokens.len() != n {
@@ -215,6 +216,15 @@ impl GameState {
                         InputError::new(at(y), format!("`{}` is not B, W or .", arbiter_core::text::shorten(other)))
                     })?),
                 };
+                if let Some(side) = piece {
+                    counts[side.index()] += 1;
+                    if counts[side.index()] > 2 * n {
+                        return Err(InputError::new(
+                            at(y),
+                            format!("{} has more than {} pieces, the most a {n}x{n} game starts with", player_letter(Some(side)), 2 * n),
+                        ));
+                    }
+                }
                 board.set(Point::new(x as u8, y as u8), piece);
             }
         }
@@ -313,6 +323,8 @@ mod tests {
         assert_eq!(GameState::from_position_file(&bad).unwrap_err().line, 10);
         let short: String = text.lines().take(9).map(|l| format!("{l}\n")).collect();
         assert!(GameState::from_position_file(&short).is_err());
+        let crowded = text.replace(". . . . . . . . \n", "B B B B B B B B \n");
+        assert!(GameState::from_position_file(&crowded).unwrap_err().message.contains("more than 16"));
         let seven = ". . . . . . .\n".repeat(7);
         assert!(GameState::from_position_file(&seven).unwrap_err().message.contains("6, 8, 10 or 12"));
     }
