@@ -86,11 +86,21 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Judge { game } => Ok(judge(game)),
-        Command::Perft { game, depth, size, divide } => {
+        Command::Perft {
+            game,
+            depth,
+            size,
+            divide,
+        } => {
             perft(game, depth, size, divide)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { game, size, playouts, seed } => {
+        Command::Bench {
+            game,
+            size,
+            playouts,
+            seed,
+        } => {
             bench(game, size, playouts, seed)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -164,14 +174,18 @@ fn perft(game: PerftGame, depth: u32, size: u8, divide: bool) -> anyhow::Result<
             }
         }
         PerftGame::Surakarta => {
-            let start = arbiter_surakarta::Board::initial(surakarta_size(size)?).expect("checked size");
+            let start =
+                arbiter_surakarta::Board::initial(surakarta_size(size)?).expect("checked size");
             if divide {
                 arbiter_surakarta::divide(&start, Side::First, depth)
                     .into_iter()
                     .map(|(mv, n)| (mv.to_string(), n))
                     .collect()
             } else {
-                vec![(String::new(), arbiter_surakarta::perft(&start, Side::First, depth))]
+                vec![(
+                    String::new(),
+                    arbiter_surakarta::perft(&start, Side::First, depth),
+                )]
             }
         }
     };
@@ -194,7 +208,8 @@ fn perft(game: PerftGame, depth: u32, size: u8, divide: bool) -> anyhow::Result<
 fn bench(game: BenchGame, size: u8, playouts: u64, seed: u64) -> anyhow::Result<()> {
     let stats = match game {
         BenchGame::Surakarta => {
-            let start = arbiter_surakarta::GameState::new(surakarta_size(size)?, 40).expect("checked size");
+            let start =
+                arbiter_surakarta::GameState::new(surakarta_size(size)?, 40).expect("checked size");
             eprintln!("playing {playouts} random games of Surakarta {size}x{size} (max_no_capture_round 40)…");
             arbiter_core::playout::random_playouts(&start, playouts, seed, u64::MAX)
         }

@@ -1,21 +1,9 @@
 //! The real `arbiter` binary on Duck Chess: the official data once end to end, bad input, perft.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
 use arbiter_core::shared_data;
-
-fn arbiter(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the arbiter binary runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
+use common::arbiter;
 
 #[test]
 fn judge_duck_reproduces_the_official_data() {

@@ -7,7 +7,9 @@ fn benches(c: &mut Criterion) {
     group.sample_size(10);
     for n in [6u8, 12] {
         let start = Board::initial(n).unwrap();
-        group.bench_function(format!("perft 4 on {n}x{n}"), |b| b.iter(|| perft(&start, Side::First, 4)));
+        group.bench_function(format!("perft 4 on {n}x{n}"), |b| {
+            b.iter(|| perft(&start, Side::First, 4))
+        });
     }
     group.finish();
 }

@@ -84,7 +84,16 @@ pub enum PathNode {
 
 /// The eight neighbours in the bit order of [`STEP_TABLE`]'s index: the row below, the two
 /// sides, the row above.
-const NEIGHBOURS: [(i8, i8); 8] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)];
+const NEIGHBOURS: [(i8, i8); 8] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];
 
 /// For each set of empty neighbours (bit `i` for `NEIGHBOURS[i]`), how many there are and the
 /// offsets to add to a packed move `from → from` (see [`Move`]) to reach them, those
@@ -96,7 +105,10 @@ struct StepEntry {
 }
 
 const STEP_TABLE: [StepEntry; 256] = {
-    let mut table = [StepEntry { count: 0, offsets: [0; 8] }; 256];
+    let mut table = [StepEntry {
+        count: 0,
+        offsets: [0; 8],
+    }; 256];
     let mut mask = 0;
     while mask < 256 {
         let mut i = 0;
@@ -104,7 +116,8 @@ const STEP_TABLE: [StepEntry; 256] = {
             if mask >> i & 1 != 0 {
                 let entry = &mut table[mask];
                 let (dx, dy) = NEIGHBOURS[i];
-                entry.offsets[entry.count as usize] = (((dx as i32) << 16) + ((dy as i32) << 24)) as u32;
+                entry.offsets[entry.count as usize] =
+                    (((dx as i32) << 16) + ((dy as i32) << 24)) as u32;
                 entry.count += 1;
             }
             i += 1;
@@ -221,7 +234,12 @@ impl Board {
     pub fn initial(n: u8) -> Option<Board> {
         let mut board = Board::empty(n)?;
         for x in 0..n {
-            for (y, side) in [(0, Side::First), (1, Side::First), (n - 2, Side::Second), (n - 1, Side::Second)] {
+            for (y, side) in [
+                (0, Side::First),
+                (1, Side::First),
+                (n - 2, Side::Second),
+                (n - 1, Side::Second),
+            ] {
                 board.set(Point::new(x, y), Some(side));
             }
         }
@@ -340,7 +358,6 @@ impl Board {
         self.rows[0][y] | self.rows[1][y]
     }
 
-
     /// Circuit `c`'s track as a bit set (bit `t` for track index `t`) of the pieces of the sides
     /// in `sides` (a slice of side indices).
     #[inline(always)]
@@ -433,7 +450,10 @@ impl Board {
             let track = &g.flat_tracks[c];
             let twin = &g.twins[c];
             let lines = [0, 1, 2, 3].map(|l| (occupied >> (l * n)) & full);
-            let non_empty = lines.iter().enumerate().fold(0, |acc, (l, &b)| acc | usize::from(b != 0) << l);
+            let non_empty = lines
+                .iter()
+                .enumerate()
+                .fold(0, |acc, (l, &b)| acc | usize::from(b != 0) << l);
             let mut remaining = non_empty;
             while remaining != 0 {
                 let i = remaining.trailing_zeros() as usize;
@@ -513,7 +533,9 @@ impl Board {
 
     /// The distinct points a capture from `from` reaches (for the piece standing there), sorted.
     pub fn capture_targets(&self, from: Point) -> Vec<Point> {
-        let Some(side) = self.get(from) else { return vec![] };
+        let Some(side) = self.get(from) else {
+            return vec![];
+        };
         let mut out = Vec::new();
         self.for_each_capture(side, |f, to| {
             if f == from {
@@ -526,7 +548,9 @@ impl Board {
 
     /// Whether the piece on `from` can capture on `to`.
     pub fn can_capture(&self, from: Point, to: Point) -> bool {
-        let Some(side) = self.get(from) else { return false };
+        let Some(side) = self.get(from) else {
+            return false;
+        };
         let mut found = false;
         self.for_each_listed_capture(side, |f, t| found |= f == from && t == to);
         found
@@ -567,7 +591,11 @@ impl Board {
                 let mut arcs = 0;
                 let mut i = occ.index as usize;
                 for _ in 0..len {
-                    let next = if forward { (i + 1) % len } else { (i + len - 1) % len };
+                    let next = if forward {
+                        (i + 1) % len
+                    } else {
+                        (i + len - 1) % len
+                    };
                     let boundary = if forward { next % n == 0 } else { i % n == 0 };
                     if boundary {
                         let segment = if forward { i / n } else { next / n };
@@ -584,7 +612,8 @@ impl Board {
                         continue;
                     }
                     if self.get(p).is_some() {
-                        if p == to && arcs > 0 && best.as_ref().is_none_or(|b| path.len() < b.len()) {
+                        if p == to && arcs > 0 && best.as_ref().is_none_or(|b| path.len() < b.len())
+                        {
                             best = Some(path);
                         }
                         break;

@@ -65,28 +65,46 @@ pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeErr
             if words.len() == count + 1 {
                 Ok(())
             } else {
-                Err(err(format!("`{}` takes {count} arguments: {usage}", words[0])))
+                Err(err(format!(
+                    "`{}` takes {count} arguments: {usage}",
+                    words[0]
+                )))
             }
         };
         let int = |i: usize, what: &str| {
             parse_integer(words[i]).ok_or_else(|| {
-                err(format!("{what} must be an integer, found `{}`", shorten(words[i])))
+                err(format!(
+                    "{what} must be an integer, found `{}`",
+                    shorten(words[i])
+                ))
             })
         };
         match words[0] {
             "new" => {
                 args(2, "new N M")?;
-                let (n, m) = (int(1, "the board size N")?, int(2, "max_no_capture_round M")?);
-                let m = u32::try_from(m).map_err(|_| err(format!("max_no_capture_round must be between 0 and {}, found {m}", u32::MAX)))?;
+                let (n, m) = (
+                    int(1, "the board size N")?,
+                    int(2, "max_no_capture_round M")?,
+                );
+                let m = u32::try_from(m).map_err(|_| {
+                    err(format!(
+                        "max_no_capture_round must be between 0 and {}, found {m}",
+                        u32::MAX
+                    ))
+                })?;
                 game = u8::try_from(n)
                     .ok()
                     .and_then(|n| GameState::new(n, m))
-                    .ok_or_else(|| err(format!("the board size must be 6, 8, 10 or 12, found {n}")))?;
+                    .ok_or_else(|| {
+                        err(format!("the board size must be 6, 8, 10 or 12, found {n}"))
+                    })?;
             }
             "position" => {
                 args(0, "position, then the lines of a position file")?;
                 let mut block: Vec<(usize, String)> = Vec::new();
-                let first = lines.next()?.ok_or_else(|| err("`position` is not followed by a position file".into()))?;
+                let first = lines
+                    .next()?
+                    .ok_or_else(|| err("`position` is not followed by a position file".into()))?;
                 let n = first.1.split_whitespace().count();
                 block.push(first);
                 while block.len() < n + 6 {
@@ -112,8 +130,12 @@ pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeErr
                 args(5, &format!("{} fx fy tx ty P", words[0]))?;
                 let from = (int(1, "fx")?, int(2, "fy")?);
                 let to = (int(3, "tx")?, int(4, "ty")?);
-                let player = parse_player(words[5])
-                    .ok_or_else(|| err(format!("the player must be B or W, found `{}`", shorten(words[5]))))?;
+                let player = parse_player(words[5]).ok_or_else(|| {
+                    err(format!(
+                        "the player must be B or W, found `{}`",
+                        shorten(words[5])
+                    ))
+                })?;
                 let (reason, end, winner) = if words[0] == "probe" {
                     let reason = game.judge_move(from, to, player);
                     let (end, winner) = game.judge_end(reason);
@@ -133,7 +155,9 @@ pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeErr
             "targets" => {
                 args(2, "targets x y")?;
                 let (x, y) = (int(1, "x")?, int(2, "y")?);
-                let targets = Point::on_board(x, y, game.size()).map(|p| game.reference_targets(p)).unwrap_or_default();
+                let targets = Point::on_board(x, y, game.size())
+                    .map(|p| game.reference_targets(p))
+                    .unwrap_or_default();
                 write!(output, "{}", targets.len())?;
                 for p in targets {
                     write!(output, " {} {}", p.x, p.y)?;
@@ -144,13 +168,11 @@ pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeErr
                 args(0, "state")?;
                 output.write_all(game.to_position_file().as_bytes())?;
             }
-            other => {
-                return Err(err(format!(
-                    "unknown command `{}` (expected new, position, probe, move, end, targets or state)",
-                    shorten(other)
-                ))
-                .into())
-            }
+            other => return Err(err(format!(
+                "unknown command `{}` (expected new, position, probe, move, end, targets or state)",
+                shorten(other)
+            ))
+            .into()),
         }
     }
     output.flush()?;
@@ -195,9 +217,21 @@ mod tests {
         assert_eq!(error_line("position\n. . . . . .\n"), 3);
         let counters = "current_player: B\nnum_round: 1\nlast_captured_round: 0\nend_reason: NONE\nwinner: .\nmax_no_capture_round: 40\n";
         let rows = ". . . . . .\n".repeat(5);
-        assert_eq!(error_line(&format!("position\n{rows}. . . . Q .\n{counters}")), 7);
-        assert_eq!(error_line(&format!("position\n{rows}. . . . . .\n{}", counters.replace("40", "x"))), 13);
+        assert_eq!(
+            error_line(&format!("position\n{rows}. . . . Q .\n{counters}")),
+            7
+        );
+        assert_eq!(
+            error_line(&format!(
+                "position\n{rows}. . . . . .\n{}",
+                counters.replace("40", "x")
+            )),
+            13
+        );
         // Comments between the lines of a position keep the line numbers honest.
-        assert_eq!(error_line(&format!("position\n# rows\n{rows}. . . . Q .\n{counters}")), 8);
+        assert_eq!(
+            error_line(&format!("position\n# rows\n{rows}. . . . Q .\n{counters}")),
+            8
+        );
     }
 }

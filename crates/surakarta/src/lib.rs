@@ -84,7 +84,11 @@ impl Game for GameState {
     }
 
     fn hash(&self) -> u64 {
-        let side = if self.current_player == Side::Second { WHITE_TO_MOVE_KEY } else { 0 };
+        let side = if self.current_player == Side::Second {
+            WHITE_TO_MOVE_KEY
+        } else {
+            0
+        };
         self.board.hash() ^ side
     }
 
@@ -95,7 +99,13 @@ impl Game for GameState {
     fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
         let n = self.size();
         let mv = Move::parse(text.trim(), n).ok_or_else(|| {
-            ParseMoveError::new(text, format!("expected FROM-TO with squares A1..{} like A2-B3", Point::new(n - 1, n - 1)))
+            ParseMoveError::new(
+                text,
+                format!(
+                    "expected FROM-TO with squares A1..{} like A2-B3",
+                    Point::new(n - 1, n - 1)
+                ),
+            )
         })?;
         if self.is_over() {
             return Err(ParseMoveError::new(text, "the game is over"));

@@ -28,7 +28,11 @@ impl Point {
             return None;
         }
         let digits = chars.as_str();
-        if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|b| b.is_ascii_digit()) || digits.starts_with('0') {
+        if digits.is_empty()
+            || digits.len() > 2
+            || !digits.bytes().all(|b| b.is_ascii_digit())
+            || digits.starts_with('0')
+        {
             return None;
         }
         let row: i64 = digits.parse().ok()?;
@@ -194,7 +198,10 @@ impl GameState {
             .ok()
             .filter(|&n| crate::geometry::SIZES.contains(&n))
             .ok_or_else(|| {
-                InputError::new(first_line, format!("a row has {n} points; boards are 6, 8, 10 or 12 wide"))
+                InputError::new(
+                    first_line,
+                    format!("a row has {n} points; boards are 6, 8, 10 or 12 wide"),
+                )
             })?;
         if lines.len() < n + 6 {
             return Err(InputError::new(
@@ -207,13 +214,19 @@ impl GameState {
         for (y, line) in lines[..n].iter().enumerate() {
             let tokens: Vec<&str> = line.split_whitespace().collect();
             if tokens.len() != n {
-                return Err(InputError::new(at(y), format!("expected {n} points on this row, found {}", tokens.len())));
+                return Err(InputError::new(
+                    at(y),
+                    format!("expected {n} points on this row, found {}", tokens.len()),
+                ));
             }
             for (x, token) in tokens.iter().enumerate() {
                 let piece = match *token {
                     "." => None,
                     other => Some(parse_player(other).ok_or_else(|| {
-                        InputError::new(at(y), format!("`{}` is not B, W or .", arbiter_core::text::shorten(other)))
+                        InputError::new(
+                            at(y),
+                            format!("`{}` is not B, W or .", arbiter_core::text::shorten(other)),
+                        )
                     })?),
                 };
                 if let Some(side) = piece {
@@ -221,7 +234,11 @@ impl GameState {
                     if counts[side.index()] > 2 * n {
                         return Err(InputError::new(
                             at(y),
-                            format!("{} has more than {} pieces, the most a {n}x{n} game starts with", player_letter(Some(side)), 2 * n),
+                            format!(
+                                "{} has more than {} pieces, the most a {n}x{n} game starts with",
+                                player_letter(Some(side)),
+                                2 * n
+                            ),
                         ));
                     }
                 }
@@ -252,14 +269,40 @@ impl GameState {
                 .split_once(':')
                 .filter(|(k, _)| k.trim() == *key)
                 .map(|(_, v)| v.trim())
-                .ok_or_else(|| InputError::new(line_no, format!("expected `{key}: …`, found `{}`", arbiter_core::text::shorten(line.trim()))))?;
-            let bad = |what: &str| InputError::new(line_no, format!("{key}: `{}` is not {what}", arbiter_core::text::shorten(value)));
-            let number = || value.parse::<u32>().map_err(|_| bad("a non-negative integer"));
+                .ok_or_else(|| {
+                    InputError::new(
+                        line_no,
+                        format!(
+                            "expected `{key}: …`, found `{}`",
+                            arbiter_core::text::shorten(line.trim())
+                        ),
+                    )
+                })?;
+            let bad = |what: &str| {
+                InputError::new(
+                    line_no,
+                    format!(
+                        "{key}: `{}` is not {what}",
+                        arbiter_core::text::shorten(value)
+                    ),
+                )
+            };
+            let number = || {
+                value
+                    .parse::<u32>()
+                    .map_err(|_| bad("a non-negative integer"))
+            };
             match *key {
-                "current_player" => state.current_player = parse_player(value).ok_or_else(|| bad("B or W"))?,
+                "current_player" => {
+                    state.current_player = parse_player(value).ok_or_else(|| bad("B or W"))?
+                }
                 "num_round" => state.num_round = number()?,
                 "last_captured_round" => state.last_captured_round = number()?,
-                "end_reason" => state.end_reason = value.parse().map_err(|e: String| InputError::new(line_no, e))?,
+                "end_reason" => {
+                    state.end_reason = value
+                        .parse()
+                        .map_err(|e: String| InputError::new(line_no, e))?
+                }
                 "winner" => {
                     state.winner = match value {
                         "." => None,
@@ -324,8 +367,14 @@ mod tests {
         let short: String = text.lines().take(9).map(|l| format!("{l}\n")).collect();
         assert!(GameState::from_position_file(&short).is_err());
         let crowded = text.replace(". . . . . . . . \n", "B B B B B B B B \n");
-        assert!(GameState::from_position_file(&crowded).unwrap_err().message.contains("more than 16"));
+        assert!(GameState::from_position_file(&crowded)
+            .unwrap_err()
+            .message
+            .contains("more than 16"));
         let seven = ". . . . . . .\n".repeat(7);
-        assert!(GameState::from_position_file(&seven).unwrap_err().message.contains("6, 8, 10 or 12"));
+        assert!(GameState::from_position_file(&seven)
+            .unwrap_err()
+            .message
+            .contains("6, 8, 10 or 12"));
     }
 }

@@ -178,7 +178,10 @@ impl GameState {
         if player != self.current_player {
             return MoveReason::NotPlayerTurn;
         }
-        let (Some(from), Some(to)) = (self.board.contains(from.0, from.1), self.board.contains(to.0, to.1)) else {
+        let (Some(from), Some(to)) = (
+            self.board.contains(from.0, from.1),
+            self.board.contains(to.0, to.1),
+        ) else {
             return MoveReason::OutOfBoard;
         };
         match self.board.get(from) {
@@ -192,7 +195,10 @@ impl GameState {
             } else {
                 MoveReason::IlligalCaptureMove
             }
-        } else if self.board.get(to).is_none() && from.x.abs_diff(to.x) <= 1 && from.y.abs_diff(to.y) <= 1 {
+        } else if self.board.get(to).is_none()
+            && from.x.abs_diff(to.x) <= 1
+            && from.y.abs_diff(to.y) <= 1
+        {
             MoveReason::LegalNonCaptureMove
         } else {
             MoveReason::IlligalNonCaptureMove
@@ -211,7 +217,8 @@ impl GameState {
                 (EndReason::Checkmate, Some(mover))
             }
             MoveReason::LegalNonCaptureMove
-                if self.num_round.saturating_sub(self.last_captured_round) >= self.max_no_capture_round =>
+                if self.num_round.saturating_sub(self.last_captured_round)
+                    >= self.max_no_capture_round =>
             {
                 let (mine, theirs) = (self.board.count(mover), self.board.count(other));
                 let winner = match mine.cmp(&theirs) {
@@ -235,7 +242,11 @@ impl GameState {
             self.board.relocate(from, to);
         }
         self.finish_step(reason, end, winner);
-        StepResult { reason, end, winner }
+        StepResult {
+            reason,
+            end,
+            winner,
+        }
     }
 
     fn finish_step(&mut self, reason: MoveReason, end: EndReason, winner: Option<Side>) {
@@ -263,7 +274,11 @@ impl GameState {
         let (end, winner) = self.judge_end(reason);
         self.board.relocate(mv.from(), mv.to());
         self.finish_step(reason, end, winner);
-        StepResult { reason, end, winner }
+        StepResult {
+            reason,
+            end,
+            winner,
+        }
     }
 
     /// Every legal move of the side to move; none once the game has ended.

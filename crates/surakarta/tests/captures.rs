@@ -19,12 +19,17 @@ fn p(x: u8, y: u8) -> Point {
 }
 
 fn arcs(path: &[PathNode]) -> usize {
-    path.iter().filter(|n| matches!(n, PathNode::Arc { .. })).count()
+    path.iter()
+        .filter(|n| matches!(n, PathNode::Arc { .. }))
+        .count()
 }
 
 /// The capture's route: it must exist, start and end where asked, and go round `arcs` arcs.
 fn assert_capture(b: &Board, from: Point, to: Point, expected_arcs: usize) {
-    assert!(b.can_capture(from, to), "{from}x{to} should capture on\n{b:?}");
+    assert!(
+        b.can_capture(from, to),
+        "{from}x{to} should capture on\n{b:?}"
+    );
     let path = b.capture_path(from, to).expect("a capture has a path");
     assert_eq!(path.first(), Some(&PathNode::Point(from)));
     assert_eq!(path.last(), Some(&PathNode::Point(to)));
@@ -37,10 +42,30 @@ fn captures_through_one_to_four_arcs() {
     // the corner (0,0) into column 1, up to row 5, round (0,5) into row 4, round (5,5) into
     // column 4 going down, round (5,0) into row 1 from the right. A black piece on (2,1) closes
     // the way round in the other direction.
-    assert_capture(&board(6, &[(0, 1, B), (2, 1, B), (1, 0, W)]), p(0, 1), p(1, 0), 1);
-    assert_capture(&board(6, &[(0, 1, B), (2, 1, B), (0, 4, W)]), p(0, 1), p(0, 4), 2);
-    assert_capture(&board(6, &[(0, 1, B), (2, 1, B), (4, 5, W)]), p(0, 1), p(4, 5), 3);
-    assert_capture(&board(6, &[(0, 1, B), (2, 1, B), (5, 1, W)]), p(0, 1), p(5, 1), 4);
+    assert_capture(
+        &board(6, &[(0, 1, B), (2, 1, B), (1, 0, W)]),
+        p(0, 1),
+        p(1, 0),
+        1,
+    );
+    assert_capture(
+        &board(6, &[(0, 1, B), (2, 1, B), (0, 4, W)]),
+        p(0, 1),
+        p(0, 4),
+        2,
+    );
+    assert_capture(
+        &board(6, &[(0, 1, B), (2, 1, B), (4, 5, W)]),
+        p(0, 1),
+        p(4, 5),
+        3,
+    );
+    assert_capture(
+        &board(6, &[(0, 1, B), (2, 1, B), (5, 1, W)]),
+        p(0, 1),
+        p(5, 1),
+        4,
+    );
 }
 
 #[test]
@@ -60,7 +85,10 @@ fn a_piece_passes_over_its_own_start() {
     let b = board(6, &[(1, 1, B), (3, 1, W), (1, 4, B), (4, 1, B)]);
     assert_capture(&b, p(1, 1), p(3, 1), 1);
     let path = b.capture_path(p(1, 1), p(3, 1)).unwrap();
-    let visits = path.iter().filter(|n| **n == PathNode::Point(p(1, 1))).count();
+    let visits = path
+        .iter()
+        .filter(|n| **n == PathNode::Point(p(1, 1)))
+        .count();
     assert_eq!(visits, 2, "{path:?}");
 }
 
@@ -101,7 +129,12 @@ fn larger_boards() {
     assert_capture(&board(8, &[(0, 3, B), (0, 4, W)]), p(0, 3), p(0, 4), 2);
     // 12x12, circuit 5: rows/columns 5 and 6; circuit 1 on the outside.
     assert_capture(&board(12, &[(0, 5, B), (5, 0, W)]), p(0, 5), p(5, 0), 1);
-    assert_capture(&board(12, &[(0, 1, B), (2, 1, B), (10, 11, W)]), p(0, 1), p(10, 11), 3);
+    assert_capture(
+        &board(12, &[(0, 1, B), (2, 1, B), (10, 11, W)]),
+        p(0, 1),
+        p(10, 11),
+        3,
+    );
     assert_capture(&board(12, &[(1, 1, B), (6, 1, W)]), p(1, 1), p(6, 1), 1);
     let blocked = board(12, &[(0, 1, B), (2, 1, B), (10, 11, W), (6, 10, W)]);
     assert!(!blocked.can_capture(p(0, 1), p(10, 11)));
@@ -122,7 +155,14 @@ fn moves_are_distinct_even_when_two_routes_reach_a_target() {
 fn a_trapped_side_loses_through_the_game_trait() {
     let mut text = String::new();
     // Black's only piece sits in a corner (on no circuit) walled in by white.
-    let rows = ["B W . . . .", "W W . . . .", ". . . . . .", ". . . . . .", ". . . . . .", ". . . . . ."];
+    let rows = [
+        "B W . . . .",
+        "W W . . . .",
+        ". . . . . .",
+        ". . . . . .",
+        ". . . . . .",
+        ". . . . . .",
+    ];
     for row in rows {
         text.push_str(&row.replace(' ', " "));
         text.push_str(" \n");

@@ -66,8 +66,14 @@ fn moves_parse_through_the_game_trait() {
     let mv = Game::parse_move(&state, "A2-A3").unwrap();
     assert_eq!(mv, Move::new(Point::new(0, 1), Point::new(0, 2)));
     assert_eq!(Game::format_move(&state, mv), "A2-A3");
-    assert!(Game::parse_move(&state, "A2-A4").unwrap_err().reason.contains("ILLIGAL_NON_CAPTURE_MOVE"));
-    assert!(Game::parse_move(&state, "A5-A4").unwrap_err().reason.contains("NOT_PLAYER_PIECE"));
+    assert!(Game::parse_move(&state, "A2-A4")
+        .unwrap_err()
+        .reason
+        .contains("ILLIGAL_NON_CAPTURE_MOVE"));
+    assert!(Game::parse_move(&state, "A5-A4")
+        .unwrap_err()
+        .reason
+        .contains("NOT_PLAYER_PIECE"));
     assert!(Game::parse_move(&state, "A2A3").is_err());
     assert_eq!(Game::side_to_move(&state), Side::First);
 }

@@ -4,26 +4,40 @@ use arbiter_core::shared_data;
 
 #[test]
 fn reference_streams_match_byte_for_byte() {
-    let Some(dir) = shared_data::locate(env!("CARGO_MANIFEST_DIR"), "surakarta/reference", "surakarta golden")
-    else {
+    let Some(dir) = shared_data::locate(
+        env!("CARGO_MANIFEST_DIR"),
+        "surakarta/reference",
+        "surakarta golden",
+    ) else {
         return;
     };
     let cases = shared_data::cases(&dir);
-    assert!(cases.len() >= 5, "expected the reference streams in {}", dir.display());
+    assert!(
+        cases.len() >= 5,
+        "expected the reference streams in {}",
+        dir.display()
+    );
     for (input, answer) in cases {
         let got = arbiter_surakarta::judge_str(&std::fs::read_to_string(&input).unwrap()).unwrap();
         let expected = std::fs::read_to_string(&answer).unwrap();
         if got != expected {
             let line = got.lines().zip(expected.lines()).position(|(a, b)| a != b);
-            panic!("{} differs from {} (first differing output line: {line:?})", input.display(), answer.display());
+            panic!(
+                "{} differs from {} (first differing output line: {line:?})",
+                input.display(),
+                answer.display()
+            );
         }
     }
 }
 
 #[test]
 fn course_position_files_load_and_write_back() {
-    let Some(dir) = shared_data::locate(env!("CARGO_MANIFEST_DIR"), "surakarta/course-positions", "surakarta positions")
-    else {
+    let Some(dir) = shared_data::locate(
+        env!("CARGO_MANIFEST_DIR"),
+        "surakarta/course-positions",
+        "surakarta positions",
+    ) else {
         return;
     };
     let mut seen = 0;

@@ -12,7 +12,12 @@ fn perft_vectors_from_the_rules_page() {
     for (n, expected) in table {
         let start = Board::initial(n).unwrap();
         for (depth, &leaves) in expected.iter().enumerate() {
-            assert_eq!(perft(&start, Side::First, depth as u32 + 1), leaves, "n={n} depth={}", depth + 1);
+            assert_eq!(
+                perft(&start, Side::First, depth as u32 + 1),
+                leaves,
+                "n={n} depth={}",
+                depth + 1
+            );
         }
     }
 }

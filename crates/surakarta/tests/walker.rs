@@ -83,7 +83,11 @@ fn random_board(n: u8, density: f64, seed: u64) -> Board {
     for y in 0..n {
         for x in 0..n {
             if rng.gen_bool(density) {
-                let side = if rng.gen_bool(0.5) { Side::First } else { Side::Second };
+                let side = if rng.gen_bool(0.5) {
+                    Side::First
+                } else {
+                    Side::Second
+                };
                 if counts[side.index()] < 2 * n as usize {
                     counts[side.index()] += 1;
                     board.set(Point::new(x, y), Some(side));
