@@ -56,6 +56,8 @@ enum JudgeGame {
     Duck,
     /// Surakarta: the command stream of the rules page (new, position, probe, move, end, targets, state).
     Surakarta,
+    /// The RC-02 game: `N K`, then `K` lines `x1 y1 x2 y2` (column first).
+    Rc02,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -122,6 +124,15 @@ impl From<arbiter_duck::JudgeError> for JudgeFailure {
     }
 }
 
+impl From<arbiter_rc02::JudgeError> for JudgeFailure {
+    fn from(e: arbiter_rc02::JudgeError) -> Self {
+        match e {
+            arbiter_rc02::JudgeError::Input(e) => JudgeFailure::Input(e.to_string()),
+            arbiter_rc02::JudgeError::Output(e) => JudgeFailure::Output(e.to_string()),
+        }
+    }
+}
+
 impl From<arbiter_surakarta::JudgeError> for JudgeFailure {
     fn from(e: arbiter_surakarta::JudgeError) -> Self {
         match e {
@@ -137,6 +148,7 @@ fn judge(game: JudgeGame) -> ExitCode {
     let result: Result<(), JudgeFailure> = match game {
         JudgeGame::Duck => arbiter_duck::judge(stdin, stdout).map_err(Into::into),
         JudgeGame::Surakarta => arbiter_surakarta::judge(stdin, stdout).map_err(Into::into),
+        JudgeGame::Rc02 => arbiter_rc02::judge(stdin, stdout).map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -168,11 +168,13 @@ pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeErr
                 args(0, "state")?;
                 output.write_all(game.to_position_file().as_bytes())?;
             }
-            other => return Err(err(format!(
+            other => {
+                return Err(err(format!(
                 "unknown command `{}` (expected new, position, probe, move, end, targets or state)",
                 shorten(other)
             ))
-            .into()),
+                .into())
+            }
         }
     }
     output.flush()?;

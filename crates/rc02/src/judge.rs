@@ -1,0 +1,78 @@
+//! The problem's judge: `N K`, then `K` moves; `0`, or `1` and the board, or `2`, the winner and
+//! the board.
+
+use std::io::{self, BufRead, Write};
+
+use arbiter_core::text::Tokens;
+use arbiter_core::{InputError, Side};
+use thiserror::Error;
+
+use crate::position::Position;
+
+/// Why a judge run stopped before the end of its input.
+#[derive(Debug, Error)]
+pub enum JudgeError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("cannot write the output: {0}")]
+    Output(#[from] io::Error),
+}
+
+/// Reads the whole input (the answer depends on every move), then writes the verdict.
+///
+/// Moves after the end of the game are read (they must be integers) but not judged.
+pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeError> {
+    let mut tokens = Tokens::new(input);
+    let n = tokens.expect_int("the board size N")?;
+    let n_line = tokens.line();
+    let k = tokens.expect_int("the number of moves K")?;
+    let k_line = tokens.line();
+    let mut pos = u8::try_from(n)
+        .ok()
+        .and_then(Position::initial)
+        .ok_or_else(|| {
+            InputError::new(
+                n_line,
+                format!("N must be an even number from 4 to 10, found {n}"),
+            )
+        })?;
+    if k < 0 {
+        return Err(InputError::new(k_line, format!("K must not be negative, found {k}")).into());
+    }
+    let mut illegal = false;
+    for i in 1..=k {
+        let mut v = [0i64; 4];
+        for (value, name) in v.iter_mut().zip(["x1", "y1", "x2", "y2"]) {
+            *value = tokens.expect_int(format_args!("{name} of move {i} of {k}"))?;
+        }
+        if pos.is_over() || illegal {
+            continue;
+        }
+        match pos.check_judge_move(v[0], v[1], v[2], v[3]) {
+            Ok(mv) => {
+                pos.play(mv);
+            }
+            Err(_) => illegal = true,
+        }
+    }
+    if illegal {
+        output.write_all(b"0\n")?;
+    } else {
+        match pos.winner() {
+            None => write!(output, "1\n{}", pos.render())?,
+            Some(side) => {
+                let name = if side == Side::First { "red" } else { "blue" };
+                write!(output, "2\n{name}\n{}", pos.render())?;
+            }
+        }
+    }
+    output.flush()?;
+    Ok(())
+}
+
+/// Judges an input held in memory.
+pub fn judge_str(input: &str) -> Result<String, JudgeError> {
+    let mut out = Vec::new();
+    judge(input.as_bytes(), &mut out)?;
+    Ok(String::from_utf8(out).expect("the judge writes ASCII"))
+}

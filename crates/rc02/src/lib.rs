@@ -1,0 +1,80 @@
+//! The RC-02 line-capture game (Luogu "[RC-02] 游戏"), exactly as `shared/rules/rc02.md`.
+//!
+//! Points the problem's own commentary gets wrong and the rules page settles:
+//! * a line captures only when the mover's pieces and the enemy's form two unbroken blocks that
+//!   touch (`own…own enemy…enemy` with no gap, empty cells only at the line's ends) — the
+//!   commentary's sample code also captures when the blocks are apart;
+//! * only the moved piece's row and column are looked at, each on its own;
+//! * the end is checked after the captures: the loser's count first, then red without a move,
+//!   then blue without a move; once the game is over the rest of the input is ignored, even an
+//!   illegal move (sample 4).
+//!
+//! Sides: `First` is red (`h`), `Second` is blue (`l`). No draw exists; a game can in principle
+//! go on forever, so players and the arena cap its length.
+
+mod judge;
+mod notation;
+mod position;
+
+pub use judge::{judge, judge_str, JudgeError};
+pub use position::{Cell, IllegalMove, Move, Position, MAX_SIZE};
+
+use arbiter_core::{Game, MoveList, ParseMoveError, Side, Status};
+
+/// `red` or `blue`.
+pub fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::First => "red",
+        Side::Second => "blue",
+    }
+}
+
+impl Game for Position {
+    type Move = Move;
+
+    fn name(&self) -> &'static str {
+        "rc02"
+    }
+
+    fn side_name(&self, side: Side) -> &'static str {
+        side_name(side)
+    }
+
+    fn side_to_move(&self) -> Side {
+        Position::side_to_move(self)
+    }
+
+    fn legal_moves(&self, out: &mut MoveList<Move>) {
+        Position::legal_moves(self, out)
+    }
+
+    fn play(&mut self, mv: Move) {
+        Position::play(self, mv);
+    }
+
+    fn status(&self) -> Status {
+        self.winner().map_or(Status::Ongoing, Status::Won)
+    }
+
+    fn hash(&self) -> u64 {
+        Position::hash(self)
+    }
+
+    /// Whether the move captures (the row or column it completes takes enemy pieces).
+    fn is_capture(&self, mv: Move) -> bool {
+        let mut after = self.clone();
+        !after.play(mv).is_empty()
+    }
+
+    fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
+        Position::parse_move(self, text)
+    }
+
+    fn format_move(&self, mv: Move) -> String {
+        mv.to_string()
+    }
+
+    fn ply(&self) -> u32 {
+        Position::ply(self)
+    }
+}
