@@ -35,6 +35,8 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
+    /// Speak the engine protocol on stdin/stdout (see docs/engine-protocol.md).
+    Engine,
     /// Measure move generation under play: random playouts per second.
     Bench {
         game: BenchGame,
@@ -95,6 +97,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             divide,
         } => {
             perft(game, depth, size, divide)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Engine => {
+            arbiter_ai::engine::run(io::stdin().lock(), io::stdout());
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench {

@@ -65,6 +65,8 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     /// How the game names a side (`red`, `black`, …).
     fn side_name(&self, side: Side) -> &'static str;
 
+    /// The side whose turn it is. After a move that ends the game, the side that did not make
+    /// it (searches score finished games from this side's point of view).
     fn side_to_move(&self) -> Side;
 
     /// Appends every legal move; an ended game has none.

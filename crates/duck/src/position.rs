@@ -226,11 +226,17 @@ impl Position {
 
     /// Calls `visit(from, to)` for every legal move of the side to move.
     #[inline(always)]
-    fn for_each_move(&self, mut visit: impl FnMut(usize, usize)) {
+    fn for_each_move(&self, visit: impl FnMut(usize, usize)) {
         if self.winner.is_some() {
             return;
         }
-        let mut bits = self.occupied[self.side_to_move.index()];
+        self.for_each_move_of(self.side_to_move, visit);
+    }
+
+    /// Calls `visit(from, to)` for every move `side` could make if it were to move.
+    #[inline(always)]
+    fn for_each_move_of(&self, side: Side, mut visit: impl FnMut(usize, usize)) {
+        let mut bits = self.occupied[side.index()];
         while bits != 0 {
             let from = bits.trailing_zeros() as usize;
             bits &= bits - 1;
@@ -252,6 +258,13 @@ impl Position {
     pub fn count_moves(&self) -> u64 {
         let mut n = 0;
         self.for_each_move(|_, _| n += 1);
+        n
+    }
+
+    /// The number of moves `side` could make if it were to move (for evaluation: mobility).
+    pub fn count_moves_of(&self, side: Side) -> u64 {
+        let mut n = 0;
+        self.for_each_move_of(side, |_, _| n += 1);
         n
     }
 

@@ -62,8 +62,7 @@ impl Game for Position {
 
     /// Whether the move captures (the row or column it completes takes enemy pieces).
     fn is_capture(&self, mv: Move) -> bool {
-        let mut after = self.clone();
-        !after.play(mv).is_empty()
+        self.capture_count(mv) > 0
     }
 
     fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {

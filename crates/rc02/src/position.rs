@@ -92,6 +92,29 @@ fn counts_capture(n: u8, total: u8, own: u8, enemy: u8) -> bool {
                 || (total, own, enemy) == (n - 2, n - 3, 1)))
 }
 
+/// The number of enemy pieces a line captures for the side whose cell code is `own` (1 red,
+/// 2 blue): the counts must match a pattern and the pieces must read as one block of each
+/// colour, touching, with empty cells only at the ends. 0 when it does not capture.
+fn line_captures(codes: &[u8], own: u8) -> u32 {
+    let n = codes.len() as u8;
+    let mine = codes.iter().filter(|&&c| c == own).count() as u8;
+    let theirs = codes.iter().filter(|&&c| c != 0 && c != own).count() as u8;
+    if !counts_capture(n, mine + theirs, mine, theirs) {
+        return 0;
+    }
+    let first = codes.iter().position(|&c| c != 0);
+    let last = codes.iter().rposition(|&c| c != 0);
+    let (Some(first), Some(last)) = (first, last) else { return 0 };
+    let run = &codes[first..=last];
+    let unbroken = run.iter().all(|&c| c != 0);
+    let changes = run.windows(2).filter(|w| w[0] != w[1]).count();
+    if unbroken && changes == 1 {
+        theirs as u32
+    } else {
+        0
+    }
+}
+
 impl Position {
     /// The start on an `n × n` board (`n` even, 4 to 10): column 1 red, column `n` blue, rows 1
     /// and `n` red on the left half and blue on the right.
@@ -212,6 +235,18 @@ impl Position {
         }
     }
 
+    /// The number of moves `side` could make if it were its turn.
+    pub fn count_moves_of(&self, side: Side) -> u32 {
+        let mut n = 0;
+        self.for_each_move(side, |_| n += 1);
+        n
+    }
+
+    /// The moves `side` could make if it were its turn.
+    pub fn moves_of(&self, side: Side, out: &mut MoveList<Move>) {
+        self.for_each_move(side, |mv| out.push(mv));
+    }
+
     /// Whether `side` could move if it were its turn.
     pub fn has_move(&self, side: Side) -> bool {
         let mut any = false;
@@ -305,47 +340,40 @@ impl Position {
     /// A line captures when its counts match a pattern and, ignoring empty cells at its ends,
     /// it reads as one block of the mover's pieces touching one block of the enemy's.
     pub fn capturable(&self, at: Cell, row: bool) -> Vec<Cell> {
-        let Some(mover) = self.get(at) else {
+        let Some(mover) = self.get(at) else { return vec![] };
+        let line: Vec<Cell> =
+            (0..self.n).map(|i| if row { Cell::new(at.row, i) } else { Cell::new(i, at.col) }).collect();
+        let codes: Vec<u8> = line.iter().map(|&c| self.cells[Self::index(c)]).collect();
+        if line_captures(&codes, mover.index() as u8 + 1) == 0 {
             return vec![];
+        }
+        let enemy = 2 - mover.index() as u8;
+        line.into_iter().zip(codes).filter(|&(_, code)| code == enemy).map(|(c, _)| c).collect()
+    }
+
+    /// How many enemy pieces `mv` would capture (0 for a non-capture), without playing it.
+    pub fn capture_count(&self, mv: Move) -> u32 {
+        let Some(mover) = self.get(mv.from) else { return 0 };
+        let own = mover.index() as u8 + 1;
+        let n = self.n as usize;
+        let code_at = |row: usize, col: usize| {
+            if (row, col) == (mv.to.row as usize, mv.to.col as usize) {
+                own
+            } else if (row, col) == (mv.from.row as usize, mv.from.col as usize) {
+                0
+            } else {
+                self.cells[row * MAX_SIZE + col]
+            }
         };
-        let n = self.n;
-        let line: Vec<Cell> = (0..n)
-            .map(|i| {
-                if row {
-                    Cell::new(at.row, i)
-                } else {
-                    Cell::new(i, at.col)
-                }
-            })
-            .collect();
-        let pieces: Vec<(Cell, Side)> = line
-            .iter()
-            .filter_map(|&c| self.get(c).map(|s| (c, s)))
-            .collect();
-        let own = pieces.iter().filter(|(_, s)| *s == mover).count() as u8;
-        let enemy = pieces.len() as u8 - own;
-        if !counts_capture(n, own + enemy, own, enemy) {
-            return vec![];
+        let mut line = [0u8; MAX_SIZE];
+        for (i, slot) in line.iter_mut().enumerate().take(n) {
+            *slot = code_at(mv.to.row as usize, i);
         }
-        // One unbroken run of pieces…
-        let first = line.iter().position(|&c| self.get(c).is_some());
-        let last = line.iter().rposition(|&c| self.get(c).is_some());
-        let (Some(first), Some(last)) = (first, last) else {
-            return vec![];
-        };
-        if last - first + 1 != pieces.len() {
-            return vec![];
+        let in_row = line_captures(&line[..n], own);
+        for (i, slot) in line.iter_mut().enumerate().take(n) {
+            *slot = code_at(i, mv.to.col as usize);
         }
-        // …that changes colour exactly once: own block then enemy block, or the reverse.
-        let changes = pieces.windows(2).filter(|w| w[0].1 != w[1].1).count();
-        if changes != 1 {
-            return vec![];
-        }
-        pieces
-            .into_iter()
-            .filter(|(_, s)| *s != mover)
-            .map(|(c, _)| c)
-            .collect()
+        in_row + line_captures(&line[..n], own)
     }
 
     /// A position from the judge's picture of a board (`h`, `l`, `.`; one line per row, row 1

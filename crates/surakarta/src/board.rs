@@ -343,6 +343,29 @@ impl Board {
         self.counts[side.index()] as u32
     }
 
+    /// The points of row `y` holding pieces of `side`, bit `x` for column `x`.
+    pub fn row_bits(&self, side: Side, y: u8) -> u16 {
+        self.rows[side.index()][y as usize]
+    }
+
+    /// How many captures `side` has (distinct moves) and how many distinct enemy pieces they
+    /// threaten: the evaluation's "pieces under threat", without building a move list.
+    pub fn capture_summary(&self, side: Side) -> (u32, u32) {
+        let mut captures = 0;
+        let mut victims = [0u64; 3];
+        self.for_each_capture(side, |_, to| {
+            captures += 1;
+            let c = code(to) as usize;
+            victims[c / 64] |= 1 << (c % 64);
+        });
+        (captures, victims.iter().map(|v| v.count_ones()).sum())
+    }
+
+    /// The number of steps `side` has (moves to empty neighbours).
+    pub fn step_count(&self, side: Side) -> u32 {
+        self.count_steps(side) as u32
+    }
+
     /// Every point holding a piece of `side`, row by row.
     pub fn pieces(&self, side: Side) -> impl Iterator<Item = Point> + '_ {
         let rows = &self.rows[side.index()];

@@ -57,8 +57,13 @@ impl Game for GameState {
         side_name(side)
     }
 
+    /// The course keeps `current_player` on the mover when a move ends the game; for players the
+    /// side "to move" after the end is the other one, as after any other move.
     fn side_to_move(&self) -> Side {
-        self.current_player
+        match self.end_reason {
+            EndReason::Stalemate | EndReason::Checkmate => self.current_player.opponent(),
+            _ => self.current_player,
+        }
     }
 
     fn legal_moves(&self, out: &mut MoveList<Move>) {

@@ -1,0 +1,498 @@
+//! Negamax alpha-beta with iterative deepening, a transposition table, move ordering and a
+//! quiescence search.
+
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use arbiter_core::{Game, MoveList, Status};
+
+use crate::eval::Evaluate;
+use crate::player::{Limits, Player, Score, SearchInfo};
+
+/// The score of a win at the root; a win `p` plies deep scores `WIN - p`.
+pub const WIN: i32 = 1_000_000;
+/// Scores beyond this are forced results.
+pub const MATE_BOUND: i32 = WIN - 10_000;
+const INFINITY: i32 = WIN + 1;
+const MAX_PLY: usize = 128;
+const MAX_QUIESCENCE: u32 = 12;
+const HISTORY_SLOTS: usize = 4096;
+
+/// Turns an internal score into a report.
+pub fn score_of(value: i32) -> Score {
+    if value >= MATE_BOUND {
+        Score::Mate(WIN - value)
+    } else if value <= -MATE_BOUND {
+        Score::Mate(-(WIN + value))
+    } else {
+        Score::Cp(value)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry<M> {
+    key: u64,
+    mv: Option<M>,
+    score: i32,
+    depth: i16,
+    bound: Bound,
+}
+
+/// Settings of an alpha-beta player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlphaBetaConfig {
+    /// The deepest iteration when no other limit stops the search first.
+    pub max_depth: u32,
+    /// The transposition table holds `2^hash_bits` entries.
+    pub hash_bits: u32,
+}
+
+impl Default for AlphaBetaConfig {
+    fn default() -> Self {
+        AlphaBetaConfig { max_depth: 64, hash_bits: 18 }
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult<M> {
+    pub best: Option<M>,
+    /// For the side to move at the root (see [`WIN`]).
+    pub score: i32,
+    /// The deepest completed iteration.
+    pub depth: u32,
+    pub nodes: u64,
+    pub pv: Vec<M>,
+    pub elapsed: Duration,
+}
+
+/// An alpha-beta player; keeps its transposition table, killers and history between moves.
+pub struct AlphaBeta<G: Evaluate> {
+    weights: G::Weights,
+    config: AlphaBetaConfig,
+    table: Vec<Option<Entry<G::Move>>>,
+    killers: Vec<[Option<G::Move>; 2]>,
+    history: Vec<i32>,
+}
+
+/// A fast hash of a move for the history table (FNV-1a over the move's `Hash` bytes).
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+}
+
+fn history_slot<M: Hash>(mv: &M) -> usize {
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    mv.hash(&mut h);
+    (h.finish() as usize) & (HISTORY_SLOTS - 1)
+}
+
+impl<G: Evaluate> AlphaBeta<G> {
+    pub fn new(weights: G::Weights, config: AlphaBetaConfig) -> Self {
+        AlphaBeta {
+            weights,
+            config,
+            table: vec![None; 1 << config.hash_bits],
+            killers: vec![[None; 2]; MAX_PLY],
+            history: vec![0; HISTORY_SLOTS],
+        }
+    }
+
+    pub fn weights(&self) -> &G::Weights {
+        &self.weights
+    }
+
+    /// Forgets everything learnt (a new game).
+    pub fn clear(&mut self) {
+        self.table.iter_mut().for_each(|e| *e = None);
+        self.killers.iter_mut().for_each(|k| *k = [None; 2]);
+        self.history.iter_mut().for_each(|h| *h = 0);
+    }
+
+    /// Searches `root` by iterative deepening until a limit, `stop`, or a forced result; calls
+    /// `info` after every completed iteration.
+    pub fn search(
+        &mut self,
+        root: &G,
+        limits: &Limits,
+        stop: &AtomicBool,
+        info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult<G::Move> {
+        let start = Instant::now();
+        let mut moves = MoveList::new();
+        root.legal_moves(&mut moves);
+        let mut result = SearchResult {
+            best: moves.first().copied(),
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            pv: moves.first().copied().into_iter().collect(),
+            elapsed: Duration::ZERO,
+        };
+        if moves.len() <= 1 && limits.depth.is_none() {
+            // Nothing to think about (but a depth-limited analysis still wants a score).
+            if moves.len() == 1 || root.status().is_over() {
+                result.elapsed = start.elapsed();
+                return result;
+            }
+        }
+        self.history.iter_mut().for_each(|h| *h /= 8);
+        let max_depth = limits.depth.unwrap_or(self.config.max_depth).clamp(1, MAX_PLY as u32 - 8);
+        let mut ctx = Context {
+            ab: self,
+            deadline: limits.time.map(|t| start + t),
+            node_limit: limits.nodes.unwrap_or(u64::MAX),
+            nodes: 0,
+            aborted: false,
+            stop,
+            path: Vec::with_capacity(MAX_PLY),
+            pv: vec![Vec::new(); MAX_PLY + 1],
+        };
+        for depth in 1..=max_depth {
+            let score = ctx.negamax(root, depth as i32, -INFINITY, INFINITY, 0);
+            if ctx.aborted {
+                break;
+            }
+            let pv = ctx.extend_from_table(root, ctx.pv[0].clone(), depth as usize);
+            result.best = pv.first().copied().or(result.best);
+            result.score = score;
+            result.depth = depth;
+            result.pv = pv;
+            result.nodes = ctx.nodes;
+            result.elapsed = start.elapsed();
+            info(&SearchInfo {
+                depth,
+                score: score_of(score),
+                nodes: ctx.nodes,
+                time: result.elapsed,
+                pv: format_line(root, &result.pv),
+            });
+            if score.abs() >= MATE_BOUND && (WIN - score.abs()) as u32 <= depth {
+                break;
+            }
+            // An iteration takes several times the previous one: do not start what cannot end.
+            if let (Some(time), Some(_)) = (limits.time, ctx.deadline) {
+                if start.elapsed() * 2 > time {
+                    break;
+                }
+            }
+        }
+        result.nodes = ctx.nodes;
+        result.elapsed = start.elapsed();
+        result
+    }
+}
+
+/// A line of moves in the game's notation, played out from `root`.
+pub fn format_line<G: Game>(root: &G, line: &[G::Move]) -> Vec<String> {
+    let mut pos = root.clone();
+    line.iter()
+        .map(|&mv| {
+            let text = pos.format_move(mv);
+            pos.play(mv);
+            text
+        })
+        .collect()
+}
+
+struct Context<'a, G: Evaluate> {
+    ab: &'a mut AlphaBeta<G>,
+    deadline: Option<Instant>,
+    node_limit: u64,
+    nodes: u64,
+    aborted: bool,
+    stop: &'a AtomicBool,
+    /// Hashes of the positions from the root down to the current one, for repetitions.
+    path: Vec<u64>,
+    /// Triangular principal-variation table: `pv[ply]` is the best line found from `ply`.
+    pv: Vec<Vec<G::Move>>,
+}
+
+fn to_table(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_table(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+impl<G: Evaluate> Context<'_, G> {
+    /// Lengthens a principal variation cut short by table hits with the table's moves.
+    fn extend_from_table(&self, root: &G, mut line: Vec<G::Move>, depth: usize) -> Vec<G::Move> {
+        let mut pos = root.clone();
+        for &mv in &line {
+            pos.play(mv);
+        }
+        while line.len() < depth && !pos.status().is_over() {
+            let key = pos.hash();
+            let slot = (key as usize) & (self.ab.table.len() - 1);
+            let Some(mv) = self.ab.table[slot].filter(|e| e.key == key).and_then(|e| e.mv) else { break };
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            if !moves.contains(&mv) {
+                break;
+            }
+            pos.play(mv);
+            line.push(mv);
+        }
+        line
+    }
+
+    /// Counts a node and tells whether the search must stop now.
+    fn out_of_budget(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes >= self.node_limit {
+            self.aborted = true;
+        } else if self.nodes & 255 == 0 {
+            let late = self.deadline.is_some_and(|d| Instant::now() >= d);
+            if late || self.stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+            }
+        }
+        self.aborted
+    }
+
+    /// The score of a finished game for the side to move, `ply` plies from the root.
+    fn terminal(pos: &G, ply: usize) -> Option<i32> {
+        match pos.status() {
+            Status::Ongoing => None,
+            Status::Drawn => Some(0),
+            Status::Won(side) if side == pos.side_to_move() => Some(WIN - ply as i32),
+            Status::Won(_) => Some(-(WIN - ply as i32)),
+        }
+    }
+
+    fn order(&self, pos: &G, moves: &MoveList<G::Move>, tt_move: Option<G::Move>, ply: usize) -> Vec<i64> {
+        let killers = self.ab.killers[ply];
+        moves
+            .iter()
+            .map(|&mv| {
+                if Some(mv) == tt_move {
+                    1 << 40
+                } else if pos.is_capture(mv) {
+                    (1 << 36) + pos.order_hint(mv) as i64
+                } else if Some(mv) == killers[0] {
+                    1 << 32
+                } else if Some(mv) == killers[1] {
+                    (1 << 32) - 1
+                } else {
+                    self.ab.history[history_slot(&mv)] as i64
+                }
+            })
+            .collect()
+    }
+
+    fn negamax(&mut self, pos: &G, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.pv[ply].clear();
+        if self.out_of_budget() {
+            return 0;
+        }
+        if let Some(score) = Self::terminal(pos, ply) {
+            return score;
+        }
+        let key = pos.hash();
+        if ply > 0 && self.path.iter().rev().skip(1).step_by(2).any(|&h| h == key) {
+            return 0;
+        }
+        if ply >= MAX_PLY - 2 {
+            return pos.evaluate(&self.ab.weights);
+        }
+        if depth <= 0 {
+            return self.quiesce(pos, alpha, beta, ply, 0);
+        }
+        let slot = (key as usize) & (self.ab.table.len() - 1);
+        let mut tt_move = None;
+        if let Some(entry) = self.ab.table[slot].filter(|e| e.key == key) {
+            tt_move = entry.mv;
+            if ply > 0 && entry.depth as i32 >= depth {
+                let score = from_table(entry.score, ply);
+                let cut = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if cut {
+                    return score;
+                }
+            }
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() {
+            return -(WIN - ply as i32);
+        }
+        let mut keys = self.order(pos, &moves, tt_move, ply);
+        let original_alpha = alpha;
+        let mut best = -INFINITY;
+        let mut best_move = None;
+        self.path.push(key);
+        for i in 0..moves.len() {
+            // Selection sort: the best remaining move next, so a cut-off saves the sorting.
+            let pick = (i..moves.len()).max_by_key(|&j| keys[j]).expect("non-empty range");
+            moves.swap(i, pick);
+            keys.swap(i, pick);
+            let mv = moves[i];
+            let mut child = pos.clone();
+            child.play(mv);
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+            } else {
+                score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                if score > alpha && score < beta && !self.aborted {
+                    score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+                }
+            }
+            if self.aborted {
+                self.path.pop();
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(mv);
+                if score > alpha {
+                    alpha = score;
+                    let rest = std::mem::take(&mut self.pv[ply + 1]);
+                    let line = &mut self.pv[ply];
+                    line.clear();
+                    line.push(mv);
+                    line.extend_from_slice(&rest);
+                    self.pv[ply + 1] = rest;
+                    if alpha >= beta {
+                        if !pos.is_capture(mv) {
+                            let killers = &mut self.ab.killers[ply];
+                            if killers[0] != Some(mv) {
+                                killers[1] = killers[0];
+                                killers[0] = Some(mv);
+                            }
+                            self.ab.history[history_slot(&mv)] += depth * depth;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.path.pop();
+        let bound = if best <= original_alpha {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        let replace = self.ab.table[slot].is_none_or(|e| e.key != key || e.depth as i32 <= depth);
+        if replace {
+            self.ab.table[slot] = Some(Entry {
+                key,
+                mv: best_move,
+                score: to_table(best, ply),
+                depth: depth as i16,
+                bound,
+            });
+        }
+        best
+    }
+
+    /// Captures only (every move when the side to move is in danger), until the position is quiet.
+    fn quiesce(&mut self, pos: &G, mut alpha: i32, beta: i32, ply: usize, depth: u32) -> i32 {
+        self.pv[ply].clear();
+        if self.out_of_budget() {
+            return 0;
+        }
+        if let Some(score) = Self::terminal(pos, ply) {
+            return score;
+        }
+        if ply >= MAX_PLY - 2 || depth >= MAX_QUIESCENCE {
+            return pos.evaluate(&self.ab.weights);
+        }
+        let danger = depth < 2 && pos.in_danger();
+        let mut best = -INFINITY;
+        if !danger {
+            let stand = pos.evaluate(&self.ab.weights);
+            if stand >= beta {
+                return stand;
+            }
+            best = stand;
+            alpha = alpha.max(stand);
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() {
+            return -(WIN - ply as i32);
+        }
+        if !danger {
+            moves.retain(|&mv| pos.is_capture(mv));
+        }
+        let mut keys: Vec<i32> = moves.iter().map(|&mv| pos.order_hint(mv)).collect();
+        for i in 0..moves.len() {
+            let pick = (i..moves.len()).max_by_key(|&j| keys[j]).expect("non-empty range");
+            moves.swap(i, pick);
+            keys.swap(i, pick);
+            let mut child = pos.clone();
+            child.play(moves[i]);
+            let score = -self.quiesce(&child, -beta, -alpha, ply + 1, depth + 1);
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+impl<G: Evaluate> Player<G> for AlphaBeta<G> {
+    fn name(&self) -> String {
+        "alphabeta".into()
+    }
+
+    fn choose(
+        &mut self,
+        game: &G,
+        limits: &Limits,
+        stop: &AtomicBool,
+        info: &mut dyn FnMut(&SearchInfo),
+    ) -> Option<G::Move> {
+        self.search(game, limits, stop, info).best
+    }
+
+    fn new_game(&mut self) {
+        self.clear();
+    }
+}

@@ -1,0 +1,91 @@
+//! Evaluations: a score for the side to move, in hundredths of a piece ("centipawns").
+//!
+//! Each game has named weights with defaults chosen by arena matches (see `docs/tuning.md`); a
+//! player spec can override any of them (`alphabeta:mobility=6`), which is how the tuning runs
+//! compare variants.
+
+mod duck;
+mod rc02;
+mod surakarta;
+
+pub use duck::DuckWeights;
+pub use rc02::Rc02Weights;
+pub use surakarta::SurakartaWeights;
+
+use arbiter_core::Game;
+
+/// Named integer weights of an evaluation.
+pub trait EvalWeights: Default + Clone + std::fmt::Debug + Send + Sync + 'static {
+    /// Every weight's name, in declaration order.
+    fn names() -> &'static [&'static str];
+    /// Sets a weight by name.
+    fn set(&mut self, name: &str, value: i32) -> Result<(), String>;
+    /// A weight by name.
+    fn get(&self, name: &str) -> Option<i32>;
+}
+
+/// A game the searches can evaluate.
+pub trait Evaluate: Game {
+    type Weights: EvalWeights;
+
+    /// The position's value for the side to move (positive is good for it). Only called on
+    /// positions that are not over.
+    fn evaluate(&self, weights: &Self::Weights) -> i32;
+
+    /// A cheap guess of how good a move is, for ordering (captures of valuable pieces first).
+    fn order_hint(&self, _mv: Self::Move) -> i32 {
+        0
+    }
+
+    /// The side to move faces a threat that standing still cannot answer (Duck Chess: its
+    /// captain is attacked), so quiescence search must look at every move, not just captures.
+    fn in_danger(&self) -> bool {
+        false
+    }
+
+    /// A sensible cap on the length of a game for playouts and adjudication, in plies.
+    fn max_plies(&self) -> u32 {
+        400
+    }
+}
+
+/// Declares a weights struct with defaults and by-name access.
+macro_rules! weights {
+    ($(#[$meta:meta])* $name:ident { $($(#[$fmeta:meta])* $field:ident = $default:expr),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct $name {
+            $($(#[$fmeta])* pub $field: i32,)*
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name { $($field: $default,)* }
+            }
+        }
+
+        impl $crate::eval::EvalWeights for $name {
+            fn names() -> &'static [&'static str] {
+                &[$(stringify!($field)),*]
+            }
+
+            fn set(&mut self, name: &str, value: i32) -> Result<(), String> {
+                match name {
+                    $(stringify!($field) => { self.$field = value; Ok(()) })*
+                    _ => Err(format!(
+                        "unknown weight `{name}` (weights: {})",
+                        <Self as $crate::eval::EvalWeights>::names().join(", ")
+                    )),
+                }
+            }
+
+            fn get(&self, name: &str) -> Option<i32> {
+                match name {
+                    $(stringify!($field) => Some(self.$field),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+pub(crate) use weights;

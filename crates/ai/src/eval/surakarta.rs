@@ -1,0 +1,48 @@
+//! Surakarta: material, mobility, pieces under capture threat, circuit control.
+
+use arbiter_surakarta::GameState;
+
+use super::{weights, Evaluate};
+
+weights!(
+    /// Surakarta weights.
+    SurakartaWeights {
+        piece = 100,
+        /// Per move more than the opponent.
+        mobility = 2,
+        /// Per own piece the opponent could capture next.
+        threatened = 30,
+        /// Per enemy piece the side to move could capture now.
+        attacking = 15,
+        /// Per piece on an inner point (on two circuit lines, so four ways to capture).
+        interior = 4,
+    }
+);
+
+impl Evaluate for GameState {
+    type Weights = SurakartaWeights;
+
+    fn evaluate(&self, w: &SurakartaWeights) -> i32 {
+        let board = &self.board;
+        let us = self.current_player;
+        let them = us.opponent();
+        let n = board.size();
+        let inner: u16 = ((1u32 << (n - 1)) - 2) as u16;
+        let interior = |side| -> i32 {
+            (1..n - 1).map(|y| (board.row_bits(side, y) & inner).count_ones() as i32).sum()
+        };
+        let (our_captures, their_pieces_hit) = board.capture_summary(us);
+        let (their_captures, our_pieces_hit) = board.capture_summary(them);
+        let mobility = (board.step_count(us) + our_captures) as i32 - (board.step_count(them) + their_captures) as i32;
+        w.piece * (board.count(us) as i32 - board.count(them) as i32)
+            + w.mobility * mobility
+            - w.threatened * our_pieces_hit as i32
+            + w.attacking * their_pieces_hit as i32
+            + w.interior * (interior(us) - interior(them))
+    }
+
+    fn max_plies(&self) -> u32 {
+        // The no-capture rule ends every game; this is only a guard.
+        2000
+    }
+}

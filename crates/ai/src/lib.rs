@@ -1,0 +1,28 @@
+//! Players for arbiter's games, generic over [`arbiter_core::Game`]:
+//!
+//! * [`RandomPlayer`] and [`GreedyPlayer`] (one ply with the game's evaluation);
+//! * [`AlphaBeta`]: negamax with iterative deepening, a Zobrist-keyed transposition table,
+//!   ordering by table move, captures, killers and history, and a quiescence search on captures;
+//!   limits by depth, nodes and time;
+//! * [`Mcts`]: UCT with capture-biased random playouts, limited by iterations and time;
+//! * an evaluation per game ([`eval`]), [`analyze`] (best move, score, line and the losing moves),
+//!   player specs and levels ([`spec`]), and the engine protocol ([`engine`]).
+//!
+//! Everything is deterministic for a given seed, except what a time limit cuts short.
+
+pub mod alphabeta;
+pub mod analysis;
+pub mod engine;
+pub mod eval;
+pub mod mcts;
+mod player;
+mod simple;
+pub mod spec;
+
+pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
+pub use analysis::{analyze, Analysis};
+pub use eval::{EvalWeights, Evaluate};
+pub use mcts::{Mcts, MctsConfig};
+pub use player::{Limits, Player, Score, SearchInfo};
+pub use simple::{GreedyPlayer, RandomPlayer};
+pub use spec::{GameName, Level, PlayerKind, PlayerSpec, SpecError, SPEC_HELP};

@@ -1,0 +1,256 @@
+//! Player specifications (`alphabeta:depth=6:ms=100`), levels, and building players from them.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use thiserror::Error;
+
+use crate::alphabeta::{AlphaBeta, AlphaBetaConfig};
+use crate::eval::{EvalWeights, Evaluate};
+use crate::mcts::{Mcts, MctsConfig};
+use crate::player::{Limits, Player};
+use crate::simple::{GreedyPlayer, RandomPlayer};
+
+/// The strength levels offered to people.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Easy,
+    Medium,
+    Hard,
+}
+
+impl Level {
+    /// The concrete player a level stands for in `game` (the result of the arena runs in
+    /// `docs/tuning.md`).
+    pub fn spec(self, game: &str) -> PlayerSpec {
+        let text = match (self, game) {
+            (Level::Easy, _) => "greedy",
+            (Level::Medium, _) => "alphabeta:ms=200",
+            (Level::Hard, _) => "alphabeta:ms=1000",
+        };
+        text.parse().expect("level specs are valid")
+    }
+}
+
+/// What kind of player a spec asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerKind {
+    Random,
+    Greedy,
+    AlphaBeta,
+    Mcts,
+    Level(Level),
+    /// An outside program speaking the engine protocol (`cmd:COMMAND`), run by the arena.
+    Command(String),
+}
+
+/// A parsed player specification.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerSpec {
+    pub kind: PlayerKind,
+    pub depth: Option<u32>,
+    pub ms: Option<u64>,
+    pub nodes: Option<u64>,
+    pub iterations: Option<u64>,
+    pub hash_bits: Option<u32>,
+    /// Evaluation weight overrides, checked against the game when the player is built.
+    pub weights: Vec<(String, i32)>,
+    /// MCTS exploration constant, in hundredths (`c=140` is 1.4).
+    pub exploration: Option<u32>,
+    /// The text it was read from.
+    pub text: String,
+}
+
+/// A player specification that cannot be read or built.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("player `{spec}`: {reason}")]
+pub struct SpecError {
+    pub spec: String,
+    pub reason: String,
+}
+
+/// What the spec grammar accepts, for error messages and `--help`.
+pub const SPEC_HELP: &str = "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS] | \
+mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
+any player may add evaluation weights as NAME=VALUE";
+
+impl FromStr for PlayerSpec {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<PlayerSpec, SpecError> {
+        let error = |reason: String| SpecError { spec: text.to_string(), reason };
+        let mut spec = PlayerSpec {
+            kind: PlayerKind::Random,
+            depth: None,
+            ms: None,
+            nodes: None,
+            iterations: None,
+            hash_bits: None,
+            weights: Vec::new(),
+            exploration: None,
+            text: text.to_string(),
+        };
+        if let Some(command) = text.strip_prefix("cmd:") {
+            if command.trim().is_empty() {
+                return Err(error("`cmd:` needs a command to run".into()));
+            }
+            spec.kind = PlayerKind::Command(command.to_string());
+            return Ok(spec);
+        }
+        let mut parts = text.split(':');
+        spec.kind = match parts.next().unwrap_or("") {
+            "random" => PlayerKind::Random,
+            "greedy" => PlayerKind::Greedy,
+            "alphabeta" => PlayerKind::AlphaBeta,
+            "mcts" => PlayerKind::Mcts,
+            "easy" => PlayerKind::Level(Level::Easy),
+            "medium" => PlayerKind::Level(Level::Medium),
+            "hard" => PlayerKind::Level(Level::Hard),
+            other => return Err(error(format!("unknown player `{other}`; expected {SPEC_HELP}"))),
+        };
+        for part in parts {
+            let (key, value) = part
+                .split_once('=')
+                .ok_or_else(|| error(format!("`{part}` is not KEY=VALUE")))?;
+            let number = |what: &str| {
+                value
+                    .parse::<u64>()
+                    .map_err(|_| error(format!("{key} must be {what}, found `{value}`")))
+            };
+            match key {
+                "depth" => spec.depth = Some(number("a number of plies")?.clamp(1, 100) as u32),
+                "ms" => spec.ms = Some(number("milliseconds")?),
+                "nodes" => spec.nodes = Some(number("a node count")?),
+                "iterations" => spec.iterations = Some(number("an iteration count")?),
+                "hash" => spec.hash_bits = Some(number("a number of bits (10-26)")?.clamp(10, 26) as u32),
+                "c" => spec.exploration = Some(number("hundredths")? as u32),
+                _ => {
+                    let weight = value
+                        .parse::<i32>()
+                        .map_err(|_| error(format!("weight {key} must be an integer, found `{value}`")))?;
+                    spec.weights.push((key.to_string(), weight));
+                }
+            }
+        }
+        Ok(spec)
+    }
+}
+
+impl PlayerSpec {
+    /// The search limits the spec sets, with `default_ms` when it sets none.
+    pub fn limits(&self, default_ms: Option<u64>) -> Limits {
+        let mut limits = Limits {
+            depth: self.depth,
+            nodes: self.nodes,
+            iterations: self.iterations,
+            time: self.ms.map(Duration::from_millis),
+        };
+        if limits.depth.is_none() && limits.nodes.is_none() && limits.iterations.is_none() && limits.time.is_none() {
+            limits.time = default_ms.map(Duration::from_millis);
+        }
+        limits
+    }
+
+    /// The spec a level stands for (itself for other kinds).
+    pub fn resolve(&self, game: &str) -> PlayerSpec {
+        match &self.kind {
+            PlayerKind::Level(level) => {
+                let mut resolved = level.spec(game);
+                resolved.weights.extend(self.weights.iter().cloned());
+                resolved.text = self.text.clone();
+                resolved
+            }
+            _ => self.clone(),
+        }
+    }
+
+    fn weights<W: EvalWeights>(&self) -> Result<W, SpecError> {
+        let mut weights = W::default();
+        for (name, value) in &self.weights {
+            weights.set(name, *value).map_err(|reason| SpecError { spec: self.text.clone(), reason })?;
+        }
+        Ok(weights)
+    }
+
+    /// Builds the player for game `G`; `seed` makes its random choices repeatable.
+    pub fn build<G: Evaluate + GameName>(&self, seed: u64) -> Result<Box<dyn Player<G>>, SpecError> {
+        let game_name = G::name_of();
+        let spec = self.resolve(game_name);
+        let weights = spec.weights::<G::Weights>()?;
+        Ok(match &spec.kind {
+            PlayerKind::Random => Box::new(RandomPlayer::new(seed)),
+            PlayerKind::Greedy => Box::new(GreedyPlayer::<G>::new(seed, weights)),
+            PlayerKind::AlphaBeta => {
+                let mut config = AlphaBetaConfig::default();
+                if let Some(bits) = spec.hash_bits {
+                    config.hash_bits = bits;
+                }
+                Box::new(AlphaBeta::<G>::new(weights, config))
+            }
+            PlayerKind::Mcts => {
+                let mut config = MctsConfig::default();
+                if let Some(c) = spec.exploration {
+                    config.exploration = c as f64 / 100.0;
+                }
+                Box::new(Mcts::<G>::new(seed, config, weights))
+            }
+            PlayerKind::Level(_) => unreachable!("levels are resolved above"),
+            PlayerKind::Command(_) => {
+                return Err(SpecError {
+                    spec: self.text.clone(),
+                    reason: "an outside engine is run by the arena, not built as a player".into(),
+                })
+            }
+        })
+    }
+}
+
+/// The short name of a game type (`duck`, `surakarta`, `rc02`) without a value at hand.
+pub trait GameName {
+    fn name_of() -> &'static str;
+}
+
+impl GameName for arbiter_duck::Position {
+    fn name_of() -> &'static str {
+        "duck"
+    }
+}
+
+impl GameName for arbiter_surakarta::GameState {
+    fn name_of() -> &'static str {
+        "surakarta"
+    }
+}
+
+impl GameName for arbiter_rc02::Position {
+    fn name_of() -> &'static str {
+        "rc02"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse() {
+        let s: PlayerSpec = "alphabeta:depth=6:ms=100:mobility=7".parse().unwrap();
+        assert_eq!(s.kind, PlayerKind::AlphaBeta);
+        assert_eq!((s.depth, s.ms), (Some(6), Some(100)));
+        assert_eq!(s.weights, vec![("mobility".to_string(), 7)]);
+        let s: PlayerSpec = "cmd:./engine --fast:yes".parse().unwrap();
+        assert_eq!(s.kind, PlayerKind::Command("./engine --fast:yes".into()));
+        assert_eq!("hard".parse::<PlayerSpec>().unwrap().kind, PlayerKind::Level(Level::Hard));
+        assert!("alphabeta:ms=fast".parse::<PlayerSpec>().unwrap_err().reason.contains("milliseconds"));
+        assert!("alphabeta:ms".parse::<PlayerSpec>().is_err());
+        assert!("chess".parse::<PlayerSpec>().unwrap_err().reason.contains("unknown player"));
+        assert!("cmd:".parse::<PlayerSpec>().is_err());
+    }
+
+    #[test]
+    fn unknown_weights_are_refused_when_built() {
+        let s: PlayerSpec = "greedy:sparkle=3".parse().unwrap();
+        let err = s.build::<arbiter_duck::Position>(1).err().unwrap();
+        assert!(err.reason.contains("unknown weight") && err.reason.contains("mobility"), "{err}");
+    }
+}
