@@ -57,7 +57,10 @@ pub struct AlphaBetaConfig {
 
 impl Default for AlphaBetaConfig {
     fn default() -> Self {
-        AlphaBetaConfig { max_depth: 64, hash_bits: 18 }
+        AlphaBetaConfig {
+            max_depth: 64,
+            hash_bits: 18,
+        }
     }
 }
 
@@ -154,7 +157,10 @@ impl<G: Evaluate> AlphaBeta<G> {
             }
         }
         self.history.iter_mut().for_each(|h| *h /= 8);
-        let max_depth = limits.depth.unwrap_or(self.config.max_depth).clamp(1, MAX_PLY as u32 - 8);
+        let max_depth = limits
+            .depth
+            .unwrap_or(self.config.max_depth)
+            .clamp(1, MAX_PLY as u32 - 8);
         let mut ctx = Context {
             ab: self,
             deadline: limits.time.map(|t| start + t),
@@ -255,7 +261,12 @@ impl<G: Evaluate> Context<'_, G> {
         while line.len() < depth && !pos.status().is_over() {
             let key = pos.hash();
             let slot = (key as usize) & (self.ab.table.len() - 1);
-            let Some(mv) = self.ab.table[slot].filter(|e| e.key == key).and_then(|e| e.mv) else { break };
+            let Some(mv) = self.ab.table[slot]
+                .filter(|e| e.key == key)
+                .and_then(|e| e.mv)
+            else {
+                break;
+            };
             let mut moves = MoveList::new();
             pos.legal_moves(&mut moves);
             if !moves.contains(&mv) {
@@ -291,7 +302,13 @@ impl<G: Evaluate> Context<'_, G> {
         }
     }
 
-    fn order(&self, pos: &G, moves: &MoveList<G::Move>, tt_move: Option<G::Move>, ply: usize) -> Vec<i64> {
+    fn order(
+        &self,
+        pos: &G,
+        moves: &MoveList<G::Move>,
+        tt_move: Option<G::Move>,
+        ply: usize,
+    ) -> Vec<i64> {
         let killers = self.ab.killers[ply];
         moves
             .iter()
@@ -357,7 +374,9 @@ impl<G: Evaluate> Context<'_, G> {
         self.path.push(key);
         for i in 0..moves.len() {
             // Selection sort: the best remaining move next, so a cut-off saves the sorting.
-            let pick = (i..moves.len()).max_by_key(|&j| keys[j]).expect("non-empty range");
+            let pick = (i..moves.len())
+                .max_by_key(|&j| keys[j])
+                .expect("non-empty range");
             moves.swap(i, pick);
             keys.swap(i, pick);
             let mv = moves[i];
@@ -454,7 +473,9 @@ impl<G: Evaluate> Context<'_, G> {
         }
         let mut keys: Vec<i32> = moves.iter().map(|&mv| pos.order_hint(mv)).collect();
         for i in 0..moves.len() {
-            let pick = (i..moves.len()).max_by_key(|&j| keys[j]).expect("non-empty range");
+            let pick = (i..moves.len())
+                .max_by_key(|&j| keys[j])
+                .expect("non-empty range");
             moves.swap(i, pick);
             keys.swap(i, pick);
             let mut child = pos.clone();

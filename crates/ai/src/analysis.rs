@@ -21,9 +21,20 @@ pub struct Analysis<M> {
 
 /// Searches `game` within `limits`, then checks every legal move with a `losing_depth`-ply
 /// search from the opponent's side: a move after which the opponent has a forced win is losing.
-pub fn analyze<G: Evaluate>(game: &G, weights: &G::Weights, limits: &Limits, losing_depth: u32) -> Analysis<G::Move> {
+pub fn analyze<G: Evaluate>(
+    game: &G,
+    weights: &G::Weights,
+    limits: &Limits,
+    losing_depth: u32,
+) -> Analysis<G::Move> {
     let stop = AtomicBool::new(false);
-    let mut searcher = AlphaBeta::<G>::new(weights.clone(), AlphaBetaConfig { hash_bits: 16, ..Default::default() });
+    let mut searcher = AlphaBeta::<G>::new(
+        weights.clone(),
+        AlphaBetaConfig {
+            hash_bits: 16,
+            ..Default::default()
+        },
+    );
     let result = searcher.search(game, limits, &stop, &mut |_| {});
     let mut moves = MoveList::new();
     game.legal_moves(&mut moves);
@@ -36,8 +47,19 @@ pub fn analyze<G: Evaluate>(game: &G, weights: &G::Weights, limits: &Limits, los
             Status::Won(side) => side != mover,
             Status::Drawn => false,
             Status::Ongoing => {
-                let mut probe = AlphaBeta::<G>::new(weights.clone(), AlphaBetaConfig { hash_bits: 12, ..Default::default() });
-                let found = probe.search(&child, &Limits::depth(losing_depth.max(1)), &stop, &mut |_| {});
+                let mut probe = AlphaBeta::<G>::new(
+                    weights.clone(),
+                    AlphaBetaConfig {
+                        hash_bits: 12,
+                        ..Default::default()
+                    },
+                );
+                let found = probe.search(
+                    &child,
+                    &Limits::depth(losing_depth.max(1)),
+                    &stop,
+                    &mut |_| {},
+                );
                 found.score >= MATE_BOUND
             }
         };
@@ -45,5 +67,11 @@ pub fn analyze<G: Evaluate>(game: &G, weights: &G::Weights, limits: &Limits, los
             losing_moves.push(mv);
         }
     }
-    Analysis { best: result.best, score: score_of(result.score), depth: result.depth, pv: result.pv, losing_moves }
+    Analysis {
+        best: result.best,
+        score: score_of(result.score),
+        depth: result.depth,
+        pv: result.pv,
+        losing_moves,
+    }
 }

@@ -33,7 +33,10 @@ fn option(options: &[(String, u64)], name: &str) -> Option<u64> {
 fn only_options(options: &[(String, u64)], allowed: &[&str], game: &str) -> Result<(), String> {
     match options.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
         Some((k, _)) if allowed.is_empty() => Err(format!("{game} takes no options, found `{k}`")),
-        Some((k, _)) => Err(format!("{game} takes the options {}, found `{k}`", allowed.join(", "))),
+        Some((k, _)) => Err(format!(
+            "{game} takes the options {}, found `{k}`",
+            allowed.join(", ")
+        )),
         None => Ok(()),
     }
 }
@@ -50,8 +53,11 @@ impl EngineGame for arbiter_duck::Position {
 
     fn position_from(kind: &str, words: &[&str]) -> Result<Self, String> {
         match kind {
-            "fen" => arbiter_duck::Position::from_fen(&words.join(" ")).map_err(|e| format!("bad FEN: {e}")),
-            _ => Err(format!("duck positions are `startpos` or `fen …`, not `{kind}`")),
+            "fen" => arbiter_duck::Position::from_fen(&words.join(" "))
+                .map_err(|e| format!("bad FEN: {e}")),
+            _ => Err(format!(
+                "duck positions are `startpos` or `fen …`, not `{kind}`"
+            )),
         }
     }
 }
@@ -69,17 +75,25 @@ impl EngineGame for arbiter_surakarta::GameState {
     }
 
     fn game_line(&self) -> String {
-        format!("game surakarta size {} maxnocapture {}", self.size(), self.max_no_capture_round)
+        format!(
+            "game surakarta size {} maxnocapture {}",
+            self.size(),
+            self.max_no_capture_round
+        )
     }
 
     fn position_from(kind: &str, words: &[&str]) -> Result<Self, String> {
         match kind {
             "file" => {
                 let path = words.join(" ");
-                let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
-                arbiter_surakarta::GameState::from_position_file(&text).map_err(|e| format!("{path}: {e}"))
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("cannot read {path}: {e}"))?;
+                arbiter_surakarta::GameState::from_position_file(&text)
+                    .map_err(|e| format!("{path}: {e}"))
             }
-            _ => Err(format!("surakarta positions are `startpos` or `file PATH`, not `{kind}`")),
+            _ => Err(format!(
+                "surakarta positions are `startpos` or `file PATH`, not `{kind}`"
+            )),
         }
     }
 }
@@ -99,7 +113,9 @@ impl EngineGame for arbiter_rc02::Position {
     }
 
     fn position_from(kind: &str, _: &[&str]) -> Result<Self, String> {
-        Err(format!("rc02 positions are `startpos` (with moves), not `{kind}`"))
+        Err(format!(
+            "rc02 positions are `startpos` (with moves), not `{kind}`"
+        ))
     }
 }
 
@@ -156,7 +172,9 @@ impl<G: EngineGame> GameSession<G> {
 
 impl<G: EngineGame> Session for GameSession<G> {
     fn set_position(&mut self, words: &[&str]) -> Result<(), String> {
-        let (kind, rest) = words.split_first().ok_or("`position` needs startpos, fen or file")?;
+        let (kind, rest) = words
+            .split_first()
+            .ok_or("`position` needs startpos, fen or file")?;
         let moves_at = rest.iter().position(|&w| w == "moves");
         let (setup, moves) = match moves_at {
             Some(i) => (&rest[..i], &rest[i + 1..]),
@@ -168,7 +186,9 @@ impl<G: EngineGame> Session for GameSession<G> {
             other => G::position_from(other, setup)?,
         };
         for (i, text) in moves.iter().enumerate() {
-            let mv = pos.parse_move(text).map_err(|e| format!("move {} of the list: {e}", i + 1))?;
+            let mv = pos
+                .parse_move(text)
+                .map_err(|e| format!("move {} of the list: {e}", i + 1))?;
             pos.play(mv);
         }
         self.current = pos;
@@ -196,14 +216,28 @@ impl<G: EngineGame> Session for GameSession<G> {
     fn analyze(&mut self, limits: Limits, losing_depth: u32, out: &Output) -> Result<(), String> {
         let found = analyze(&self.current, &G::Weights::default(), &limits, losing_depth);
         let pv = format_line(&self.current, &found.pv);
-        say(out, &format!("info depth {} score {} pv {}", found.depth, found.score, pv.join(" ")));
-        let losing: Vec<String> = found.losing_moves.iter().map(|&mv| self.current.format_move(mv)).collect();
+        say(
+            out,
+            &format!(
+                "info depth {} score {} pv {}",
+                found.depth,
+                found.score,
+                pv.join(" ")
+            ),
+        );
+        let losing: Vec<String> = found
+            .losing_moves
+            .iter()
+            .map(|&mv| self.current.format_move(mv))
+            .collect();
         if losing.is_empty() {
             say(out, "losing (none)");
         } else {
             say(out, &format!("losing {}", losing.join(" ")));
         }
-        let best = found.best.map_or("(none)".to_string(), |mv| self.current.format_move(mv));
+        let best = found
+            .best
+            .map_or("(none)".to_string(), |mv| self.current.format_move(mv));
         say(out, &format!("bestmove {best}"));
         Ok(())
     }
@@ -231,7 +265,10 @@ impl<G: EngineGame> Session for GameSession<G> {
     fn show(&self) -> String {
         let mut moves = MoveList::new();
         self.current.legal_moves(&mut moves);
-        let list: Vec<String> = moves.iter().map(|&mv| self.current.format_move(mv)).collect();
+        let list: Vec<String> = moves
+            .iter()
+            .map(|&mv| self.current.format_move(mv))
+            .collect();
         format!(
             "info string {} to move, status {:?}, {} legal moves: {}",
             self.current.side_name(self.current.side_to_move()),
@@ -296,7 +333,9 @@ impl Engine {
     /// Handles one line; false to quit.
     fn command(&mut self, line: &str) -> bool {
         let words: Vec<&str> = line.split_whitespace().collect();
-        let Some((&verb, args)) = words.split_first() else { return true };
+        let Some((&verb, args)) = words.split_first() else {
+            return true;
+        };
         let result = match verb {
             "quit" => return false,
             "arbiter" | "uci" => {
@@ -342,14 +381,22 @@ impl Engine {
         true
     }
 
-    fn with_session<T>(&mut self, f: impl FnOnce(&mut dyn Session) -> Result<T, String>) -> Result<T, String> {
-        let session = self.session.as_mut().ok_or("no game chosen yet: send `game duck|surakarta|rc02` first")?;
+    fn with_session<T>(
+        &mut self,
+        f: impl FnOnce(&mut dyn Session) -> Result<T, String>,
+    ) -> Result<T, String> {
+        let session = self
+            .session
+            .as_mut()
+            .ok_or("no game chosen yet: send `game duck|surakarta|rc02` first")?;
         session.wait();
         f(session.as_mut())
     }
 
     fn game(&mut self, args: &[&str]) -> Result<(), String> {
-        let (name, rest) = args.split_first().ok_or("`game` needs a name: duck, surakarta or rc02")?;
+        let (name, rest) = args
+            .split_first()
+            .ok_or("`game` needs a name: duck, surakarta or rc02")?;
         if rest.len() % 2 != 0 {
             return Err("game options come in pairs: `size 8`".into());
         }
@@ -359,17 +406,27 @@ impl Engine {
                 pair[1]
                     .parse::<u64>()
                     .map(|v| (pair[0].to_string(), v))
-                    .map_err(|_| format!("option {} must be a number, found `{}`", pair[0], pair[1]))
+                    .map_err(|_| {
+                        format!("option {} must be a number, found `{}`", pair[0], pair[1])
+                    })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let session: Box<dyn Session> = match *name {
-            "duck" => Box::new(GameSession::new(arbiter_duck::Position::start_with(&options)?, &self.spec, self.seed)?),
+            "duck" => Box::new(GameSession::new(
+                arbiter_duck::Position::start_with(&options)?,
+                &self.spec,
+                self.seed,
+            )?),
             "surakarta" => Box::new(GameSession::new(
                 arbiter_surakarta::GameState::start_with(&options)?,
                 &self.spec,
                 self.seed,
             )?),
-            "rc02" => Box::new(GameSession::new(arbiter_rc02::Position::start_with(&options)?, &self.spec, self.seed)?),
+            "rc02" => Box::new(GameSession::new(
+                arbiter_rc02::Position::start_with(&options)?,
+                &self.spec,
+                self.seed,
+            )?),
             other => return Err(format!("unknown game `{other}` (duck, surakarta, rc02)")),
         };
         if let Some(old) = self.session.as_mut() {
@@ -381,20 +438,32 @@ impl Engine {
 
     fn set_option(&mut self, args: &[&str]) -> Result<(), String> {
         let text = args.join(" ");
-        let rest = text.strip_prefix("name ").ok_or("expected `setoption name NAME value VALUE`")?;
-        let (name, value) = rest.split_once(" value ").ok_or("expected `setoption name NAME value VALUE`")?;
+        let rest = text
+            .strip_prefix("name ")
+            .ok_or("expected `setoption name NAME value VALUE`")?;
+        let (name, value) = rest
+            .split_once(" value ")
+            .ok_or("expected `setoption name NAME value VALUE`")?;
         let (name, value) = (name.trim(), value.trim());
         let (mut spec, mut seed) = (self.spec.clone(), self.seed);
         match name {
             "player" => {
-                spec = value.parse().map_err(|e: crate::spec::SpecError| e.to_string())?;
+                spec = value
+                    .parse()
+                    .map_err(|e: crate::spec::SpecError| e.to_string())?;
                 if let crate::spec::PlayerKind::Command(_) = spec.kind {
                     return Err("the engine cannot run another engine as its player".into());
                 }
             }
-            "seed" => seed = value.parse().map_err(|_| format!("seed must be a number, found `{value}`"))?,
+            "seed" => {
+                seed = value
+                    .parse()
+                    .map_err(|_| format!("seed must be a number, found `{value}`"))?
+            }
             weight => {
-                let number: i32 = value.parse().map_err(|_| format!("{weight} must be an integer, found `{value}`"))?;
+                let number: i32 = value
+                    .parse()
+                    .map_err(|_| format!("{weight} must be an integer, found `{value}`"))?;
                 spec.weights.retain(|(k, _)| k != weight);
                 spec.weights.push((weight.to_string(), number));
             }
@@ -421,14 +490,20 @@ impl Engine {
                 continue;
             }
             let value = args.get(i + 1).ok_or(format!("`{key}` needs a number"))?;
-            let n: u64 = value.parse().map_err(|_| format!("`{key}` needs a number, found `{value}`"))?;
+            let n: u64 = value
+                .parse()
+                .map_err(|_| format!("`{key}` needs a number, found `{value}`"))?;
             match key {
                 "depth" => limits.depth = Some(n.clamp(1, 100) as u32),
                 "nodes" => limits.nodes = Some(n),
                 "movetime" => limits.time = Some(Duration::from_millis(n)),
                 "iterations" => limits.iterations = Some(n),
                 "losing" => losing = n.clamp(1, 8) as u32,
-                other => return Err(format!("unknown limit `{other}` (depth, nodes, movetime, iterations, infinite)")),
+                other => {
+                    return Err(format!(
+                        "unknown limit `{other}` (depth, nodes, movetime, iterations, infinite)"
+                    ))
+                }
             }
             i += 2;
         }

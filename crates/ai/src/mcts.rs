@@ -23,7 +23,11 @@ pub struct MctsConfig {
 
 impl Default for MctsConfig {
     fn default() -> Self {
-        MctsConfig { exploration: 1.4, capture_bias: 0.5, default_iterations: 10_000 }
+        MctsConfig {
+            exploration: 1.4,
+            capture_bias: 0.5,
+            default_iterations: 10_000,
+        }
     }
 }
 
@@ -58,7 +62,11 @@ pub struct MctsResult<M> {
 
 impl<G: Evaluate> Mcts<G> {
     pub fn new(seed: u64, config: MctsConfig, weights: G::Weights) -> Self {
-        Mcts { rng: SmallRng::seed_from_u64(seed), config, weights }
+        Mcts {
+            rng: SmallRng::seed_from_u64(seed),
+            config,
+            weights,
+        }
     }
 
     /// Plays random (capture-biased) moves from `state` to the end or the length cap; the winner.
@@ -107,11 +115,14 @@ impl<G: Evaluate> Mcts<G> {
     pub fn search(&mut self, root: &G, limits: &Limits, stop: &AtomicBool) -> MctsResult<G::Move> {
         let start = Instant::now();
         let deadline = limits.time.map(|t| start + t);
-        let max_iterations = limits.iterations.or(limits.nodes).unwrap_or(if deadline.is_some() {
-            u64::MAX
-        } else {
-            self.config.default_iterations
-        });
+        let max_iterations = limits
+            .iterations
+            .or(limits.nodes)
+            .unwrap_or(if deadline.is_some() {
+                u64::MAX
+            } else {
+                self.config.default_iterations
+            });
         let mut root_moves = MoveList::new();
         root.legal_moves(&mut root_moves);
         let mut nodes = vec![Node {
@@ -126,7 +137,9 @@ impl<G: Evaluate> Mcts<G> {
         let cap = root.max_plies().min(300);
         let mut iterations = 0;
         while iterations < max_iterations && root_moves.len() > 1 {
-            if iterations & 63 == 0 && (deadline.is_some_and(|d| Instant::now() >= d) || stop.load(Ordering::Relaxed)) {
+            if iterations & 63 == 0
+                && (deadline.is_some_and(|d| Instant::now() >= d) || stop.load(Ordering::Relaxed))
+            {
                 break;
             }
             iterations += 1;
@@ -184,7 +197,11 @@ impl<G: Evaluate> Mcts<G> {
             }
         }
         let most_visited = |nodes: &Vec<Node<G::Move>>, at: usize| {
-            nodes[at].children.iter().copied().max_by(|&a, &b| nodes[a].visits.total_cmp(&nodes[b].visits))
+            nodes[at]
+                .children
+                .iter()
+                .copied()
+                .max_by(|&a, &b| nodes[a].visits.total_cmp(&nodes[b].visits))
         };
         let mut pv = Vec::new();
         let mut at = 0;
@@ -193,8 +210,15 @@ impl<G: Evaluate> Mcts<G> {
             at = child;
         }
         let best = pv.first().copied().or(root_moves.first().copied());
-        let win_rate = most_visited(&nodes, 0).map_or(0.5, |c| nodes[c].value / nodes[c].visits.max(1.0));
-        MctsResult { best, iterations, win_rate, pv, elapsed: start.elapsed() }
+        let win_rate =
+            most_visited(&nodes, 0).map_or(0.5, |c| nodes[c].value / nodes[c].visits.max(1.0));
+        MctsResult {
+            best,
+            iterations,
+            win_rate,
+            pv,
+            elapsed: start.elapsed(),
+        }
     }
 }
 

@@ -16,7 +16,9 @@ pub struct RandomPlayer {
 
 impl RandomPlayer {
     pub fn new(seed: u64) -> Self {
-        RandomPlayer { rng: SmallRng::seed_from_u64(seed) }
+        RandomPlayer {
+            rng: SmallRng::seed_from_u64(seed),
+        }
     }
 }
 
@@ -25,7 +27,13 @@ impl<G: Game> Player<G> for RandomPlayer {
         "random".into()
     }
 
-    fn choose(&mut self, game: &G, _: &Limits, _: &AtomicBool, _: &mut dyn FnMut(&SearchInfo)) -> Option<G::Move> {
+    fn choose(
+        &mut self,
+        game: &G,
+        _: &Limits,
+        _: &AtomicBool,
+        _: &mut dyn FnMut(&SearchInfo),
+    ) -> Option<G::Move> {
         let mut moves = MoveList::new();
         game.legal_moves(&mut moves);
         (!moves.is_empty()).then(|| moves[self.rng.gen_range(0..moves.len())])
@@ -41,7 +49,10 @@ pub struct GreedyPlayer<G: Evaluate> {
 
 impl<G: Evaluate> GreedyPlayer<G> {
     pub fn new(seed: u64, weights: G::Weights) -> Self {
-        GreedyPlayer { rng: SmallRng::seed_from_u64(seed), weights }
+        GreedyPlayer {
+            rng: SmallRng::seed_from_u64(seed),
+            weights,
+        }
     }
 }
 
@@ -60,7 +71,13 @@ impl<G: Evaluate> Player<G> for GreedyPlayer<G> {
         "greedy".into()
     }
 
-    fn choose(&mut self, game: &G, _: &Limits, _: &AtomicBool, _: &mut dyn FnMut(&SearchInfo)) -> Option<G::Move> {
+    fn choose(
+        &mut self,
+        game: &G,
+        _: &Limits,
+        _: &AtomicBool,
+        _: &mut dyn FnMut(&SearchInfo),
+    ) -> Option<G::Move> {
         let mut moves = MoveList::new();
         game.legal_moves(&mut moves);
         let mover = game.side_to_move();

@@ -78,7 +78,10 @@ impl FromStr for PlayerSpec {
     type Err = SpecError;
 
     fn from_str(text: &str) -> Result<PlayerSpec, SpecError> {
-        let error = |reason: String| SpecError { spec: text.to_string(), reason };
+        let error = |reason: String| SpecError {
+            spec: text.to_string(),
+            reason,
+        };
         let mut spec = PlayerSpec {
             kind: PlayerKind::Random,
             depth: None,
@@ -106,7 +109,11 @@ impl FromStr for PlayerSpec {
             "easy" => PlayerKind::Level(Level::Easy),
             "medium" => PlayerKind::Level(Level::Medium),
             "hard" => PlayerKind::Level(Level::Hard),
-            other => return Err(error(format!("unknown player `{other}`; expected {SPEC_HELP}"))),
+            other => {
+                return Err(error(format!(
+                    "unknown player `{other}`; expected {SPEC_HELP}"
+                )))
+            }
         };
         for part in parts {
             let (key, value) = part
@@ -122,12 +129,14 @@ impl FromStr for PlayerSpec {
                 "ms" => spec.ms = Some(number("milliseconds")?),
                 "nodes" => spec.nodes = Some(number("a node count")?),
                 "iterations" => spec.iterations = Some(number("an iteration count")?),
-                "hash" => spec.hash_bits = Some(number("a number of bits (10-26)")?.clamp(10, 26) as u32),
+                "hash" => {
+                    spec.hash_bits = Some(number("a number of bits (10-26)")?.clamp(10, 26) as u32)
+                }
                 "c" => spec.exploration = Some(number("hundredths")? as u32),
                 _ => {
-                    let weight = value
-                        .parse::<i32>()
-                        .map_err(|_| error(format!("weight {key} must be an integer, found `{value}`")))?;
+                    let weight = value.parse::<i32>().map_err(|_| {
+                        error(format!("weight {key} must be an integer, found `{value}`"))
+                    })?;
                     spec.weights.push((key.to_string(), weight));
                 }
             }
@@ -145,7 +154,11 @@ impl PlayerSpec {
             iterations: self.iterations,
             time: self.ms.map(Duration::from_millis),
         };
-        if limits.depth.is_none() && limits.nodes.is_none() && limits.iterations.is_none() && limits.time.is_none() {
+        if limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.iterations.is_none()
+            && limits.time.is_none()
+        {
             limits.time = default_ms.map(Duration::from_millis);
         }
         limits
@@ -167,13 +180,19 @@ impl PlayerSpec {
     fn weights<W: EvalWeights>(&self) -> Result<W, SpecError> {
         let mut weights = W::default();
         for (name, value) in &self.weights {
-            weights.set(name, *value).map_err(|reason| SpecError { spec: self.text.clone(), reason })?;
+            weights.set(name, *value).map_err(|reason| SpecError {
+                spec: self.text.clone(),
+                reason,
+            })?;
         }
         Ok(weights)
     }
 
     /// Builds the player for game `G`; `seed` makes its random choices repeatable.
-    pub fn build<G: Evaluate + GameName>(&self, seed: u64) -> Result<Box<dyn Player<G>>, SpecError> {
+    pub fn build<G: Evaluate + GameName>(
+        &self,
+        seed: u64,
+    ) -> Result<Box<dyn Player<G>>, SpecError> {
         let game_name = G::name_of();
         let spec = self.resolve(game_name);
         let weights = spec.weights::<G::Weights>()?;
@@ -240,10 +259,21 @@ mod tests {
         assert_eq!(s.weights, vec![("mobility".to_string(), 7)]);
         let s: PlayerSpec = "cmd:./engine --fast:yes".parse().unwrap();
         assert_eq!(s.kind, PlayerKind::Command("./engine --fast:yes".into()));
-        assert_eq!("hard".parse::<PlayerSpec>().unwrap().kind, PlayerKind::Level(Level::Hard));
-        assert!("alphabeta:ms=fast".parse::<PlayerSpec>().unwrap_err().reason.contains("milliseconds"));
+        assert_eq!(
+            "hard".parse::<PlayerSpec>().unwrap().kind,
+            PlayerKind::Level(Level::Hard)
+        );
+        assert!("alphabeta:ms=fast"
+            .parse::<PlayerSpec>()
+            .unwrap_err()
+            .reason
+            .contains("milliseconds"));
         assert!("alphabeta:ms".parse::<PlayerSpec>().is_err());
-        assert!("chess".parse::<PlayerSpec>().unwrap_err().reason.contains("unknown player"));
+        assert!("chess"
+            .parse::<PlayerSpec>()
+            .unwrap_err()
+            .reason
+            .contains("unknown player"));
         assert!("cmd:".parse::<PlayerSpec>().is_err());
     }
 
@@ -251,6 +281,9 @@ mod tests {
     fn unknown_weights_are_refused_when_built() {
         let s: PlayerSpec = "greedy:sparkle=3".parse().unwrap();
         let err = s.build::<arbiter_duck::Position>(1).err().unwrap();
-        assert!(err.reason.contains("unknown weight") && err.reason.contains("mobility"), "{err}");
+        assert!(
+            err.reason.contains("unknown weight") && err.reason.contains("mobility"),
+            "{err}"
+        );
     }
 }

@@ -8,6 +8,8 @@ use anyhow::{bail, Context};
 use arbiter_core::Side;
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod arena;
+
 /// arbiter — judges, engines and hosting for Duck Chess, Surakarta and the RC-02 game.
 #[derive(Parser)]
 #[command(name = "arbiter", version, about, propagate_version = true)]
@@ -37,6 +39,8 @@ enum Command {
     },
     /// Speak the engine protocol on stdin/stdout (see docs/engine-protocol.md).
     Engine,
+    /// Play a tournament between players or outside engines and report Elo differences.
+    Arena(arena::ArenaArgs),
     /// Measure move generation under play: random playouts per second.
     Bench {
         game: BenchGame,
@@ -99,6 +103,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             perft(game, depth, size, divide)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Arena(args) => arena::run(args),
         Command::Engine => {
             arbiter_ai::engine::run(io::stdin().lock(), io::stdout());
             Ok(ExitCode::SUCCESS)

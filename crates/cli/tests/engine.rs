@@ -6,9 +6,19 @@ use common::arbiter;
 
 #[test]
 fn the_documented_session_replays() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/engine-protocol.md")).unwrap();
-    let session = doc.split("## Example session").nth(1).expect("the doc has an example session");
-    let block = session.split("```").nth(1).expect("the session is a code block");
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/engine-protocol.md"
+    ))
+    .unwrap();
+    let session = doc
+        .split("## Example session")
+        .nth(1)
+        .expect("the doc has an example session");
+    let block = session
+        .split("```")
+        .nth(1)
+        .expect("the session is a code block");
     let mut input = String::new();
     let mut expected = Vec::new();
     for line in block.lines() {

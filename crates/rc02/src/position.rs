@@ -104,7 +104,9 @@ fn line_captures(codes: &[u8], own: u8) -> u32 {
     }
     let first = codes.iter().position(|&c| c != 0);
     let last = codes.iter().rposition(|&c| c != 0);
-    let (Some(first), Some(last)) = (first, last) else { return 0 };
+    let (Some(first), Some(last)) = (first, last) else {
+        return 0;
+    };
     let run = &codes[first..=last];
     let unbroken = run.iter().all(|&c| c != 0);
     let changes = run.windows(2).filter(|w| w[0] != w[1]).count();
@@ -340,20 +342,35 @@ impl Position {
     /// A line captures when its counts match a pattern and, ignoring empty cells at its ends,
     /// it reads as one block of the mover's pieces touching one block of the enemy's.
     pub fn capturable(&self, at: Cell, row: bool) -> Vec<Cell> {
-        let Some(mover) = self.get(at) else { return vec![] };
-        let line: Vec<Cell> =
-            (0..self.n).map(|i| if row { Cell::new(at.row, i) } else { Cell::new(i, at.col) }).collect();
+        let Some(mover) = self.get(at) else {
+            return vec![];
+        };
+        let line: Vec<Cell> = (0..self.n)
+            .map(|i| {
+                if row {
+                    Cell::new(at.row, i)
+                } else {
+                    Cell::new(i, at.col)
+                }
+            })
+            .collect();
         let codes: Vec<u8> = line.iter().map(|&c| self.cells[Self::index(c)]).collect();
         if line_captures(&codes, mover.index() as u8 + 1) == 0 {
             return vec![];
         }
         let enemy = 2 - mover.index() as u8;
-        line.into_iter().zip(codes).filter(|&(_, code)| code == enemy).map(|(c, _)| c).collect()
+        line.into_iter()
+            .zip(codes)
+            .filter(|&(_, code)| code == enemy)
+            .map(|(c, _)| c)
+            .collect()
     }
 
     /// How many enemy pieces `mv` would capture (0 for a non-capture), without playing it.
     pub fn capture_count(&self, mv: Move) -> u32 {
-        let Some(mover) = self.get(mv.from) else { return 0 };
+        let Some(mover) = self.get(mv.from) else {
+            return 0;
+        };
         let own = mover.index() as u8 + 1;
         let n = self.n as usize;
         let code_at = |row: usize, col: usize| {

@@ -55,7 +55,9 @@ impl Evaluate for Position {
                 }
             }
             if let Some(ours) = captains[s] {
-                if matches!(piece.kind, PieceKind::Guard | PieceKind::Elephant) && distance(sq, ours) == 1 {
+                if matches!(piece.kind, PieceKind::Guard | PieceKind::Elephant)
+                    && distance(sq, ours) == 1
+                {
                     score[s] += w.captain_shield;
                 }
             }
@@ -68,7 +70,11 @@ impl Evaluate for Position {
         match (self.piece_at(mv.to), self.piece_at(mv.from)) {
             (Some(victim), Some(attacker)) => {
                 let w = DuckWeights::default();
-                let v = if victim.kind == PieceKind::Captain { 100_000 } else { value(victim.kind, &w) };
+                let v = if victim.kind == PieceKind::Captain {
+                    100_000
+                } else {
+                    value(victim.kind, &w)
+                };
                 16 * v - value(attacker.kind, &w)
             }
             _ => 0,
@@ -77,7 +83,8 @@ impl Evaluate for Position {
 
     fn in_danger(&self) -> bool {
         let us = self.side_to_move();
-        self.captain(us).is_some_and(|c| self.attacks(us.opponent(), c))
+        self.captain(us)
+            .is_some_and(|c| self.attacks(us.opponent(), c))
     }
 
     fn max_plies(&self) -> u32 {

@@ -22,7 +22,11 @@ weights!(
 fn best_capture(pos: &Position, side: Side) -> u32 {
     let mut moves = MoveList::new();
     pos.moves_of(side, &mut moves);
-    moves.iter().map(|&mv| pos.capture_count(mv)).max().unwrap_or(0)
+    moves
+        .iter()
+        .map(|&mv| pos.capture_count(mv))
+        .max()
+        .unwrap_or(0)
 }
 
 impl Evaluate for Position {

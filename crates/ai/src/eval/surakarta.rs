@@ -29,13 +29,15 @@ impl Evaluate for GameState {
         let n = board.size();
         let inner: u16 = ((1u32 << (n - 1)) - 2) as u16;
         let interior = |side| -> i32 {
-            (1..n - 1).map(|y| (board.row_bits(side, y) & inner).count_ones() as i32).sum()
+            (1..n - 1)
+                .map(|y| (board.row_bits(side, y) & inner).count_ones() as i32)
+                .sum()
         };
         let (our_captures, their_pieces_hit) = board.capture_summary(us);
         let (their_captures, our_pieces_hit) = board.capture_summary(them);
-        let mobility = (board.step_count(us) + our_captures) as i32 - (board.step_count(them) + their_captures) as i32;
-        w.piece * (board.count(us) as i32 - board.count(them) as i32)
-            + w.mobility * mobility
+        let mobility = (board.step_count(us) + our_captures) as i32
+            - (board.step_count(them) + their_captures) as i32;
+        w.piece * (board.count(us) as i32 - board.count(them) as i32) + w.mobility * mobility
             - w.threatened * our_pieces_hit as i32
             + w.attacking * their_pieces_hit as i32
             + w.interior * (interior(us) - interior(them))

@@ -1,0 +1,676 @@
+//! Matches and tournaments: arbiter's players and outside engines play each other.
+//!
+//! Every pair of entrants plays `games` games (a round robin; with two entrants, a gauntlet):
+//! each opening — a few random plies from the start — is played twice with the colours
+//! swapped. Games run `concurrency` at a time; an outside engine that crashes, hangs past its
+//! time or plays an illegal move loses that game and the arena records why. A game longer than
+//! `max_plies` is adjudicated a draw. [`stats`] turns the results into scores, Elo differences
+//! with their 95% intervals, the likelihood of superiority, and an optional SPRT.
+
+mod contestant;
+pub mod stats;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use arbiter_ai::engine::EngineGame;
+use arbiter_ai::{PlayerKind, PlayerSpec};
+use arbiter_core::{MoveList, Side, Status};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use thiserror::Error;
+
+pub use contestant::Forfeit;
+use contestant::{Contestant, External, Internal};
+pub use stats::{Sprt, SprtVerdict, Tally};
+
+/// One player in a tournament.
+#[derive(Clone, Debug)]
+pub struct Entrant {
+    pub name: String,
+    pub spec: PlayerSpec,
+}
+
+/// How a tournament is run.
+#[derive(Clone, Debug)]
+pub struct ArenaConfig {
+    /// Games per pair of entrants.
+    pub games: u32,
+    /// Thinking time for players whose spec sets no limit, and for outside engines.
+    pub time_per_move: Duration,
+    pub concurrency: usize,
+    /// Random plies played from the start to make each opening.
+    pub opening_plies: u32,
+    pub seed: u64,
+    /// Where each game's record is written.
+    pub out_dir: Option<PathBuf>,
+    /// Games reaching this many plies are drawn (default: the game's own cap).
+    pub max_plies: Option<u32>,
+    pub sprt: Option<Sprt>,
+}
+
+impl Default for ArenaConfig {
+    fn default() -> Self {
+        ArenaConfig {
+            games: 20,
+            time_per_move: Duration::from_millis(100),
+            concurrency: 1,
+            opening_plies: 4,
+            seed: 1,
+            out_dir: None,
+            max_plies: None,
+            sprt: None,
+        }
+    }
+}
+
+/// Why the arena cannot start.
+#[derive(Debug, Error)]
+pub enum ArenaError {
+    #[error("a tournament needs at least two players")]
+    TooFewPlayers,
+    #[error("two players are called `{0}`")]
+    DuplicateName(String),
+    #[error(transparent)]
+    Spec(#[from] arbiter_ai::SpecError),
+    #[error("cannot write game records to {path}: {error}")]
+    Records {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+/// How one game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameOutcome {
+    pub index: usize,
+    /// Entrant indices of the first and second player (red/black first).
+    pub first: usize,
+    pub second: usize,
+    /// The winner's entrant index; `None` for a draw.
+    pub winner: Option<usize>,
+    /// In words: "checkmate", "draw by the 400-ply limit", "illegal move: …".
+    pub reason: String,
+    pub plies: usize,
+    pub moves: Vec<String>,
+    /// The game in the form saved to disk (see [`Recorded`]).
+    #[serde(skip)]
+    pub record: String,
+    pub record_file: Option<PathBuf>,
+}
+
+/// A player's totals.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlayerTotals {
+    pub name: String,
+    pub spec: String,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// Points per game, 0 to 1.
+    pub score: f64,
+}
+
+/// One pair's results, from `a`'s side.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairTotals {
+    pub a: String,
+    pub b: String,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub elo: f64,
+    pub elo_error: f64,
+    /// Likelihood of superiority of `a`.
+    pub los: f64,
+}
+
+/// Everything a tournament produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub game: String,
+    pub games: usize,
+    pub players: Vec<PlayerTotals>,
+    pub pairs: Vec<PairTotals>,
+    #[serde(skip)]
+    pub outcomes: Vec<GameOutcome>,
+    /// Set when an SPRT stopped the tournament early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<String>,
+}
+
+impl Report {
+    /// The JSON summary of `--json`.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("the report serialises")
+    }
+
+    /// The human table printed at the end.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        let width = self
+            .players
+            .iter()
+            .map(|p| p.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(6);
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>6}",
+            "player", "games", "wins", "draws", "losses", "score"
+        );
+        for p in &self.players {
+            let _ = writeln!(
+                out,
+                "{:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>5.1}%",
+                p.name,
+                p.games,
+                p.wins,
+                p.draws,
+                p.losses,
+                100.0 * p.score
+            );
+        }
+        let _ = writeln!(out);
+        for pair in &self.pairs {
+            let games = pair.wins + pair.draws + pair.losses;
+            let tally = Tally {
+                wins: pair.wins,
+                draws: pair.draws,
+                losses: pair.losses,
+            };
+            let elo = if pair.elo.abs() > 1500.0 {
+                format!("{}inf", if pair.elo > 0.0 { "+" } else { "-" })
+            } else if pair.elo_error.is_finite() && pair.elo_error < 1500.0 {
+                format!("{:+.0} ± {:.0}", pair.elo, pair.elo_error)
+            } else {
+                format!("{:+.0}", pair.elo)
+            };
+            let _ = writeln!(
+                out,
+                "{} vs {}: {games} games, +{} ={} -{} ({:.1}%), Elo {elo}, LOS {:.1}%",
+                pair.a,
+                pair.b,
+                pair.wins,
+                pair.draws,
+                pair.losses,
+                100.0 * tally.score(),
+                100.0 * pair.los
+            );
+        }
+        if let Some(sprt) = &self.sprt {
+            let _ = writeln!(out, "SPRT: {sprt}");
+        }
+        out
+    }
+}
+
+/// A game's record in the form the arena saves: Surakarta in the course's notation, the other
+/// games as their move list.
+pub trait Recorded: EngineGame {
+    fn record_text(moves: &[String], end: &Ending) -> String {
+        let _ = end;
+        moves.join(" ")
+    }
+}
+
+impl Recorded for arbiter_duck::Position {}
+impl Recorded for arbiter_rc02::Position {}
+
+impl Recorded for arbiter_surakarta::GameState {
+    fn record_text(moves: &[String], end: &Ending) -> String {
+        let letter = match end {
+            Ending::Rules { reason, .. } if reason == "checkmate" => Some("C"),
+            Ending::Rules { reason, .. } if reason == "stalemate" => Some("S"),
+            Ending::Rules { .. } => Some("R"),
+            Ending::Forfeit {
+                forfeit: Forfeit::Illegal(_),
+                ..
+            } => Some("I"),
+            Ending::Forfeit {
+                forfeit: Forfeit::TimedOut,
+                ..
+            } => Some("T"),
+            Ending::Forfeit { .. } => Some("R"),
+            Ending::Adjudicated { .. } => None,
+        };
+        let mut text = moves.join(" ");
+        if let Some(letter) = letter {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(letter);
+            text.push('#');
+        }
+        text
+    }
+}
+
+/// How a game ended, before it is turned into an outcome.
+#[derive(Clone, Debug)]
+pub enum Ending {
+    Rules {
+        winner: Option<Side>,
+        reason: String,
+    },
+    Adjudicated {
+        plies: u32,
+    },
+    Forfeit {
+        loser: Side,
+        forfeit: Forfeit,
+    },
+}
+
+struct Job {
+    index: usize,
+    first: usize,
+    second: usize,
+    opening: usize,
+}
+
+/// A random opening: `plies` random moves from `start` that do not end the game.
+fn opening<G: EngineGame>(start: &G, plies: u32, seed: u64) -> (G, Vec<String>) {
+    for attempt in 0..100u64 {
+        let mut rng = SmallRng::seed_from_u64(seed.wrapping_add(attempt.wrapping_mul(0x9E37_79B9)));
+        let mut pos = start.clone();
+        let mut moves = Vec::new();
+        let mut ok = true;
+        for _ in 0..plies {
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            if list.is_empty() {
+                ok = false;
+                break;
+            }
+            let mv = list[rng.gen_range(0..list.len())];
+            moves.push(pos.format_move(mv));
+            pos.play(mv);
+            if pos.status().is_over() {
+                ok = false;
+                break;
+            }
+        }
+        if ok {
+            return (pos, moves);
+        }
+    }
+    (start.clone(), Vec::new())
+}
+
+fn describe_end<G: EngineGame>(pos: &G) -> String {
+    match pos.status() {
+        Status::Drawn => "draw".into(),
+        Status::Won(side) => format!("{} wins", pos.side_name(side)),
+        Status::Ongoing => "unfinished".into(),
+    }
+}
+
+/// The reason a finished game ended, for records (Surakarta's end reasons where it has them).
+pub trait EndReasonText {
+    fn end_reason_text(&self) -> Option<String> {
+        None
+    }
+}
+
+impl EndReasonText for arbiter_duck::Position {}
+impl EndReasonText for arbiter_rc02::Position {}
+impl EndReasonText for arbiter_surakarta::GameState {
+    fn end_reason_text(&self) -> Option<String> {
+        match self.end_reason {
+            arbiter_surakarta::EndReason::None => None,
+            other => Some(other.name().to_lowercase()),
+        }
+    }
+}
+
+/// Plays one game; the first contestant moves first.
+fn play_game<G: Recorded + EndReasonText>(
+    start: &G,
+    opening_moves: &[String],
+    from: &G,
+    contestants: &mut [Box<dyn Contestant<G>>; 2],
+    max_plies: u32,
+) -> (Ending, Vec<String>) {
+    let mut pos = from.clone();
+    let mut history: Vec<String> = opening_moves.to_vec();
+    let first_side = start.side_to_move();
+    loop {
+        match pos.status() {
+            Status::Ongoing => {}
+            status => {
+                let winner = match status {
+                    Status::Won(side) => Some(side),
+                    _ => None,
+                };
+                let reason = pos.end_reason_text().unwrap_or_else(|| describe_end(&pos));
+                return (Ending::Rules { winner, reason }, history);
+            }
+        }
+        if history.len() as u32 >= max_plies {
+            return (Ending::Adjudicated { plies: max_plies }, history);
+        }
+        let side = pos.side_to_move();
+        let who = usize::from(side != first_side);
+        match contestants[who].choose(start, &history, &pos) {
+            Ok(mv) => {
+                let mut legal = MoveList::new();
+                pos.legal_moves(&mut legal);
+                if !legal.contains(&mv) {
+                    let forfeit =
+                        Forfeit::Illegal(format!("{} is not legal here", pos.format_move(mv)));
+                    return (
+                        Ending::Forfeit {
+                            loser: side,
+                            forfeit,
+                        },
+                        history,
+                    );
+                }
+                history.push(pos.format_move(mv));
+                pos.play(mv);
+            }
+            Err(forfeit) => {
+                return (
+                    Ending::Forfeit {
+                        loser: side,
+                        forfeit,
+                    },
+                    history,
+                )
+            }
+        }
+    }
+}
+
+/// Runs a tournament from `start`, calling `progress(done, total, outcome)` after each game.
+pub fn run<G: Recorded + EndReasonText>(
+    start: &G,
+    entrants: &[Entrant],
+    config: &ArenaConfig,
+    progress: &mut dyn FnMut(usize, usize, &GameOutcome),
+) -> Result<Report, ArenaError> {
+    if entrants.len() < 2 {
+        return Err(ArenaError::TooFewPlayers);
+    }
+    for (i, e) in entrants.iter().enumerate() {
+        if entrants[..i].iter().any(|o| o.name == e.name) {
+            return Err(ArenaError::DuplicateName(e.name.clone()));
+        }
+        if !matches!(e.spec.kind, PlayerKind::Command(_)) {
+            e.spec.build::<G>(0)?;
+        }
+    }
+    if let Some(dir) = &config.out_dir {
+        std::fs::create_dir_all(dir).map_err(|error| ArenaError::Records {
+            path: dir.clone(),
+            error,
+        })?;
+    }
+    let mut jobs = Vec::new();
+    for a in 0..entrants.len() {
+        for b in a + 1..entrants.len() {
+            for k in 0..config.games as usize {
+                let (first, second) = if k % 2 == 0 { (a, b) } else { (b, a) };
+                jobs.push(Job {
+                    index: jobs.len(),
+                    first,
+                    second,
+                    opening: k / 2,
+                });
+            }
+        }
+    }
+    let total = jobs.len();
+    let next = AtomicUsize::new(0);
+    let halt = AtomicBool::new(false);
+    let max_plies = config.max_plies.unwrap_or_else(|| start.max_plies());
+    let (tx, rx) = mpsc::channel::<GameOutcome>();
+    let mut outcomes: Vec<GameOutcome> = Vec::new();
+    let mut sprt_note = None;
+    let mut record_error = None;
+    std::thread::scope(|scope| {
+        for _ in 0..config.concurrency.max(1) {
+            let tx = tx.clone();
+            let (jobs, next, halt) = (&jobs, &next, &halt);
+            scope.spawn(move || loop {
+                if halt.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let outcome = run_job(start, entrants, config, job, max_plies);
+                if tx.send(outcome).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for mut outcome in rx {
+            if let Some(dir) = &config.out_dir {
+                let path = dir.join(format!(
+                    "game-{:04}-{}-vs-{}.txt",
+                    outcome.index + 1,
+                    entrants[outcome.first].name,
+                    entrants[outcome.second].name
+                ));
+                if let Err(error) = std::fs::write(&path, format!("{}\n", outcome.record)) {
+                    record_error.get_or_insert(ArenaError::Records {
+                        path: path.clone(),
+                        error,
+                    });
+                    halt.store(true, Ordering::Relaxed);
+                }
+                outcome.record_file = Some(path);
+            }
+            outcomes.push(outcome);
+            progress(outcomes.len(), total, outcomes.last().expect("just pushed"));
+            if let (Some(sprt), 2) = (config.sprt, entrants.len()) {
+                let tally = tally_between(&outcomes, 0, 1);
+                match sprt.verdict(&tally) {
+                    SprtVerdict::Continue => {}
+                    verdict => {
+                        let (lower, upper) = Sprt::bounds();
+                        sprt_note = Some(format!(
+                            "{} after {} games (LLR {:.2}, bounds {:.2}..{:.2}, H0 Elo {}, H1 Elo {})",
+                            if verdict == SprtVerdict::AcceptH1 { "H1 accepted" } else { "H0 accepted" },
+                            tally.games(),
+                            tally.log_likelihood_ratio(sprt.elo0, sprt.elo1),
+                            lower,
+                            upper,
+                            sprt.elo0,
+                            sprt.elo1
+                        ));
+                        halt.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+    });
+    if let Some(error) = record_error {
+        return Err(error);
+    }
+    outcomes.sort_by_key(|o| o.index);
+    if let Some(dir) = &config.out_dir {
+        let mut index = String::from("game\tfirst\tsecond\twinner\tplies\treason\tfile\n");
+        for o in &outcomes {
+            let _ = writeln!(
+                index,
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                o.index + 1,
+                entrants[o.first].name,
+                entrants[o.second].name,
+                o.winner.map_or("draw", |w| entrants[w].name.as_str()),
+                o.plies,
+                o.reason,
+                o.record_file
+                    .as_ref()
+                    .and_then(|p| p.file_name())
+                    .map_or(String::new(), |f| f.to_string_lossy().into_owned())
+            );
+        }
+        let path = dir.join("games.tsv");
+        std::fs::write(&path, index).map_err(|error| ArenaError::Records { path, error })?;
+    }
+    Ok(build_report::<G>(entrants, outcomes, sprt_note))
+}
+
+fn run_job<G: Recorded + EndReasonText>(
+    start: &G,
+    entrants: &[Entrant],
+    config: &ArenaConfig,
+    job: &Job,
+    max_plies: u32,
+) -> GameOutcome {
+    let (from, opening_moves) = opening(
+        start,
+        config.opening_plies,
+        config
+            .seed
+            .wrapping_mul(31)
+            .wrapping_add(job.opening as u64),
+    );
+    let game_seed = config.seed ^ (job.index as u64).wrapping_mul(0x2545_F491_4F6C_DD1D);
+    let make = |entrant: usize, salt: u64| -> Result<Box<dyn Contestant<G>>, Forfeit> {
+        let spec = &entrants[entrant].spec;
+        match &spec.kind {
+            PlayerKind::Command(command) => Ok(Box::new(External::start(
+                command,
+                &start.game_line(),
+                config.time_per_move,
+            )?) as Box<dyn Contestant<G>>),
+            _ => {
+                let player = spec
+                    .build::<G>(game_seed ^ salt)
+                    .map_err(|e| Forfeit::Crashed(e.to_string()))?;
+                let limits = spec
+                    .resolve(G::name_of())
+                    .limits(Some(config.time_per_move.as_millis() as u64));
+                Ok(Box::new(Internal { player, limits }))
+            }
+        }
+    };
+    let (ending, moves) = match (make(job.first, 1), make(job.second, 2)) {
+        (Ok(a), Ok(b)) => {
+            let mut pair = [a, b];
+            play_game(start, &opening_moves, &from, &mut pair, max_plies)
+        }
+        (Err(forfeit), _) => (
+            Ending::Forfeit {
+                loser: start.side_to_move(),
+                forfeit,
+            },
+            opening_moves.clone(),
+        ),
+        (_, Err(forfeit)) => (
+            Ending::Forfeit {
+                loser: start.side_to_move().opponent(),
+                forfeit,
+            },
+            opening_moves.clone(),
+        ),
+    };
+    let record = G::record_text(&moves, &ending);
+    let first_side = start.side_to_move();
+    let entrant_of = |side: Side| {
+        if side == first_side {
+            job.first
+        } else {
+            job.second
+        }
+    };
+    let (winner, reason) = match ending {
+        Ending::Rules { winner, reason } => (winner.map(entrant_of), reason),
+        Ending::Adjudicated { plies } => (None, format!("draw by the {plies}-ply limit")),
+        Ending::Forfeit { loser, forfeit } => {
+            (Some(entrant_of(loser.opponent())), forfeit.to_string())
+        }
+    };
+    GameOutcome {
+        index: job.index,
+        first: job.first,
+        second: job.second,
+        winner,
+        reason,
+        plies: moves.len(),
+        moves,
+        record,
+        record_file: None,
+    }
+}
+
+/// Results of `a` against `b`, from `a`'s side.
+fn tally_between(outcomes: &[GameOutcome], a: usize, b: usize) -> Tally {
+    let mut tally = Tally::default();
+    for o in outcomes
+        .iter()
+        .filter(|o| (o.first == a && o.second == b) || (o.first == b && o.second == a))
+    {
+        match o.winner {
+            Some(w) if w == a => tally.wins += 1,
+            Some(_) => tally.losses += 1,
+            None => tally.draws += 1,
+        }
+    }
+    tally
+}
+
+fn build_report<G: EngineGame>(
+    entrants: &[Entrant],
+    outcomes: Vec<GameOutcome>,
+    sprt: Option<String>,
+) -> Report {
+    let players = entrants
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let mut t = Tally::default();
+            for o in outcomes.iter().filter(|o| o.first == i || o.second == i) {
+                match o.winner {
+                    Some(w) if w == i => t.wins += 1,
+                    Some(_) => t.losses += 1,
+                    None => t.draws += 1,
+                }
+            }
+            PlayerTotals {
+                name: e.name.clone(),
+                spec: e.spec.text.clone(),
+                games: t.games(),
+                wins: t.wins,
+                draws: t.draws,
+                losses: t.losses,
+                score: t.score(),
+            }
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for a in 0..entrants.len() {
+        for b in a + 1..entrants.len() {
+            let t = tally_between(&outcomes, a, b);
+            pairs.push(PairTotals {
+                a: entrants[a].name.clone(),
+                b: entrants[b].name.clone(),
+                wins: t.wins,
+                draws: t.draws,
+                losses: t.losses,
+                elo: t.elo(),
+                elo_error: t.elo_error(),
+                los: t.likelihood_of_superiority(),
+            });
+        }
+    }
+    Report {
+        game: G::name_of().to_string(),
+        games: outcomes.len(),
+        players,
+        pairs,
+        outcomes,
+        sprt,
+    }
+}

@@ -1,0 +1,224 @@
+//! Match statistics: score, Elo difference with its 95% interval, likelihood of superiority, SPRT.
+
+/// Wins, draws and losses of one player against another.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+/// The Elo difference for an expected score `p` (0 to 1).
+pub fn elo_of_score(p: f64) -> f64 {
+    let p = p.clamp(1e-6, 1.0 - 1e-6);
+    -400.0 * (1.0 / p - 1.0).log10()
+}
+
+/// The expected score for an Elo difference.
+pub fn score_of_elo(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The error function (Abramowitz and Stegun 7.1.26, |error| < 1.5e-7).
+pub fn erf(x: f64) -> f64 {
+    let sign = x.signum();
+    let x = x.abs();
+    let t = 1.0 / (1.0 + 0.327_591_1 * x);
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    sign * (1.0 - poly * (-x * x).exp())
+}
+
+impl Tally {
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// Points per game, 0 to 1 (0.5 before any game).
+    pub fn score(&self) -> f64 {
+        if self.games() == 0 {
+            return 0.5;
+        }
+        (self.wins as f64 + 0.5 * self.draws as f64) / self.games() as f64
+    }
+
+    /// The variance of one game's score.
+    fn variance(&self) -> f64 {
+        let n = self.games() as f64;
+        if n == 0.0 {
+            return 0.0;
+        }
+        let p = self.score();
+        (self.wins as f64 * (1.0 - p).powi(2)
+            + self.draws as f64 * (0.5 - p).powi(2)
+            + self.losses as f64 * p.powi(2))
+            / n
+    }
+
+    /// The Elo difference implied by the score.
+    pub fn elo(&self) -> f64 {
+        elo_of_score(self.score())
+    }
+
+    /// Half the width of the 95% confidence interval of the Elo difference.
+    pub fn elo_error(&self) -> f64 {
+        let n = self.games() as f64;
+        if n == 0.0 {
+            return f64::INFINITY;
+        }
+        let se = (self.variance() / n).sqrt();
+        let p = self.score();
+        (elo_of_score(p + 1.96 * se) - elo_of_score(p - 1.96 * se)) / 2.0
+    }
+
+    /// The likelihood that the first player is the stronger one (draws ignored).
+    pub fn likelihood_of_superiority(&self) -> f64 {
+        let decisive = (self.wins + self.losses) as f64;
+        if decisive == 0.0 {
+            return 0.5;
+        }
+        0.5 * (1.0 + erf((self.wins as f64 - self.losses as f64) / (2.0 * decisive).sqrt()))
+    }
+
+    /// The log-likelihood ratio of "Elo difference is `elo1`" against "is `elo0`" (normal
+    /// approximation of the per-game score). The variance gets half a win and half a loss of
+    /// pseudo-count, so an all-win or all-loss match still decides.
+    pub fn log_likelihood_ratio(&self, elo0: f64, elo1: f64) -> f64 {
+        if self.games() == 0 {
+            return 0.0;
+        }
+        let p = self.score();
+        let n = self.games() as f64;
+        let variance =
+            (self.variance() * n + 0.5 * (1.0 - p).powi(2) + 0.5 * p.powi(2)) / (n + 1.0);
+        let (s0, s1) = (score_of_elo(elo0), score_of_elo(elo1));
+        self.games() as f64 * (s1 - s0) * (2.0 * self.score() - s0 - s1) / (2.0 * variance)
+    }
+}
+
+/// A sequential probability ratio test between two Elo hypotheses, at 5% error rates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sprt {
+    pub elo0: f64,
+    pub elo1: f64,
+}
+
+/// What an SPRT concluded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SprtVerdict {
+    /// Not enough games yet.
+    Continue,
+    /// The difference is at least `elo1`.
+    AcceptH1,
+    /// The difference is at most `elo0`.
+    AcceptH0,
+}
+
+impl Sprt {
+    const ALPHA: f64 = 0.05;
+    const BETA: f64 = 0.05;
+
+    pub fn bounds() -> (f64, f64) {
+        (
+            (Self::BETA / (1.0 - Self::ALPHA)).ln(),
+            ((1.0 - Self::BETA) / Self::ALPHA).ln(),
+        )
+    }
+
+    pub fn verdict(&self, tally: &Tally) -> SprtVerdict {
+        let llr = tally.log_likelihood_ratio(self.elo0, self.elo1);
+        let (lower, upper) = Self::bounds();
+        if llr >= upper {
+            SprtVerdict::AcceptH1
+        } else if llr <= lower {
+            SprtVerdict::AcceptH0
+        } else {
+            SprtVerdict::Continue
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_and_score_are_inverse() {
+        for elo in [-400.0, -50.0, 0.0, 120.0, 800.0] {
+            assert!((elo_of_score(score_of_elo(elo)) - elo).abs() < 1e-6);
+        }
+        assert!((score_of_elo(400.0) - 10.0 / 11.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn tallies() {
+        let even = Tally {
+            wins: 10,
+            draws: 0,
+            losses: 10,
+        };
+        assert_eq!(even.score(), 0.5);
+        assert!(even.elo().abs() < 1e-9);
+        assert!((even.likelihood_of_superiority() - 0.5).abs() < 1e-9);
+        let strong = Tally {
+            wins: 190,
+            draws: 6,
+            losses: 4,
+        };
+        assert!(strong.score() > 0.96);
+        assert!(strong.elo() > 500.0);
+        assert!(strong.likelihood_of_superiority() > 0.999);
+        assert!(strong.elo_error() > 0.0 && strong.elo_error().is_finite());
+        assert!((erf(0.5) - 0.520_499_877_8).abs() < 1e-6);
+    }
+
+    #[test]
+    fn sprt_decides_clear_cases() {
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 50.0,
+        };
+        assert_eq!(
+            sprt.verdict(&Tally {
+                wins: 5,
+                draws: 0,
+                losses: 5
+            }),
+            SprtVerdict::Continue
+        );
+        assert_eq!(
+            sprt.verdict(&Tally {
+                wins: 150,
+                draws: 10,
+                losses: 40
+            }),
+            SprtVerdict::AcceptH1
+        );
+        assert_eq!(
+            sprt.verdict(&Tally {
+                wins: 60,
+                draws: 20,
+                losses: 120
+            }),
+            SprtVerdict::AcceptH0
+        );
+        assert_eq!(
+            sprt.verdict(&Tally {
+                wins: 30,
+                draws: 0,
+                losses: 0
+            }),
+            SprtVerdict::AcceptH1
+        );
+        assert_eq!(
+            sprt.verdict(&Tally {
+                wins: 0,
+                draws: 0,
+                losses: 30
+            }),
+            SprtVerdict::AcceptH0
+        );
+    }
+}

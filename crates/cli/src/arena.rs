@@ -1,0 +1,179 @@
+//! `arbiter arena`: argument parsing, the progress bar and the final table.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use arbiter_ai::PlayerSpec;
+use arbiter_arena::{ArenaConfig, Entrant, Recorded, Report, Sprt};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ArenaGame {
+    Duck,
+    Surakarta,
+    Rc02,
+}
+
+#[derive(Args)]
+#[command(after_help = format!("SPEC: {}", arbiter_ai::SPEC_HELP))]
+pub struct ArenaArgs {
+    /// The game to play.
+    game: ArenaGame,
+    /// Board size (Surakarta 6-12, RC-02 4-10; both default to 6).
+    #[arg(long)]
+    size: Option<u8>,
+    /// A player, NAME=SPEC (at least two; see SPEC below).
+    #[arg(long = "player", value_name = "NAME=SPEC", required = true)]
+    players: Vec<String>,
+    /// Games per pair of players (each opening is played with both colours).
+    #[arg(long, default_value_t = 20)]
+    games: u32,
+    /// Thinking time per move for players without their own limit, and for engines.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    time_per_move: u64,
+    /// Games played at once.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    concurrency: usize,
+    /// Random plies from the start that make each opening.
+    #[arg(long, value_name = "PLIES", default_value_t = 4)]
+    openings: u32,
+    /// Seed of the openings and of the players' random choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write every game's record (and games.tsv) into this folder.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Write the results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Stop a two-player match early once an SPRT between these Elo differences decides.
+    #[arg(long, value_name = "ELO0,ELO1")]
+    sprt: Option<String>,
+    /// Adjudicate games that reach this many plies as draws (default: the game's own cap).
+    #[arg(long)]
+    max_plies: Option<u32>,
+    /// Surakarta's max_no_capture_round.
+    #[arg(long, default_value_t = 40)]
+    max_no_capture_round: u32,
+}
+
+fn entrants(args: &ArenaArgs) -> anyhow::Result<Vec<Entrant>> {
+    args.players
+        .iter()
+        .map(|p| {
+            let (name, spec) = p.split_once('=').with_context(|| {
+                format!("--player `{p}` must be NAME=SPEC, like ab=alphabeta:ms=100")
+            })?;
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                bail!("player name `{name}` may only use letters, digits, `_` and `-`");
+            }
+            let spec: PlayerSpec = spec.parse()?;
+            Ok(Entrant {
+                name: name.to_string(),
+                spec,
+            })
+        })
+        .collect()
+}
+
+fn config(args: &ArenaArgs) -> anyhow::Result<ArenaConfig> {
+    let sprt = match &args.sprt {
+        None => None,
+        Some(text) => {
+            let (a, b) = text
+                .split_once(',')
+                .context("--sprt takes ELO0,ELO1, like 0,50")?;
+            let parse = |s: &str| {
+                s.trim()
+                    .parse::<f64>()
+                    .with_context(|| format!("--sprt: `{s}` is not a number"))
+            };
+            let (elo0, elo1) = (parse(a)?, parse(b)?);
+            if elo0 >= elo1 {
+                bail!("--sprt: ELO0 must be below ELO1");
+            }
+            Some(Sprt { elo0, elo1 })
+        }
+    };
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    Ok(ArenaConfig {
+        games: args.games,
+        time_per_move: Duration::from_millis(args.time_per_move),
+        concurrency: args.concurrency.max(1),
+        opening_plies: args.openings,
+        seed: args.seed,
+        out_dir: args.out.clone(),
+        max_plies: args.max_plies,
+        sprt,
+    })
+}
+
+fn play<G: Recorded + arbiter_arena::EndReasonText>(
+    start: G,
+    entrants: &[Entrant],
+    config: &ArenaConfig,
+) -> anyhow::Result<Report> {
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} games  {msg}  [{elapsed_precise}, about {eta} left]",
+        )
+        .expect("valid template"),
+    );
+    let report = arbiter_arena::run(&start, entrants, config, &mut |done, total, outcome| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        let winner = outcome
+            .winner
+            .map_or("draw".to_string(), |w| format!("{} won", entrants[w].name));
+        bar.set_message(format!("last: {winner} ({})", outcome.reason));
+    })?;
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+pub fn run(args: ArenaArgs) -> anyhow::Result<ExitCode> {
+    let entrants = entrants(&args)?;
+    let config = config(&args)?;
+    let report = match args.game {
+        ArenaGame::Duck => {
+            if args.size.is_some() {
+                bail!("Duck Chess has one board; --size does not apply");
+            }
+            play(arbiter_duck::Position::initial(), &entrants, &config)?
+        }
+        ArenaGame::Surakarta => {
+            let size = args.size.unwrap_or(6);
+            let start = arbiter_surakarta::GameState::new(size, args.max_no_capture_round)
+                .with_context(|| {
+                    format!("--size must be 6, 8, 10 or 12 for Surakarta, not {size}")
+                })?;
+            play(start, &entrants, &config)?
+        }
+        ArenaGame::Rc02 => {
+            let size = args.size.unwrap_or(6);
+            let start = arbiter_rc02::Position::initial(size).with_context(|| {
+                format!("--size must be an even number from 4 to 10 for RC-02, not {size}")
+            })?;
+            play(start, &entrants, &config)?
+        }
+    };
+    print!("{}", report.table());
+    if let Some(path) = &args.json {
+        std::fs::write(path, report.to_json())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(dir) = &args.out {
+        eprintln!("game records in {}", dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
