@@ -12,6 +12,7 @@
 
 pub mod alphabeta;
 pub mod analysis;
+pub mod bench;
 pub mod engine;
 pub mod eval;
 pub mod mcts;

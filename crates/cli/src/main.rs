@@ -41,18 +41,27 @@ enum Command {
     Engine,
     /// Play a tournament between players or outside engines and report Elo differences.
     Arena(arena::ArenaArgs),
-    /// Measure move generation under play: random playouts per second.
+    /// Measure speed: random playouts per second, or a player's search speed with --search.
     Bench {
         game: BenchGame,
-        /// Board size (Surakarta: 6, 8, 10 or 12).
-        #[arg(long, default_value_t = 6)]
-        size: u8,
+        /// Board size (Surakarta 6-12, RC-02 4-10; both default to 6).
+        #[arg(long)]
+        size: Option<u8>,
         /// Number of random games to play.
         #[arg(long, default_value_t = 100_000)]
         playouts: u64,
         /// Seed of the random choices (the same seed plays the same games).
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Instead of random playouts, time this player's search (alphabeta, mcts, …).
+        #[arg(long, value_name = "SPEC")]
+        search: Option<String>,
+        /// Thinking time per position for --search.
+        #[arg(long, value_name = "MS", default_value_t = 1000)]
+        ms: u64,
+        /// Positions searched with --search (the start and positions a few random plies in).
+        #[arg(long, default_value_t = 5)]
+        positions: usize,
     },
 }
 
@@ -74,7 +83,9 @@ enum PerftGame {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum BenchGame {
+    Duck,
     Surakarta,
+    Rc02,
 }
 
 /// Exit status for malformed input, as the judges document.
@@ -113,8 +124,29 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             size,
             playouts,
             seed,
+            search,
+            ms,
+            positions,
         } => {
-            bench(game, size, playouts, seed)?;
+            let options = BenchOptions { playouts, seed, search, ms, positions };
+            match game {
+                BenchGame::Duck => {
+                    if size.is_some() {
+                        bail!("Duck Chess has one board; --size does not apply");
+                    }
+                    bench(arbiter_duck::Position::initial(), &options)?
+                }
+                BenchGame::Surakarta => {
+                    let size = surakarta_size(size.unwrap_or(6))?;
+                    bench(arbiter_surakarta::GameState::new(size, 40).expect("checked size"), &options)?
+                }
+                BenchGame::Rc02 => {
+                    let n = size.unwrap_or(6);
+                    let start = arbiter_rc02::Position::initial(n)
+                        .with_context(|| format!("--size must be an even number from 4 to 10 for RC-02, not {n}"))?;
+                    bench(start, &options)?
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -228,21 +260,42 @@ fn perft(game: PerftGame, depth: u32, size: u8, divide: bool) -> anyhow::Result<
     Ok(())
 }
 
-fn bench(game: BenchGame, size: u8, playouts: u64, seed: u64) -> anyhow::Result<()> {
-    let stats = match game {
-        BenchGame::Surakarta => {
-            let start =
-                arbiter_surakarta::GameState::new(surakarta_size(size)?, 40).expect("checked size");
-            eprintln!("playing {playouts} random games of Surakarta {size}x{size} (max_no_capture_round 40)…");
-            arbiter_core::playout::random_playouts(&start, playouts, seed, u64::MAX)
+struct BenchOptions {
+    playouts: u64,
+    seed: u64,
+    search: Option<String>,
+    ms: u64,
+    positions: usize,
+}
+
+fn bench<G: arbiter_ai::Evaluate + arbiter_ai::GameName>(start: G, options: &BenchOptions) -> anyhow::Result<()> {
+    let name = start.name();
+    match &options.search {
+        None => {
+            eprintln!("playing {} random games of {name} …", options.playouts);
+            let stats = arbiter_core::playout::random_playouts(&start, options.playouts, options.seed, u64::MAX);
+            println!(
+                "{} playouts in {:.3} s: {:.0} playouts/s, mean {:.1} plies",
+                stats.playouts,
+                stats.elapsed.as_secs_f64(),
+                stats.playouts_per_second(),
+                stats.mean_plies()
+            );
         }
-    };
-    println!(
-        "{} playouts in {:.3} s: {:.0} playouts/s, mean {:.1} plies",
-        stats.playouts,
-        stats.elapsed.as_secs_f64(),
-        stats.playouts_per_second(),
-        stats.mean_plies()
-    );
+        Some(text) => {
+            let spec: arbiter_ai::PlayerSpec = text.parse()?;
+            eprintln!("searching {} positions of {name} for {} ms each with {text} …", options.positions, options.ms);
+            let b = arbiter_ai::bench::search_bench(&start, &spec, options.ms, options.positions, options.seed)?;
+            println!(
+                "{text}: {} positions, {} nodes in {:.3} s: {:.0} nodes/s, mean depth {:.1}, worst answer {} ms after its budget",
+                b.positions,
+                b.nodes,
+                b.elapsed.as_secs_f64(),
+                b.nodes_per_second(),
+                b.mean_depth,
+                b.worst_lateness.as_millis()
+            );
+        }
+    }
     Ok(())
 }
