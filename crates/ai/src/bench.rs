@@ -43,7 +43,10 @@ pub fn search_bench<G: Evaluate + GameName>(
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut player = spec.build::<G>(seed)?;
     let budget = Duration::from_millis(ms);
-    let limits = Limits { time: Some(budget), ..Limits::default() };
+    let limits = Limits {
+        time: Some(budget),
+        ..Limits::default()
+    };
     let stop = AtomicBool::new(false);
     let mut result = SearchBench {
         positions: 0,

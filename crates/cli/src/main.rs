@@ -9,6 +9,7 @@ use arbiter_core::Side;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod arena;
+mod net;
 
 /// arbiter — judges, engines and hosting for Duck Chess, Surakarta and the RC-02 game.
 #[derive(Parser)]
@@ -37,6 +38,12 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
+    /// Host games: the course protocol over TCP, WebSocket, HTTP API and web page.
+    Serve(net::ServeArgs),
+    /// Join a game on a server and play it with an arbiter player (the course's `client`).
+    Connect(net::ConnectArgs),
+    /// Play many bot games against a server and report throughput and latency.
+    Loadtest(net::LoadtestArgs),
     /// Speak the engine protocol on stdin/stdout (see docs/engine-protocol.md).
     Engine,
     /// Play a tournament between players or outside engines and report Elo differences.
@@ -115,6 +122,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Arena(args) => arena::run(args),
+        Command::Serve(args) => net::serve(args),
+        Command::Connect(args) => net::connect_command(args),
+        Command::Loadtest(args) => net::loadtest(args),
         Command::Engine => {
             arbiter_ai::engine::run(io::stdin().lock(), io::stdout());
             Ok(ExitCode::SUCCESS)
@@ -128,7 +138,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             ms,
             positions,
         } => {
-            let options = BenchOptions { playouts, seed, search, ms, positions };
+            let options = BenchOptions {
+                playouts,
+                seed,
+                search,
+                ms,
+                positions,
+            };
             match game {
                 BenchGame::Duck => {
                     if size.is_some() {
@@ -138,12 +154,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 BenchGame::Surakarta => {
                     let size = surakarta_size(size.unwrap_or(6))?;
-                    bench(arbiter_surakarta::GameState::new(size, 40).expect("checked size"), &options)?
+                    bench(
+                        arbiter_surakarta::GameState::new(size, 40).expect("checked size"),
+                        &options,
+                    )?
                 }
                 BenchGame::Rc02 => {
                     let n = size.unwrap_or(6);
-                    let start = arbiter_rc02::Position::initial(n)
-                        .with_context(|| format!("--size must be an even number from 4 to 10 for RC-02, not {n}"))?;
+                    let start = arbiter_rc02::Position::initial(n).with_context(|| {
+                        format!("--size must be an even number from 4 to 10 for RC-02, not {n}")
+                    })?;
                     bench(start, &options)?
                 }
             }
@@ -268,12 +288,20 @@ struct BenchOptions {
     positions: usize,
 }
 
-fn bench<G: arbiter_ai::Evaluate + arbiter_ai::GameName>(start: G, options: &BenchOptions) -> anyhow::Result<()> {
+fn bench<G: arbiter_ai::Evaluate + arbiter_ai::GameName>(
+    start: G,
+    options: &BenchOptions,
+) -> anyhow::Result<()> {
     let name = start.name();
     match &options.search {
         None => {
             eprintln!("playing {} random games of {name} …", options.playouts);
-            let stats = arbiter_core::playout::random_playouts(&start, options.playouts, options.seed, u64::MAX);
+            let stats = arbiter_core::playout::random_playouts(
+                &start,
+                options.playouts,
+                options.seed,
+                u64::MAX,
+            );
             println!(
                 "{} playouts in {:.3} s: {:.0} playouts/s, mean {:.1} plies",
                 stats.playouts,
@@ -284,8 +312,17 @@ fn bench<G: arbiter_ai::Evaluate + arbiter_ai::GameName>(start: G, options: &Ben
         }
         Some(text) => {
             let spec: arbiter_ai::PlayerSpec = text.parse()?;
-            eprintln!("searching {} positions of {name} for {} ms each with {text} …", options.positions, options.ms);
-            let b = arbiter_ai::bench::search_bench(&start, &spec, options.ms, options.positions, options.seed)?;
+            eprintln!(
+                "searching {} positions of {name} for {} ms each with {text} …",
+                options.positions, options.ms
+            );
+            let b = arbiter_ai::bench::search_bench(
+                &start,
+                &spec,
+                options.ms,
+                options.positions,
+                options.seed,
+            )?;
             println!(
                 "{text}: {} positions, {} nodes in {:.3} s: {:.0} nodes/s, mean depth {:.1}, worst answer {} ms after its budget",
                 b.positions,

@@ -1,0 +1,188 @@
+//! `arbiter serve`, `arbiter connect` and `arbiter loadtest`: argument parsing and dispatch.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use arbiter_server::client::{connect, ConnectOptions};
+use arbiter_server::games::GameKind;
+use arbiter_server::ServerConfig;
+use clap::Args;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Address of the course protocol's TCP listener.
+    #[arg(long, default_value = "0.0.0.0:10086")]
+    tcp: SocketAddr,
+    /// Address of the HTTP API, the WebSocket (/ws) and the web page.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    http: SocketAddr,
+    /// The SQLite file every game is stored in (created when missing).
+    #[arg(long, default_value = "arbiter.sqlite")]
+    db: PathBuf,
+    /// Time a player has for each move.
+    #[arg(long, value_name = "MS", default_value_t = 3000)]
+    timeout_ms: u64,
+    /// Surakarta's max_no_capture_round for games that do not set it.
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    max_no_capture_round: u32,
+    /// Also write each finished game's record (course notation) as a file here.
+    #[arg(long, value_name = "DIR")]
+    records_dir: Option<PathBuf>,
+    /// Also write the log to this file.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+}
+
+pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let _guard = arbiter_server::init_logging(args.log.as_deref()).map_err(anyhow::Error::msg)?;
+    if !(100..=3_600_000).contains(&args.timeout_ms) {
+        bail!("--timeout-ms must be from 100 to 3600000");
+    }
+    let config = ServerConfig {
+        tcp: args.tcp,
+        http: args.http,
+        db: args.db,
+        timeout_ms: args.timeout_ms,
+        max_no_capture_round: args.max_no_capture_round,
+        records_dir: args.records_dir,
+        ..ServerConfig::default()
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let server = arbiter_server::start(config).await.map_err(anyhow::Error::msg)?;
+        eprintln!(
+            "arbiter serves the course protocol on {} and http://{} (API at /api, WebSocket at /ws); Ctrl-C stops",
+            server.tcp_addr, server.http_addr
+        );
+        tokio::signal::ctrl_c().await.context("cannot wait for Ctrl-C")?;
+        eprintln!("stopping: finishing the writes …");
+        server.shutdown().await;
+        Ok::<_, anyhow::Error>(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct ConnectArgs {
+    /// The server's host name or address.
+    host: String,
+    /// The server's TCP port.
+    port: u16,
+    /// BLACK or WHITE (RED or BLUE for Duck Chess and RC-02), or ANY to let the server choose.
+    colour: String,
+    /// The user name sent in READY (letters, digits, _).
+    #[arg(long, default_value = "arbiter")]
+    name: String,
+    /// The room (0-255; the course's default is 1).
+    #[arg(long)]
+    room: Option<u32>,
+    /// surakarta, duck or rc02 (the last two use the project's extension).
+    #[arg(long, default_value = "surakarta")]
+    game: String,
+    /// Board size (Surakarta and RC-02).
+    #[arg(long)]
+    size: Option<u8>,
+    /// The player that chooses the moves.
+    #[arg(long, value_name = "SPEC", default_value = "alphabeta:ms=200")]
+    player: String,
+    /// Write the game record (course notation) to this file.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Seed of the player's random choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn connect_command(args: ConnectArgs) -> anyhow::Result<ExitCode> {
+    let _guard = arbiter_server::init_logging(None).map_err(anyhow::Error::msg)?;
+    let colour = match args.colour.to_ascii_uppercase().as_str() {
+        "ANY" | "" => String::new(),
+        c @ ("BLACK" | "WHITE" | "RED" | "BLUE") => c.to_string(),
+        other => bail!("colour must be BLACK, WHITE, RED, BLUE or ANY, not `{other}`"),
+    };
+    let game = GameKind::parse(&args.game).with_context(|| {
+        format!(
+            "--game must be surakarta, duck or rc02, not `{}`",
+            args.game
+        )
+    })?;
+    let options = ConnectOptions {
+        host: args.host,
+        port: args.port,
+        colour,
+        name: args.name,
+        room: args.room,
+        game,
+        size: args.size,
+        player: args.player.parse()?,
+        record: args.record,
+        seed: args.seed,
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    match runtime.block_on(connect(&options)) {
+        Ok(outcome) => {
+            let result = match outcome.winner {
+                Some(w) if w == outcome.side => "won",
+                Some(_) => "lost",
+                None => "drew",
+            };
+            eprintln!(
+                "game over against {}: arbiter {result} ({})",
+                outcome.opponent,
+                outcome
+                    .end_reason
+                    .map_or("unknown end".to_string(), |r| r.name().to_string())
+            );
+            println!("{}", outcome.record);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("arbiter connect: {e}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct LoadtestArgs {
+    /// Concurrent games (two TCP connections each).
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// A running server's TCP address; without it, a server is started for the test.
+    #[arg(long)]
+    addr: Option<SocketAddr>,
+    /// That server's HTTP address (to check the stored games).
+    #[arg(long)]
+    http: Option<SocketAddr>,
+    /// How long a bot waits before each move.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    think_ms: u64,
+    /// Seed of the bots' moves.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn loadtest(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
+    let exe = std::env::current_exe().context("cannot find the arbiter executable")?;
+    let options = arbiter_server::loadtest::LoadtestOptions {
+        games: args.games,
+        addr: args.addr,
+        http: args.http,
+        think: Duration::from_millis(args.think_ms),
+        seed: args.seed,
+        server_exe: exe,
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let report = runtime
+        .block_on(arbiter_server::loadtest::run(&options))
+        .map_err(anyhow::Error::msg)?;
+    println!("{report}");
+    Ok(if report.errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,337 @@
+//! One client connection, over TCP (lines) or a WebSocket (text frames): reading, checking
+//! and routing its messages, with limits on line length, message rate and silence.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::games::{GameKind, GameSettings};
+use crate::protocol::{self, Message};
+use crate::room::{log_message, send, Hub, Outgoing, Peer, RoomEvent};
+
+static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// Server-wide settings a connection needs.
+#[derive(Clone, Debug)]
+pub struct ConnConfig {
+    pub timeout_ms: u64,
+    pub max_no_capture_round: u32,
+    /// A connection that sends nothing for this long is closed.
+    pub idle_timeout: Duration,
+    /// Messages per second a client may send on average (with bursts of twice as many).
+    pub rate_limit: u32,
+}
+
+/// How many bad lines (unparsable, too long) a connection may send before it is closed.
+const MAX_BAD_LINES: u32 = 100;
+/// Room numbers extension clients (those that name a `game`) may use.
+pub const MAX_EXTENDED_ROOM: u64 = 1_000_000;
+/// Messages queued for a client that does not read before it is dropped.
+pub const OUTGOING_QUEUE: usize = 1024;
+
+/// A connection's reading side.
+pub struct Session {
+    peer: Peer,
+    hub: Arc<Hub>,
+    config: ConnConfig,
+    room: Option<u32>,
+    watching: HashSet<u32>,
+    bad_lines: u32,
+    tokens: f64,
+    last_refill: Instant,
+    dropped: u32,
+    pub last_heard: Instant,
+}
+
+/// What the reading loop should do after a line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Next {
+    Continue,
+    Close,
+}
+
+impl Session {
+    /// A new session and the receiving end of its outgoing queue.
+    pub fn new(
+        addr: String,
+        hub: Arc<Hub>,
+        config: ConnConfig,
+    ) -> (Session, mpsc::Receiver<Outgoing>) {
+        let (tx, rx) = mpsc::channel(OUTGOING_QUEUE);
+        let peer = Peer {
+            id: NEXT_CONN.fetch_add(1, Ordering::Relaxed),
+            addr,
+            tx,
+        };
+        let tokens = 2.0 * config.rate_limit as f64;
+        let session = Session {
+            peer,
+            hub,
+            config,
+            room: None,
+            watching: HashSet::new(),
+            bad_lines: 0,
+            tokens,
+            last_refill: Instant::now(),
+            dropped: 0,
+            last_heard: Instant::now(),
+        };
+        (session, rx)
+    }
+
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+
+    /// A line that could not be read (too long, not UTF-8).
+    pub fn bad_line(&mut self, why: &str) -> Next {
+        self.bad_lines += 1;
+        tracing::warn!(target: "arbiter::message", "move=- recv peer={} dropped: {why}", self.peer.addr);
+        if self.bad_lines > MAX_BAD_LINES {
+            tracing::warn!("closing {}: too many bad lines", self.peer.addr);
+            Next::Close
+        } else {
+            Next::Continue
+        }
+    }
+
+    /// Refills the token bucket; false when this message must be dropped.
+    fn within_rate(&mut self) -> bool {
+        let now = Instant::now();
+        let rate = self.config.rate_limit as f64;
+        self.tokens = (self.tokens + now.duration_since(self.last_refill).as_secs_f64() * rate)
+            .min(2.0 * rate);
+        self.last_refill = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Handles one line of text from the client.
+    pub async fn line(&mut self, text: &str) -> Next {
+        self.last_heard = Instant::now();
+        if !self.within_rate() {
+            self.dropped += 1;
+            if self.dropped % 100 == 1 {
+                tracing::warn!(
+                    "{} floods: {} messages dropped so far",
+                    self.peer.addr,
+                    self.dropped
+                );
+            }
+            return if self.dropped > 10 * self.config.rate_limit.max(10) {
+                Next::Close
+            } else {
+                Next::Continue
+            };
+        }
+        let message = match Message::parse(text) {
+            Ok(m) => m,
+            Err(e) => {
+                return self.bad_line(&format!("{e} in `{}`", arbiter_core::text::shorten(text)))
+            }
+        };
+        match message.op {
+            protocol::READY => self.ready(message).await,
+            protocol::MOVE | protocol::RESIGN | protocol::CHAT => match self.room {
+                Some(room) => {
+                    let peer = self.peer.clone();
+                    let event = match message.op {
+                        protocol::MOVE => RoomEvent::Move { peer, message },
+                        protocol::RESIGN => RoomEvent::Resign { peer, message },
+                        _ => RoomEvent::Chat { peer, message },
+                    };
+                    self.hub.send(room, event).await;
+                }
+                None => log_message(
+                    None,
+                    "recv (not in a room, ignored)",
+                    &self.peer.addr,
+                    &message,
+                ),
+            },
+            protocol::LEAVE => match self.room.take() {
+                Some(room) => {
+                    self.hub
+                        .send(
+                            room,
+                            RoomEvent::Leave {
+                                peer: self.peer.clone(),
+                                message: Some(message),
+                            },
+                        )
+                        .await
+                }
+                None => log_message(
+                    None,
+                    "recv (not in a room, ignored)",
+                    &self.peer.addr,
+                    &message,
+                ),
+            },
+            protocol::WATCH => match parse_room(&message.data1, true) {
+                Ok(room) => {
+                    self.watching.insert(room);
+                    self.hub
+                        .send(
+                            room,
+                            RoomEvent::Watch {
+                                peer: self.peer.clone(),
+                                message,
+                            },
+                        )
+                        .await;
+                }
+                Err(reason) => {
+                    log_message(None, "recv", &self.peer.addr, &message);
+                    send(
+                        &self.peer,
+                        Message::new(protocol::REJECT, "", reason, ""),
+                        None,
+                    );
+                }
+            },
+            protocol::UNWATCH => {
+                log_message(None, "recv", &self.peer.addr, &message);
+                let rooms: Vec<u32> = match parse_room(&message.data1, true) {
+                    Ok(room) if !message.data1.is_empty() => vec![room],
+                    _ => self.watching.iter().copied().collect(),
+                };
+                for room in rooms {
+                    self.watching.remove(&room);
+                    self.hub
+                        .send(room, RoomEvent::Unwatch { conn: self.peer.id })
+                        .await;
+                }
+            }
+            _ => log_message(None, "recv (ignored)", &self.peer.addr, &message),
+        }
+        Next::Continue
+    }
+
+    async fn ready(&mut self, message: Message) {
+        let reject = |reason: String| {
+            log_message(None, "recv", &self.peer.addr, &message);
+            send(
+                &self.peer,
+                Message::new(protocol::REJECT, message.data1.clone(), reason, ""),
+                None,
+            );
+        };
+        let name = message.data1.clone();
+        if name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return reject("bad username: letters, digits and _ only, at most 64".into());
+        }
+        let colour = match message.data2.as_str() {
+            "" => None,
+            word => match GameKind::parse_colour(word) {
+                Some(side) => Some(side),
+                None => {
+                    return reject(format!(
+                        "bad colour `{}`: BLACK, WHITE (or RED, BLUE) or empty",
+                        arbiter_core::text::shorten(word)
+                    ))
+                }
+            },
+        };
+        let extended = message.extra.contains_key("game");
+        let room = match parse_room(&message.data3, extended) {
+            Ok(room) => room,
+            Err(reason) => return reject(reason),
+        };
+        let settings = match self.settings(&message) {
+            Ok(s) => s,
+            Err(reason) => return reject(reason),
+        };
+        if let Some(old) = self.room.filter(|&old| old != room) {
+            self.hub
+                .send(
+                    old,
+                    RoomEvent::Leave {
+                        peer: self.peer.clone(),
+                        message: None,
+                    },
+                )
+                .await;
+        }
+        self.room = Some(room);
+        let event = RoomEvent::Ready {
+            peer: self.peer.clone(),
+            message,
+            name,
+            colour,
+            settings,
+        };
+        self.hub.send(room, event).await;
+    }
+
+    fn settings(&self, message: &Message) -> Result<GameSettings, String> {
+        let game = match message.extra.get("game") {
+            None => GameKind::Surakarta,
+            Some(value) => value
+                .as_str()
+                .and_then(GameKind::parse)
+                .ok_or_else(|| format!("bad game {value}: surakarta, duck or rc02"))?,
+        };
+        let number = |key: &str, default: u64| message.extra_u64(key).unwrap_or(Ok(default));
+        let size = match game {
+            GameKind::Duck => 9,
+            _ => u8::try_from(number("size", 6)?).map_err(|_| "size is too large".to_string())?,
+        };
+        let settings = GameSettings {
+            game,
+            size,
+            timeout_ms: number("timeout_ms", self.config.timeout_ms)?,
+            max_no_capture_round: u32::try_from(number(
+                "max_no_capture_round",
+                self.config.max_no_capture_round as u64,
+            )?)
+            .map_err(|_| "max_no_capture_round is too large".to_string())?,
+        };
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// The connection has closed: leave the room and stop watching.
+    pub async fn closed(&mut self) {
+        if let Some(room) = self.room.take() {
+            self.hub
+                .send(
+                    room,
+                    RoomEvent::Leave {
+                        peer: self.peer.clone(),
+                        message: None,
+                    },
+                )
+                .await;
+        }
+        for room in std::mem::take(&mut self.watching) {
+            self.hub
+                .send(room, RoomEvent::Unwatch { conn: self.peer.id })
+                .await;
+        }
+        tracing::info!("connection {} closed", self.peer.addr);
+    }
+}
+
+/// Reads a room number: `""` is room 1; 0-255, or up to [`MAX_EXTENDED_ROOM`] for extension clients.
+fn parse_room(text: &str, extended: bool) -> Result<u32, String> {
+    if text.is_empty() {
+        return Ok(1);
+    }
+    let limit = if extended { MAX_EXTENDED_ROOM } else { 255 };
+    match text.parse::<u64>() {
+        Ok(n) if n <= limit => Ok(n as u32),
+        _ => Err(format!(
+            "bad room `{}`: a number from 0 to {limit}",
+            arbiter_core::text::shorten(text)
+        )),
+    }
+}

@@ -1,0 +1,219 @@
+//! The course protocol's messages: one compact JSON object per line, `op` and `data1..3`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub const READY: i64 = 200000;
+pub const MOVE: i64 = 200001;
+pub const RESIGN: i64 = 200002;
+pub const REJECT: i64 = 200003;
+pub const LEAVE: i64 = 200004;
+pub const CHAT: i64 = 200005;
+pub const END: i64 = 200006;
+/// The project's extension: watch a room (`data1` = room).
+pub const WATCH: i64 = 200100;
+/// The project's extension: the state of a watched room (`data1` = JSON snapshot).
+pub const STATE: i64 = 200101;
+/// The project's extension: stop watching (`data1` = room, `""` for all).
+pub const UNWATCH: i64 = 200102;
+
+/// The `data3` of a MOVE that ends the game.
+pub const END_MARKER: &str = "998244353";
+
+/// The longest line the server reads; longer ones are dropped.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// A protocol message. Extension keys (`game`, `size`, …) ride along in `extra`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub op: i64,
+    #[serde(default)]
+    pub data1: String,
+    #[serde(default)]
+    pub data2: String,
+    #[serde(default)]
+    pub data3: String,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Why a line is not a message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    #[error("not JSON: {0}")]
+    NotJson(String),
+    #[error("not a message object: {0}")]
+    Shape(String),
+}
+
+impl Message {
+    pub fn new(
+        op: i64,
+        data1: impl Into<String>,
+        data2: impl Into<String>,
+        data3: impl Into<String>,
+    ) -> Message {
+        Message {
+            op,
+            data1: data1.into(),
+            data2: data2.into(),
+            data3: data3.into(),
+            extra: Map::new(),
+        }
+    }
+
+    /// Reads one line (without its newline). `data1..3` default to `""` when missing; a
+    /// present one must be a string, `op` an integer.
+    pub fn parse(line: &str) -> Result<Message, ParseError> {
+        let value: Value =
+            serde_json::from_str(line).map_err(|e| ParseError::NotJson(e.to_string()))?;
+        if !value.is_object() {
+            return Err(ParseError::Shape("expected a JSON object".into()));
+        }
+        serde_json::from_value(value).map_err(|e| ParseError::Shape(e.to_string()))
+    }
+
+    /// The compact JSON line, without a newline.
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).expect("messages serialise")
+    }
+
+    /// An extension string field.
+    pub fn extra_str(&self, key: &str) -> Option<&str> {
+        self.extra.get(key).and_then(Value::as_str)
+    }
+
+    /// An extension integer field (a JSON number or a decimal string).
+    pub fn extra_u64(&self, key: &str) -> Option<Result<u64, String>> {
+        self.extra.get(key).map(|v| match v {
+            Value::Number(n) => n
+                .as_u64()
+                .ok_or_else(|| format!("{key} must be a non-negative integer")),
+            Value::String(s) => s
+                .parse()
+                .map_err(|_| format!("{key} must be a non-negative integer")),
+            _ => Err(format!("{key} must be a number")),
+        })
+    }
+
+    pub fn op_name(&self) -> &'static str {
+        op_name(self.op)
+    }
+}
+
+pub fn op_name(op: i64) -> &'static str {
+    match op {
+        READY => "READY",
+        MOVE => "MOVE",
+        RESIGN => "RESIGN",
+        REJECT => "REJECT",
+        LEAVE => "LEAVE",
+        CHAT => "CHAT",
+        END => "END",
+        WATCH => "WATCH",
+        STATE => "STATE",
+        UNWATCH => "UNWATCH",
+        _ => "UNKNOWN",
+    }
+}
+
+/// Splits a byte stream into lines of at most [`MAX_LINE`] bytes: several per read, or one
+/// across reads. Overlong lines are reported and skipped up to their newline.
+#[derive(Default)]
+pub struct LineBuffer {
+    buf: Vec<u8>,
+    /// Inside an overlong line, discarding until its end.
+    skipping: bool,
+}
+
+/// One item from a [`LineBuffer`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    Text(String),
+    /// A line longer than [`MAX_LINE`] (skipped), or not UTF-8.
+    Bad(&'static str),
+}
+
+impl LineBuffer {
+    /// Adds bytes read from the network; returns the complete lines they finish.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<Line> {
+        let mut out = Vec::new();
+        for &b in bytes {
+            if b == b'\n' {
+                if self.skipping {
+                    self.skipping = false;
+                } else {
+                    let raw = std::mem::take(&mut self.buf);
+                    let raw = raw.strip_suffix(b"\r").unwrap_or(&raw).to_vec();
+                    match String::from_utf8(raw) {
+                        Ok(text) if text.trim().is_empty() => {}
+                        Ok(text) => out.push(Line::Text(text)),
+                        Err(_) => out.push(Line::Bad("the line is not UTF-8")),
+                    }
+                }
+            } else if !self.skipping {
+                self.buf.push(b);
+                if self.buf.len() > MAX_LINE {
+                    self.buf = Vec::new();
+                    self.skipping = true;
+                    out.push(Line::Bad("the line is longer than 64 KiB"));
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_round_trip() {
+        let line = r#"{"op":200001,"data1":"A2","data2":"B3","data3":""}"#;
+        let m = Message::parse(line).unwrap();
+        assert_eq!(m, Message::new(MOVE, "A2", "B3", ""));
+        assert_eq!(m.to_line(), line);
+        let with_extra = Message::parse(
+            r#"{"op":200000,"data1":"a","data2":"","data3":"1","game":"duck","size":8}"#,
+        )
+        .unwrap();
+        assert_eq!(with_extra.extra_str("game"), Some("duck"));
+        assert_eq!(with_extra.extra_u64("size"), Some(Ok(8)));
+        assert!(Message::parse("{").is_err());
+        assert!(Message::parse("[1,2]").is_err());
+        assert!(Message::parse(r#"{"op":"x"}"#).is_err());
+        assert!(Message::parse(r#"{"op":1,"data1":5}"#).is_err());
+        assert_eq!(
+            Message::parse(r#"{"op":200002}"#).unwrap(),
+            Message::new(RESIGN, "", "", "")
+        );
+    }
+
+    #[test]
+    fn lines_split_and_join_across_reads() {
+        let mut lb = LineBuffer::default();
+        assert_eq!(
+            lb.push(b"{\"op\":1}\n{\"op"),
+            vec![Line::Text("{\"op\":1}".into())]
+        );
+        assert_eq!(
+            lb.push(b"\":2}\r\n\n"),
+            vec![Line::Text("{\"op\":2}".into())]
+        );
+        let long = vec![b'x'; MAX_LINE + 10];
+        let mut lines = lb.push(&long);
+        lines.extend(lb.push(b"yyy\nok\n"));
+        assert_eq!(
+            lines,
+            vec![
+                Line::Bad("the line is longer than 64 KiB"),
+                Line::Text("ok".into())
+            ]
+        );
+        assert_eq!(
+            lb.push(b"\xff\xfe\n"),
+            vec![Line::Bad("the line is not UTF-8")]
+        );
+    }
+}
