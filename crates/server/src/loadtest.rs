@@ -259,8 +259,8 @@ async fn bot(
     }
 }
 
-/// Fetches `url` on `http` with a bare HTTP/1.1 GET (no client library needed for one query).
-async fn http_get(http: SocketAddr, path: &str) -> Result<String, String> {
+/// Fetches `path` from `http` with a bare HTTP/1.1 GET; the body of a 200 answer.
+pub async fn http_get(http: SocketAddr, path: &str) -> Result<String, String> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(http)
         .await

@@ -1,0 +1,181 @@
+//! The course's interoperability check: `arbiter serve` and two `arbiter connect` processes play
+//! a game, and the server's and both clients' record files are identical.
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start_server(dir: &std::path::Path) -> (Server, u16) {
+    let (tcp, http) = (free_port(), free_port());
+    let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "serve",
+            "--tcp",
+            &format!("127.0.0.1:{tcp}"),
+            "--http",
+            &format!("127.0.0.1:{http}"),
+        ])
+        .arg("--db")
+        .arg(dir.join("games.sqlite"))
+        .arg("--records-dir")
+        .arg(dir.join("records"))
+        .arg("--log")
+        .arg(dir.join("server.log"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = Server(child);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", tcp)).is_err() {
+        assert!(Instant::now() < deadline, "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (server, tcp)
+}
+
+fn connect(port: u16, colour: &str, name: &str, record: &std::path::Path, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "connect",
+            "127.0.0.1",
+            &port.to_string(),
+            colour,
+            "--name",
+            name,
+            "--player",
+            "alphabeta:depth=2",
+        ])
+        .args(extra)
+        .arg("--record")
+        .arg(record)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-net-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_course_check_server_and_two_clients_agree() {
+    let dir = temp("check");
+    let (_server, port) = start_server(&dir);
+    let black = connect(port, "BLACK", "team_a", &dir.join("black.txt"), &[]);
+    let white = connect(port, "WHITE", "team_b", &dir.join("white.txt"), &[]);
+    for child in [black, white] {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let records = dir.join("records");
+    let mut waited = 0;
+    while !records.join("latest.txt").exists() && waited < 100 {
+        std::thread::sleep(Duration::from_millis(50));
+        waited += 1;
+    }
+    let server_record = std::fs::read_to_string(records.join("latest.txt")).unwrap();
+    let black = std::fs::read_to_string(dir.join("black.txt")).unwrap();
+    let white = std::fs::read_to_string(dir.join("white.txt")).unwrap();
+    assert_eq!(black, server_record);
+    assert_eq!(white, server_record);
+    assert!(server_record.trim_end().ends_with('#'), "{server_record}");
+    arbiter_surakarta::Record::parse(&server_record, 6).expect("course notation");
+    // Every message is logged with its move number, direction, peer and data.
+    let log = std::fs::read_to_string(dir.join("server.log")).unwrap();
+    assert!(
+        log.contains("recv peer=") && log.contains("op=MOVE") && log.contains("data1="),
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_duck_chess_game_between_two_clients() {
+    let dir = temp("duck");
+    let (_server, port) = start_server(&dir);
+    let red = connect(
+        port,
+        "RED",
+        "r",
+        &dir.join("red.txt"),
+        &["--game", "duck", "--room", "3"],
+    );
+    let blue = connect(
+        port,
+        "BLUE",
+        "b",
+        &dir.join("blue.txt"),
+        &["--game", "duck", "--room", "3"],
+    );
+    for child in [red, blue] {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("red.txt")).unwrap(),
+        std::fs::read_to_string(dir.join("blue.txt")).unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn connect_fails_clearly_on_reject_and_on_no_server() {
+    let dir = temp("reject");
+    let (_server, port) = start_server(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "connect",
+            "127.0.0.1",
+            &port.to_string(),
+            "BLACK",
+            "--name",
+            "bad name",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("refused"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let closed = free_port();
+    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["connect", "127.0.0.1", &closed.to_string(), "WHITE"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,116 @@
+//! A server on free ports with its own database, and a raw protocol client.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use arbiter_server::protocol::Message;
+use arbiter_server::{RunningServer, ServerConfig};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::TcpStream;
+
+pub struct TestServer {
+    pub server: RunningServer,
+    pub dir: PathBuf,
+}
+
+pub async fn server_with(adjust: impl FnOnce(&mut ServerConfig)) -> TestServer {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("arbiter-server-test-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut config = ServerConfig {
+        tcp: "127.0.0.1:0".parse().unwrap(),
+        http: "127.0.0.1:0".parse().unwrap(),
+        db: dir.join("games.sqlite"),
+        records_dir: Some(dir.join("records")),
+        ..ServerConfig::default()
+    };
+    adjust(&mut config);
+    let server = arbiter_server::start(config)
+        .await
+        .expect("the server starts");
+    TestServer { server, dir }
+}
+
+pub async fn server() -> TestServer {
+    server_with(|_| {}).await
+}
+
+pub struct Client {
+    reader: BufReader<OwnedReadHalf>,
+    writer: OwnedWriteHalf,
+}
+
+impl Client {
+    pub async fn connect(s: &TestServer) -> Client {
+        let stream = TcpStream::connect(s.server.tcp_addr).await.unwrap();
+        let (r, w) = stream.into_split();
+        Client {
+            reader: BufReader::new(r),
+            writer: w,
+        }
+    }
+
+    /// Writes bytes; a connection the server has closed is not an error here.
+    pub async fn raw(&mut self, text: &str) {
+        let _ = self.writer.write_all(text.as_bytes()).await;
+    }
+
+    pub async fn send(&mut self, op: i64, d1: &str, d2: &str, d3: &str) {
+        self.send_message(&Message::new(op, d1, d2, d3)).await;
+    }
+
+    pub async fn send_message(&mut self, m: &Message) {
+        self.raw(&format!("{}\n", m.to_line())).await;
+    }
+
+    /// The next message within `wait`; `None` on silence or a closed connection.
+    pub async fn recv_within(&mut self, wait: Duration) -> Option<Message> {
+        let mut line = String::new();
+        match tokio::time::timeout(wait, self.reader.read_line(&mut line)).await {
+            Ok(Ok(n)) if n > 0 => {
+                Some(Message::parse(line.trim()).expect("the server sends valid messages"))
+            }
+            _ => None,
+        }
+    }
+
+    pub async fn recv(&mut self) -> Message {
+        self.recv_within(Duration::from_secs(5))
+            .await
+            .expect("a message from the server")
+    }
+
+    /// Whether the server closed the connection (within `wait`).
+    pub async fn closed_within(&mut self, wait: Duration) -> bool {
+        let mut line = String::new();
+        matches!(
+            tokio::time::timeout(wait, self.reader.read_line(&mut line)).await,
+            Ok(Ok(0)) | Ok(Err(_))
+        )
+    }
+
+    /// Nothing arrives for a little while.
+    pub async fn quiet(&mut self) -> bool {
+        self.recv_within(Duration::from_millis(300)).await.is_none()
+    }
+}
+
+/// Two clients that started a game in `room`: (black, white).
+pub async fn pair(s: &TestServer, room: &str) -> (Client, Client) {
+    let mut a = Client::connect(s).await;
+    let mut b = Client::connect(s).await;
+    a.send(arbiter_server::protocol::READY, "alice", "BLACK", room)
+        .await;
+    b.send(arbiter_server::protocol::READY, "bob", "WHITE", room)
+        .await;
+    let ra = a.recv().await;
+    let rb = b.recv().await;
+    assert_eq!((ra.data1.as_str(), ra.data2.as_str()), ("bob", "BLACK"));
+    assert_eq!((rb.data1.as_str(), rb.data2.as_str()), ("alice", "WHITE"));
+    (a, b)
+}
