@@ -271,11 +271,12 @@ impl Position {
         x2: i64,
         y2: i64,
     ) -> Result<Move, IllegalMove> {
+        // Saturating: the judge reads any integer, down to i64::MIN.
         let from = self
-            .cell(y1 - 1, x1 - 1)
+            .cell(y1.saturating_sub(1), x1.saturating_sub(1))
             .ok_or(IllegalMove::SourceOffBoard)?;
         let to = self
-            .cell(y2 - 1, x2 - 1)
+            .cell(y2.saturating_sub(1), x2.saturating_sub(1))
             .ok_or(IllegalMove::TargetOffBoard)?;
         let mv = Move::new(from, to);
         self.check(mv)?;
