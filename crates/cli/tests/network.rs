@@ -1,7 +1,6 @@
 //! The course's interoperability check: `arbiter serve` and two `arbiter connect` processes play
 //! a game, and the server's and both clients' record files are identical.
 
-
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 

@@ -40,7 +40,10 @@ fn an_illegal_move_before_the_end_prints_0() {
     );
     assert_eq!(judge_str("6 1\n-5 2 1 1\n").unwrap(), "0\n");
     // Found by fuzzing: the most negative integer must not overflow.
-    assert_eq!(judge_str("4 1\n-99999999999999999999 1 1 1\n").unwrap(), "0\n");
+    assert_eq!(
+        judge_str("4 1\n-99999999999999999999 1 1 1\n").unwrap(),
+        "0\n"
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
@@ -16,6 +16,7 @@ use crate::conn::{ConnConfig, Next, Session};
 use crate::protocol::MAX_LINE;
 use crate::room::{Hub, Outgoing};
 use crate::store::Store;
+use crate::web_api::{self, GameRequest};
 
 #[derive(Clone)]
 pub struct AppState {
@@ -29,8 +30,49 @@ pub fn router(state: AppState) -> Router {
         .route("/api/rooms", get(rooms))
         .route("/api/games", get(games))
         .route("/api/games/{id}", get(game))
+        .route("/api/state", post(api_state))
+        .route("/api/ai", post(api_ai))
+        .route("/api/analyze", post(api_analyze))
         .route("/ws", get(websocket))
+        .fallback(static_file)
         .with_state(state)
+}
+
+async fn static_file(uri: axum::http::Uri) -> Response {
+    if uri.path() == "/favicon.ico" {
+        return StatusCode::NO_CONTENT.into_response();
+    }
+    match crate::web::find(uri.path()) {
+        Some(asset) => (
+            [(axum::http::header::CONTENT_TYPE, asset.content_type)],
+            asset.body,
+        )
+            .into_response(),
+        None => error(StatusCode::NOT_FOUND, format!("no page at {}", uri.path())),
+    }
+}
+
+/// Runs a computation on the blocking pool and answers with its JSON or a 400 with its error.
+async fn blocking<T: serde::Serialize + Send + 'static>(
+    f: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Response {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(Ok(value)) => Json(value).into_response(),
+        Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+async fn api_state(Json(request): Json<GameRequest>) -> Response {
+    blocking(move || web_api::state(&request)).await
+}
+
+async fn api_ai(Json(request): Json<GameRequest>) -> Response {
+    blocking(move || web_api::ai(&request)).await
+}
+
+async fn api_analyze(Json(request): Json<GameRequest>) -> Response {
+    blocking(move || web_api::analyze_request(&request)).await
 }
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {

@@ -11,6 +11,8 @@ pub mod loadtest;
 pub mod protocol;
 mod room;
 pub mod store;
+mod web;
+pub mod web_api;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

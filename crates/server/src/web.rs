@@ -1,0 +1,32 @@
+//! The browser page's files, embedded in the binary so `arbiter serve` needs nothing else.
+
+/// One embedded file.
+pub struct Asset {
+    pub path: &'static str,
+    pub content_type: &'static str,
+    pub body: &'static str,
+}
+
+macro_rules! asset {
+    ($path:literal, $file:literal, $type:literal) => {
+        Asset {
+            path: $path,
+            content_type: $type,
+            body: include_str!(concat!("../../../web/", $file)),
+        }
+    };
+}
+
+pub const ASSETS: &[Asset] = &[
+    asset!("/", "index.html", "text/html; charset=utf-8"),
+    asset!("/app.js", "app.js", "text/javascript; charset=utf-8"),
+    asset!("/board.js", "board.js", "text/javascript; charset=utf-8"),
+    asset!("/net.js", "net.js", "text/javascript; charset=utf-8"),
+    asset!("/sound.js", "sound.js", "text/javascript; charset=utf-8"),
+    asset!("/style.css", "style.css", "text/css; charset=utf-8"),
+];
+
+pub fn find(path: &str) -> Option<&'static Asset> {
+    let path = if path == "/index.html" { "/" } else { path };
+    ASSETS.iter().find(|a| a.path == path)
+}

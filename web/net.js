@@ -1,0 +1,60 @@
+// The course protocol over the server's WebSocket: one JSON message per text frame.
+
+export const OP = {
+  READY: 200000,
+  MOVE: 200001,
+  RESIGN: 200002,
+  REJECT: 200003,
+  LEAVE: 200004,
+  CHAT: 200005,
+  END: 200006,
+  WATCH: 200100,
+  STATE: 200101,
+  UNWATCH: 200102,
+};
+
+export const END_MARKER = "998244353";
+export const MOVE_REASONS = [
+  "LEGAL", "LEGAL_CAPTURE_MOVE", "LEGAL_NON_CAPTURE_MOVE", "ILLIGAL", "NOT_PLAYER_TURN", "OUT_OF_BOARD",
+  "NOT_PIECE", "NOT_PLAYER_PIECE", "ILLIGAL_CAPTURE_MOVE", "ILLIGAL_NON_CAPTURE_MOVE", "GAME_ALREADY_END", "GAME_NOT_START",
+];
+export const END_REASONS = ["NONE", "STALEMATE", "CHECKMATE", "TRAPPED", "RESIGN", "TIMEOUT", "ILLIGAL_MOVE"];
+
+export class Connection {
+  // `onMessage(message)`, `onOpen()`, `onLost()` (the connection dropped without us closing it).
+  constructor({ onMessage, onOpen, onLost }) {
+    this.handlers = { onMessage, onOpen, onLost };
+    this.closing = false;
+    this.open();
+  }
+
+  open() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    this.socket = new WebSocket(`${scheme}://${location.host}/ws`);
+    this.socket.onopen = () => this.handlers.onOpen && this.handlers.onOpen();
+    this.socket.onmessage = (event) => {
+      for (const line of String(event.data).split("\n")) {
+        if (!line.trim()) continue;
+        try {
+          this.handlers.onMessage(JSON.parse(line));
+        } catch (e) {
+          console.warn("unreadable message", line, e);
+        }
+      }
+    };
+    this.socket.onclose = () => {
+      if (!this.closing && this.handlers.onLost) this.handlers.onLost();
+    };
+  }
+
+  send(op, data1 = "", data2 = "", data3 = "", extra = {}) {
+    if (this.socket.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(JSON.stringify({ op, data1, data2, data3, ...extra }));
+    return true;
+  }
+
+  close() {
+    this.closing = true;
+    this.socket.close();
+  }
+}
