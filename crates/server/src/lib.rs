@@ -211,38 +211,38 @@ async fn serve_tcp(stream: TcpStream, addr: SocketAddr, hub: Arc<Hub>, config: C
     let _ = session.peer().tx.try_send(Outgoing::Close);
 }
 
-/// Logs to stderr and, with `log_file`, to that file too. Keep the guard alive while logging.
-pub fn init_logging(
-    log_file: Option<&Path>,
-) -> Result<Option<tracing_appender::non_blocking::WorkerGuard>, String> {
+/// Keeps the log writers' background threads alive; drop it last (it flushes what is queued).
+pub struct LogGuards(#[allow(dead_code)] Vec<tracing_appender::non_blocking::WorkerGuard>);
+
+/// Logs to stderr and, with `log_file`, to that file too. Lines are handed to writer threads,
+/// so a busy server never waits on a terminal or a disk to log a message.
+pub fn init_logging(log_file: Option<&Path>) -> Result<LogGuards, String> {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::Layer;
-    let filter =
-        || tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    let stderr = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_filter(filter());
-    let (file_layer, guard) = match log_file {
+    let filter = || tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    // Not lossy: when the writers fall behind, logging waits rather than dropping lines.
+    let writer = |w| tracing_appender::non_blocking::NonBlockingBuilder::default().lossy(false).finish(w);
+    let (stderr_writer, stderr_guard) = writer(Box::new(std::io::stderr()) as Box<dyn std::io::Write + Send>);
+    let stderr = tracing_subscriber::fmt::layer().with_writer(stderr_writer).with_filter(filter());
+    let mut guards = vec![stderr_guard];
+    let file_layer = match log_file {
         Some(path) => {
             let file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(path)
                 .map_err(|e| format!("cannot open the log {}: {e}", path.display()))?;
-            let (writer, guard) = tracing_appender::non_blocking(file);
-            let layer = tracing_subscriber::fmt::layer()
-                .with_ansi(false)
-                .with_writer(writer)
-                .with_filter(filter());
-            (Some(layer), Some(guard))
+            let (file_writer, guard) = writer(Box::new(file));
+            guards.push(guard);
+            Some(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(file_writer).with_filter(filter()))
         }
-        None => (None, None),
+        None => None,
     };
     tracing_subscriber::registry()
         .with(stderr)
         .with(file_layer)
         .try_init()
         .map_err(|e| format!("cannot start logging: {e}"))?;
-    Ok(guard)
+    Ok(LogGuards(guards))
 }

@@ -141,7 +141,7 @@ async fn start_server(exe: &PathBuf) -> Result<(ChildServer, SocketAddr, SocketA
         ])
         .arg(&db)
         .args(["--timeout-ms", "30000"])
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", "info")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -202,7 +202,8 @@ async fn bot(
     let mut moves = Vec::new();
     loop {
         if pos.current_player == side && !pos.is_over() {
-            tokio::time::sleep(think).await;
+            // People and programs do not all answer in lockstep: think 50-150% of `think`.
+            tokio::time::sleep(think.mul_f64(rng.gen_range(0.5..1.5))).await;
             let mut list = MoveList::new();
             pos.legal_moves(&mut list);
             let Some(&mv) = list.get(rng.gen_range(0..list.len().max(1))) else {
