@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use arbiter_core::Side;
+use arbiter_core::{JudgeError, Side};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod arena;
@@ -172,54 +172,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// How a judge run failed: bad input (exit 2) or an unwritable output.
-enum JudgeFailure {
-    Input(String),
-    Output(String),
-}
-
-impl From<arbiter_duck::JudgeError> for JudgeFailure {
-    fn from(e: arbiter_duck::JudgeError) -> Self {
-        match e {
-            arbiter_duck::JudgeError::Input(e) => JudgeFailure::Input(e.to_string()),
-            arbiter_duck::JudgeError::Output(e) => JudgeFailure::Output(e.to_string()),
-        }
-    }
-}
-
-impl From<arbiter_rc02::JudgeError> for JudgeFailure {
-    fn from(e: arbiter_rc02::JudgeError) -> Self {
-        match e {
-            arbiter_rc02::JudgeError::Input(e) => JudgeFailure::Input(e.to_string()),
-            arbiter_rc02::JudgeError::Output(e) => JudgeFailure::Output(e.to_string()),
-        }
-    }
-}
-
-impl From<arbiter_surakarta::JudgeError> for JudgeFailure {
-    fn from(e: arbiter_surakarta::JudgeError) -> Self {
-        match e {
-            arbiter_surakarta::JudgeError::Input(e) => JudgeFailure::Input(e.to_string()),
-            arbiter_surakarta::JudgeError::Output(e) => JudgeFailure::Output(e.to_string()),
-        }
-    }
-}
-
 fn judge(game: JudgeGame) -> ExitCode {
     let stdin = io::stdin().lock();
     let stdout = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let result: Result<(), JudgeFailure> = match game {
-        JudgeGame::Duck => arbiter_duck::judge(stdin, stdout).map_err(Into::into),
-        JudgeGame::Surakarta => arbiter_surakarta::judge(stdin, stdout).map_err(Into::into),
-        JudgeGame::Rc02 => arbiter_rc02::judge(stdin, stdout).map_err(Into::into),
+    let result = match game {
+        JudgeGame::Duck => arbiter_duck::judge(stdin, stdout),
+        JudgeGame::Surakarta => arbiter_surakarta::judge(stdin, stdout),
+        JudgeGame::Rc02 => arbiter_rc02::judge(stdin, stdout),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(JudgeFailure::Input(message)) => {
+        Err(JudgeError::Input(message)) => {
             eprintln!("arbiter judge: malformed input: {message}");
             ExitCode::from(EXIT_BAD_INPUT)
         }
-        Err(JudgeFailure::Output(message)) => {
+        Err(JudgeError::Output(message)) => {
             eprintln!("arbiter judge: {message}");
             ExitCode::FAILURE
         }

@@ -2,32 +2,11 @@
 
 mod common;
 
-use arbiter_core::shared_data;
-use common::arbiter;
+use common::{arbiter, assert_judge_reproduces};
 
 #[test]
 fn judge_duck_reproduces_the_official_data() {
-    let Some(dir) = shared_data::locate(
-        env!("CARGO_MANIFEST_DIR"),
-        "duck/official",
-        "cli duck golden",
-    ) else {
-        return;
-    };
-    for (input, answer) in shared_data::cases(&dir) {
-        let out = arbiter(&["judge", "duck"], &std::fs::read(&input).unwrap());
-        assert!(
-            out.status.success(),
-            "{}: {}",
-            input.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            out.stdout == std::fs::read(&answer).unwrap(),
-            "{} differs",
-            input.display()
-        );
-    }
+    assert_judge_reproduces("duck", "duck/official", "cli duck golden");
 }
 
 #[test]

@@ -2,24 +2,11 @@
 
 mod common;
 
-use arbiter_core::shared_data;
-use common::arbiter;
+use common::{arbiter, assert_judge_reproduces};
 
 #[test]
 fn judge_rc02_reproduces_the_cases() {
-    let Some(dir) = shared_data::locate(env!("CARGO_MANIFEST_DIR"), "rc02", "cli rc02 golden")
-    else {
-        return;
-    };
-    for (input, answer) in shared_data::cases(&dir) {
-        let out = arbiter(&["judge", "rc02"], &std::fs::read(&input).unwrap());
-        assert!(out.status.success(), "{}", input.display());
-        assert!(
-            out.stdout == std::fs::read(&answer).unwrap(),
-            "{} differs",
-            input.display()
-        );
-    }
+    assert_judge_reproduces("rc02", "rc02", "cli rc02 golden");
 }
 
 #[test]

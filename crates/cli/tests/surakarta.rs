@@ -2,32 +2,11 @@
 
 mod common;
 
-use arbiter_core::shared_data;
-use common::arbiter;
+use common::{arbiter, assert_judge_reproduces};
 
 #[test]
 fn judge_surakarta_reproduces_the_reference() {
-    let Some(dir) = shared_data::locate(
-        env!("CARGO_MANIFEST_DIR"),
-        "surakarta/reference",
-        "cli surakarta golden",
-    ) else {
-        return;
-    };
-    for (input, answer) in shared_data::cases(&dir) {
-        let out = arbiter(&["judge", "surakarta"], &std::fs::read(&input).unwrap());
-        assert!(
-            out.status.success(),
-            "{}: {}",
-            input.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            out.stdout == std::fs::read(&answer).unwrap(),
-            "{} differs",
-            input.display()
-        );
-    }
+    assert_judge_reproduces("surakarta", "surakarta/reference", "cli surakarta golden");
 }
 
 #[test]

@@ -36,3 +36,23 @@ impl InputError {
         }
     }
 }
+
+/// Why a judge run stopped before the end of its input: the input was malformed (the CLI exits
+/// with status 2), or the output could not be written.
+#[derive(Debug, Error)]
+pub enum JudgeError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("cannot write the output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+/// Runs a streaming judge over text held in memory and returns what it wrote (judges write ASCII).
+pub fn judge_to_string(
+    input: &str,
+    judge: impl FnOnce(&[u8], &mut Vec<u8>) -> Result<(), JudgeError>,
+) -> Result<String, JudgeError> {
+    let mut out = Vec::new();
+    judge(input.as_bytes(), &mut out)?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}

@@ -12,6 +12,6 @@ pub mod shared_data;
 pub mod text;
 pub mod zobrist;
 
-pub use error::{InputError, ParseMoveError};
+pub use error::{judge_to_string, InputError, JudgeError, ParseMoveError};
 pub use game::{Game, Side, Status};
 pub use movelist::{MoveList, MAX_MOVES};

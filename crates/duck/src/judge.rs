@@ -3,20 +3,10 @@
 use std::io::{self, BufRead, Write};
 
 use arbiter_core::text::Tokens;
-use arbiter_core::InputError;
-use thiserror::Error;
+use arbiter_core::{InputError, JudgeError};
 
 use crate::board::{side_name, Piece};
 use crate::position::{Move, Position};
-
-/// Why a judge run stopped before the end of its input.
-#[derive(Debug, Error)]
-pub enum JudgeError {
-    #[error(transparent)]
-    Input(#[from] InputError),
-    #[error("cannot write the output: {0}")]
-    Output(#[from] io::Error),
-}
 
 /// Reads `Q` and then `Q` operations `xs ys xt yt`, writing one line per operation as soon as it
 /// is judged. Output already written stays written when a later operation is malformed.
@@ -68,9 +58,7 @@ fn write_piece(output: &mut impl Write, piece: Piece) -> io::Result<()> {
 
 /// Judges a whole input held in memory (for tests and the library's users).
 pub fn judge_str(input: &str) -> Result<String, JudgeError> {
-    let mut out = Vec::new();
-    judge(input.as_bytes(), &mut out)?;
-    Ok(String::from_utf8(out).expect("the judge writes ASCII"))
+    arbiter_core::judge_to_string(input, |i, o| judge(i, o))
 }
 
 #[cfg(test)]

@@ -17,8 +17,9 @@ mod position;
 mod render;
 mod tables;
 
+pub use arbiter_core::JudgeError;
 pub use board::{side_name, Piece, PieceKind, Square, COLUMNS, ROWS, SQUARES};
-pub use judge::{judge, judge_str, JudgeError};
+pub use judge::{judge, judge_str};
 pub use notation::{FenError, INITIAL_FEN};
 pub use perft::{divide, perft};
 pub use position::{Move, MoveEffect, Position};

@@ -1,22 +1,12 @@
 //! The problem's judge: `N K`, then `K` moves; `0`, or `1` and the board, or `2`, the winner and
 //! the board.
 
-use std::io::{self, BufRead, Write};
+use std::io::{BufRead, Write};
 
 use arbiter_core::text::Tokens;
-use arbiter_core::{InputError, Side};
-use thiserror::Error;
+use arbiter_core::{InputError, JudgeError, Side};
 
 use crate::position::Position;
-
-/// Why a judge run stopped before the end of its input.
-#[derive(Debug, Error)]
-pub enum JudgeError {
-    #[error(transparent)]
-    Input(#[from] InputError),
-    #[error("cannot write the output: {0}")]
-    Output(#[from] io::Error),
-}
 
 /// Reads the whole input (the answer depends on every move), then writes the verdict.
 ///
@@ -72,7 +62,5 @@ pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeErr
 
 /// Judges an input held in memory.
 pub fn judge_str(input: &str) -> Result<String, JudgeError> {
-    let mut out = Vec::new();
-    judge(input.as_bytes(), &mut out)?;
-    Ok(String::from_utf8(out).expect("the judge writes ASCII"))
+    arbiter_core::judge_to_string(input, |i, o| judge(i, o))
 }

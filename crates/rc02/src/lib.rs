@@ -16,7 +16,8 @@ mod judge;
 mod notation;
 mod position;
 
-pub use judge::{judge, judge_str, JudgeError};
+pub use arbiter_core::JudgeError;
+pub use judge::{judge, judge_str};
 pub use position::{Cell, IllegalMove, Move, Position, MAX_SIZE};
 
 use arbiter_core::{Game, MoveList, ParseMoveError, Side, Status};

@@ -220,11 +220,19 @@ pub fn init_logging(log_file: Option<&Path>) -> Result<LogGuards, String> {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::Layer;
-    let filter = || tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let filter =
+        || tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
     // Not lossy: when the writers fall behind, logging waits rather than dropping lines.
-    let writer = |w| tracing_appender::non_blocking::NonBlockingBuilder::default().lossy(false).finish(w);
-    let (stderr_writer, stderr_guard) = writer(Box::new(std::io::stderr()) as Box<dyn std::io::Write + Send>);
-    let stderr = tracing_subscriber::fmt::layer().with_writer(stderr_writer).with_filter(filter());
+    let writer = |w| {
+        tracing_appender::non_blocking::NonBlockingBuilder::default()
+            .lossy(false)
+            .finish(w)
+    };
+    let (stderr_writer, stderr_guard) =
+        writer(Box::new(std::io::stderr()) as Box<dyn std::io::Write + Send>);
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(stderr_writer)
+        .with_filter(filter());
     let mut guards = vec![stderr_guard];
     let file_layer = match log_file {
         Some(path) => {
@@ -235,7 +243,12 @@ pub fn init_logging(log_file: Option<&Path>) -> Result<LogGuards, String> {
                 .map_err(|e| format!("cannot open the log {}: {e}", path.display()))?;
             let (file_writer, guard) = writer(Box::new(file));
             guards.push(guard);
-            Some(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(file_writer).with_filter(filter()))
+            Some(
+                tracing_subscriber::fmt::layer()
+                    .with_ansi(false)
+                    .with_writer(file_writer)
+                    .with_filter(filter()),
+            )
         }
         None => None,
     };

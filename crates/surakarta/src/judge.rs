@@ -1,22 +1,12 @@
 //! The judge command stream of `shared/rules/surakarta.md`, for `arbiter judge surakarta`.
 
-use std::io::{self, BufRead, Write};
+use std::io::{BufRead, Write};
 
 use arbiter_core::text::{parse_integer, shorten};
-use arbiter_core::InputError;
-use thiserror::Error;
+use arbiter_core::{InputError, JudgeError};
 
 use crate::board::Point;
 use crate::rules::{parse_player, player_letter, GameState, MoveReason};
-
-/// Why a judge run stopped before the end of its input.
-#[derive(Debug, Error)]
-pub enum JudgeError {
-    #[error(transparent)]
-    Input(#[from] InputError),
-    #[error("cannot write the output: {0}")]
-    Output(#[from] io::Error),
-}
 
 /// Numbered, non-blank, non-comment lines of the input.
 struct Lines<R> {
@@ -183,9 +173,7 @@ pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeErr
 
 /// Runs a whole command stream held in memory.
 pub fn judge_str(input: &str) -> Result<String, JudgeError> {
-    let mut out = Vec::new();
-    judge(input.as_bytes(), &mut out)?;
-    Ok(String::from_utf8(out).expect("the judge writes ASCII"))
+    arbiter_core::judge_to_string(input, |i, o| judge(i, o))
 }
 
 #[cfg(test)]

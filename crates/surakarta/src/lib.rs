@@ -27,9 +27,10 @@ mod perft;
 pub mod reference;
 mod rules;
 
+pub use arbiter_core::JudgeError;
 pub use board::{Board, Move, PathNode, Point};
 pub use geometry::{geometry, Geometry, SIZES};
-pub use judge::{judge, judge_str, JudgeError};
+pub use judge::{judge, judge_str};
 pub use notation::{Record, RecordError};
 pub use perft::{divide, perft};
 pub use rules::{parse_player, player_letter, EndReason, GameState, MoveReason, StepResult};
