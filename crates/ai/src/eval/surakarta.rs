@@ -11,7 +11,7 @@ weights!(
         /// Per move more than the opponent.
         mobility = 2,
         /// Per own piece the opponent could capture next.
-        threatened = 30,
+        threatened = 15,
         /// Per enemy piece the side to move could capture now.
         attacking = 15,
         /// Per piece on an inner point (on two circuit lines, so four ways to capture).
