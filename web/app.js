@@ -520,14 +520,21 @@ class GameView {
         if (m.data3 !== END_MARKER) this.startDeadline();
         break;
       }
-      case OP.END:
+      case OP.END: {
         this.deadline = null;
         this.outcome = this.describeEnd(m);
+        // A move sent as the clock ran out never counted: show the game the server kept.
+        const plies = Number(m.plies);
+        if (Number.isInteger(plies) && plies < this.moves.length) {
+          this.moves.length = plies;
+          await this.refresh();
+        }
         this.seq++;
         if (this.view) this.board.render(this.view, { interactive: false });
         this.renderSide();
         sound.playEnd();
         break;
+      }
       case OP.LEAVE:
         this.chat && this.chat.append(h("p", { class: "note" }, `${m.data1 || "your opponent"} left (${m.data2}).`));
         break;

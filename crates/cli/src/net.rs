@@ -25,7 +25,8 @@ pub struct ServeArgs {
     /// Time a player has for each move.
     #[arg(long, value_name = "MS", default_value_t = 3000)]
     timeout_ms: u64,
-    /// Surakarta's max_no_capture_round for games that do not set it.
+    /// Rounds without a capture that end a game (Surakarta by its rule, the others as a draw),
+    /// for rooms whose READY does not set it.
     #[arg(long, value_name = "N", default_value_t = 40)]
     max_no_capture_round: u32,
     /// Also write each finished game's record (course notation) as a file here.

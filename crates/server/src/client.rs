@@ -275,6 +275,10 @@ async fn play<G: EngineGame>(
             }
             protocol::END => {
                 let (end_reason, winner) = end_of(&m);
+                // A move sent as the clock ran out never counted; the server says how many did.
+                if let Some(Ok(plies)) = m.extra_u64("plies") {
+                    record.truncate(usize::try_from(plies).unwrap_or(usize::MAX));
+                }
                 let mut text = record.join(" ");
                 if let Some(letter) = end_reason.and_then(arbiter_surakarta::notation::end_letter) {
                     if !text.is_empty() {

@@ -2,7 +2,7 @@
 //! and routing its messages, with limits on line length, message rate and silence.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -66,6 +66,7 @@ impl Session {
             id: NEXT_CONN.fetch_add(1, Ordering::Relaxed),
             addr,
             tx,
+            awaited: Arc::new(AtomicBool::new(false)),
         };
         let tokens = 2.0 * config.rate_limit as f64;
         let session = Session {
@@ -117,7 +118,11 @@ impl Session {
     /// Handles one line of text from the client.
     pub async fn line(&mut self, text: &str) -> Next {
         self.last_heard = Instant::now();
-        if !self.within_rate() {
+        let message = Message::parse(text);
+        // The one move the game waits for is free; everything else is charged.
+        let awaited_move = matches!(&message, Ok(m) if m.op == protocol::MOVE)
+            && self.peer.awaited.swap(false, Ordering::Relaxed);
+        if !awaited_move && !self.within_rate() {
             self.dropped += 1;
             if self.dropped % 100 == 1 {
                 tracing::warn!(
@@ -132,7 +137,7 @@ impl Session {
                 Next::Continue
             };
         }
-        let message = match Message::parse(text) {
+        let message = match message {
             Ok(m) => m,
             Err(e) => {
                 return self.bad_line(&format!("{e} in `{}`", arbiter_core::text::shorten(text)))

@@ -96,6 +96,10 @@ pub struct Match {
     /// Every move received, legal or not, as `FROM-TO`.
     pub moves: Vec<String>,
     pub end: Option<(EndReason, Option<Side>)>,
+    /// Legal plies since the last capture. Duck Chess and the RC-02 game have no end of their own
+    /// for a game that goes nowhere (two bots can repeat a cycle forever), so the server applies
+    /// `max_no_capture_round` to them too and calls it a draw.
+    quiet_plies: u32,
 }
 
 /// What the server decided about one MOVE.
@@ -131,6 +135,7 @@ impl Match {
             state,
             moves: Vec::new(),
             end: None,
+            quiet_plies: 0,
         }
     }
 
@@ -168,6 +173,15 @@ impl Match {
         };
         if !verdict.reason.is_legal() {
             verdict.end = Some((EndReason::IlligalMove, Some(player.opponent())));
+        } else if !matches!(self.state, State::Surakarta(_)) && verdict.end.is_none() {
+            // Surakarta counts its own rounds (and decides the winner by the course's rule).
+            self.quiet_plies = match verdict.reason {
+                MoveReason::LegalCaptureMove => 0,
+                _ => self.quiet_plies + 1,
+            };
+            if self.quiet_plies >= self.settings.max_no_capture_round.saturating_mul(2) {
+                verdict.end = Some((EndReason::Stalemate, None));
+            }
         }
         if verdict.end.is_some() {
             self.end = verdict.end;
@@ -315,6 +329,46 @@ mod tests {
             m.play("Z9", "A3", Side::First).reason,
             MoveReason::OutOfBoard
         );
+    }
+
+    #[test]
+    fn a_duck_game_without_captures_ends_in_a_draw_at_the_round_limit() {
+        let mut d = Match::new(GameSettings {
+            max_no_capture_round: 2,
+            ..settings(GameKind::Duck, 9)
+        });
+        let cycle = [("a0", "a1"), ("a9", "a8"), ("a1", "a0")];
+        for (ply, (from, to)) in cycle.iter().enumerate() {
+            let v = d.play(from, to, Side::from_index(ply % 2));
+            assert_eq!(v.reason, MoveReason::LegalNonCaptureMove);
+            assert_eq!(v.end, None, "ply {ply}");
+        }
+        let v = d.play("a8", "a9", Side::Second);
+        assert_eq!(v.end, Some((EndReason::Stalemate, None)));
+        assert_eq!(d.record(), "a0-a1 a9-a8 a1-a0 a8-a9 S#");
+    }
+
+    #[test]
+    fn a_capture_restarts_the_round_count() {
+        let mut d = Match::new(GameSettings {
+            max_no_capture_round: 2,
+            ..settings(GameKind::Duck, 9)
+        });
+        let plies = [
+            ("a3", "a4"),
+            ("a6", "a5"),
+            ("a4", "a5"), // red's soldier takes blue's
+            ("i6", "i5"),
+            ("i3", "i4"),
+            ("i9", "i8"),
+        ];
+        for (ply, (from, to)) in plies.iter().enumerate() {
+            let v = d.play(from, to, Side::from_index(ply % 2));
+            assert!(v.reason.is_legal(), "ply {ply}: {:?}", v.reason);
+            assert_eq!(v.end, None, "ply {ply}");
+        }
+        let v = d.play("i0", "i1", Side::First);
+        assert_eq!(v.end, Some((EndReason::Stalemate, None)));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,6 +33,10 @@ pub struct Peer {
     pub id: ConnId,
     pub addr: String,
     pub tx: mpsc::Sender<Outgoing>,
+    /// Set while the room waits for this peer's move. Such a move is paced by the game itself,
+    /// so the connection lets it past the rate limit: a fast bot in a long game must never lose
+    /// a legal move to flood protection.
+    pub awaited: Arc<AtomicBool>,
 }
 
 /// Writes the log line of one message.
@@ -529,8 +534,22 @@ impl Room {
                 .insert("timeout_ms".into(), settings.timeout_ms.into());
             self.send_to(&peer, m);
         }
+        self.mark_awaited();
         let snapshot = self.snapshot();
         self.tell_spectators(&snapshot);
+    }
+
+    /// Flags the player whose move the running game waits for, and only that one.
+    fn mark_awaited(&self) {
+        let to_move = self
+            .running
+            .as_ref()
+            .filter(|r| !r.game.is_over())
+            .map(|r| r.game.to_move());
+        for m in &self.members {
+            let awaited = to_move.is_some() && m.side == to_move;
+            m.peer.awaited.store(awaited, AtomicOrdering::Relaxed);
+        }
     }
 
     fn opponent_of(&self, conn: ConnId) -> Option<Peer> {
@@ -583,6 +602,7 @@ impl Room {
                 let running = self.running.as_mut().expect("still running");
                 running.deadline =
                     Some(Instant::now() + Duration::from_millis(running.game.settings.timeout_ms));
+                self.mark_awaited();
             }
         }
     }
@@ -612,8 +632,9 @@ impl Room {
         };
         running.game.finish(reason, winner);
         running.deadline = None;
-        let (id, record) = (running.id, running.game.record());
+        let (id, record, plies) = (running.id, running.game.record(), running.game.moves.len());
         let winner_digit = winner_code(winner);
+        self.mark_awaited();
         if let Err(e) = self
             .ctx
             .store
@@ -636,12 +657,15 @@ impl Room {
                 }
             }
         }
-        let end = Message::new(
+        let mut end = Message::new(
             protocol::END,
             move_reason.map_or(String::new(), |r| r.code().to_string()),
             reason.code().to_string(),
             winner_digit,
         );
+        // The extension: how many moves the game counted, so a client whose last move arrived
+        // after its clock ran out can drop it from its own record.
+        end.extra.insert("plies".into(), plies.into());
         let players: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
         for peer in players {
             self.send_to(&peer, end.clone());

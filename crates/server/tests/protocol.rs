@@ -297,6 +297,43 @@ async fn a_duck_chess_game_through_the_extension() {
 }
 
 #[tokio::test]
+async fn a_fast_game_is_never_cut_by_the_rate_limit_and_a_cycle_ends_in_a_draw() {
+    // 10 messages a second (bursts of 20); each side sends 150 moves as fast as it can.
+    let s = server_with(|c| c.rate_limit = 10).await;
+    let mut red = Client::connect(&s).await;
+    let mut blue = Client::connect(&s).await;
+    for (c, name, colour) in [(&mut red, "r", "RED"), (&mut blue, "b", "BLUE")] {
+        let mut m = Message::new(READY, name, colour, "301");
+        m.extra.insert("game".into(), "duck".into());
+        m.extra.insert("max_no_capture_round".into(), 150.into());
+        c.send_message(&m).await;
+    }
+    assert_eq!(red.recv().await.op, READY);
+    assert_eq!(blue.recv().await.op, READY);
+    let cycle = [("a0", "a1"), ("a9", "a8"), ("a1", "a0"), ("a8", "a9")];
+    for ply in 0..300 {
+        let (from, to) = cycle[ply % 4];
+        let (mover, other) = if ply % 2 == 0 {
+            (&mut red, &mut blue)
+        } else {
+            (&mut blue, &mut red)
+        };
+        mover.send(MOVE, from, to, "").await;
+        let m = other.recv().await;
+        assert_eq!((m.op, m.data1.as_str()), (MOVE, from), "ply {ply}");
+        assert_eq!(m.data3 == END_MARKER, ply == 299, "ply {ply}");
+    }
+    // 150 rounds without a capture: a draw (stalemate, winner 2).
+    let end = red.recv().await;
+    assert_eq!(
+        (end.op, end.data2.as_str(), end.data3.as_str()),
+        (END, "1", "2")
+    );
+    let latest = std::fs::read_to_string(s.dir.join("records").join("latest.txt")).unwrap();
+    assert!(latest.ends_with("a8-a9 S#\n"), "{latest}");
+}
+
+#[tokio::test]
 async fn framing_several_messages_in_one_read_and_one_across_reads() {
     let s = server().await;
     let mut a = Client::connect(&s).await;
