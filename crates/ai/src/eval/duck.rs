@@ -13,7 +13,7 @@ weights!(
         horse = 300,
         car = 600,
         duck = 300,
-        soldier = 220,
+        soldier = 400,
         /// Per move more than the opponent.
         mobility = 4,
         /// Per enemy piece within two points of one's captain.
