@@ -516,6 +516,8 @@ impl Room {
             names: names.clone(),
             deadline: Some(Instant::now() + timeout),
         });
+        // Before anyone hears of the game, so the first move can never race the flag.
+        self.mark_awaited();
         for (me, opponent) in [(first, second), (second, first)] {
             let peer = self.members[me].peer.clone();
             let colour = settings
@@ -534,7 +536,6 @@ impl Room {
                 .insert("timeout_ms".into(), settings.timeout_ms.into());
             self.send_to(&peer, m);
         }
-        self.mark_awaited();
         let snapshot = self.snapshot();
         self.tell_spectators(&snapshot);
     }
@@ -577,6 +578,8 @@ impl Room {
         let verdict = running.game.play(from, to, side);
         let ply = running.game.moves.len();
         let (id, text) = (running.id, running.game.moves[ply - 1].clone());
+        // Before the move is forwarded, so the answer can never race the flag.
+        self.mark_awaited();
         // Stored before anyone hears of it.
         if let Err(e) = self
             .ctx
@@ -602,7 +605,6 @@ impl Room {
                 let running = self.running.as_mut().expect("still running");
                 running.deadline =
                     Some(Instant::now() + Duration::from_millis(running.game.settings.timeout_ms));
-                self.mark_awaited();
             }
         }
     }
