@@ -61,6 +61,12 @@ fn a_small_tournament_writes_json_and_records() {
     for key in ["a", "b", "wins", "draws", "losses", "elo", "elo_error"] {
         assert!(pairs[0].get(key).is_some(), "{key}");
     }
+    for pair in pairs {
+        // A number, or null for a pair whose score is 0% or 100%.
+        let (elo, wins, games) = (&pair["elo"], &pair["wins"], 8);
+        let one_sided = wins == 0 || wins == games;
+        assert!(elo.is_f64() || (elo.is_null() && one_sided), "{pair}");
+    }
     let index = std::fs::read_to_string(dir.join("games.tsv")).unwrap();
     assert_eq!(index.lines().count(), 13);
     // Surakarta records are in the course notation: moves, then an end mark.
