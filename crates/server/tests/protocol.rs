@@ -63,7 +63,8 @@ async fn colour_assignment() {
     let mut a = Client::connect(&s).await;
     let mut b = Client::connect(&s).await;
     a.send(READY, "first", "", "3").await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // Time for the server to take the first READY before the second (order decides colours).
+    tokio::time::sleep(Duration::from_millis(300)).await;
     b.send(READY, "second", "", "3").await;
     assert_eq!(a.recv().await.data2, "BLACK");
     assert_eq!(b.recv().await.data2, "WHITE");
@@ -71,7 +72,7 @@ async fn colour_assignment() {
     let mut a = Client::connect(&s).await;
     let mut b = Client::connect(&s).await;
     a.send(READY, "early", "", "").await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
     b.send(READY, "late", "BLACK", "").await;
     let (ra, rb) = (a.recv().await, b.recv().await);
     assert_eq!(
@@ -158,7 +159,8 @@ async fn a_move_out_of_turn_loses() {
 
 #[tokio::test]
 async fn the_clock() {
-    let s = server_with(|c| c.timeout_ms = 300).await;
+    // Long enough that a loaded CI machine still delivers black's first move in time.
+    let s = server_with(|c| c.timeout_ms = 1000).await;
     let (mut black, mut white) = pair(&s, "1").await;
     black.send(MOVE, "A2", "A3", "").await;
     white.recv().await;
