@@ -551,6 +551,8 @@ class GameView {
     const winner = m.data3 === "0" ? colours[0] : m.data3 === "1" ? colours[1] : null;
     const endReason = (END_REASONS[Number(m.data2)] || m.data2).toLowerCase().replace(/_/g, " ");
     let reason = endReason;
+    // The course calls the no-capture limit STALEMATE; say what happened.
+    if (m.data2 === "1") reason = "no capture for too many rounds";
     if (m.data1 !== "" && m.data2 === "6") {
       const moveReason = (MOVE_REASONS[Number(m.data1)] || m.data1).toLowerCase().replace(/_/g, " ");
       const who = winner === this.myColour ? "your opponent" : winner ? "you" : "a player";
