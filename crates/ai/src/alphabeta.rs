@@ -373,12 +373,7 @@ impl<G: Evaluate> Context<'_, G> {
         let mut best_move = None;
         self.path.push(key);
         for i in 0..moves.len() {
-            // Selection sort: the best remaining move next, so a cut-off saves the sorting.
-            let pick = (i..moves.len())
-                .max_by_key(|&j| keys[j])
-                .expect("non-empty range");
-            moves.swap(i, pick);
-            keys.swap(i, pick);
+            bring_best_forward(&mut moves, &mut keys, i);
             let mv = moves[i];
             let mut child = pos.clone();
             child.play(mv);
@@ -473,11 +468,7 @@ impl<G: Evaluate> Context<'_, G> {
         }
         let mut keys: Vec<i32> = moves.iter().map(|&mv| pos.order_hint(mv)).collect();
         for i in 0..moves.len() {
-            let pick = (i..moves.len())
-                .max_by_key(|&j| keys[j])
-                .expect("non-empty range");
-            moves.swap(i, pick);
-            keys.swap(i, pick);
+            bring_best_forward(&mut moves, &mut keys, i);
             let mut child = pos.clone();
             child.play(moves[i]);
             let score = -self.quiesce(&child, -beta, -alpha, ply + 1, depth + 1);
@@ -516,4 +507,14 @@ impl<G: Evaluate> Player<G> for AlphaBeta<G> {
     fn new_game(&mut self) {
         self.clear();
     }
+}
+
+/// Selection sort one step at a time: swaps the best-keyed move from `i` on into place `i`, so a
+/// cut-off saves sorting the rest.
+fn bring_best_forward<M: Copy, K: Ord + Copy>(moves: &mut MoveList<M>, keys: &mut [K], i: usize) {
+    let pick = (i..moves.len())
+        .max_by_key(|&j| keys[j])
+        .expect("i is below the number of moves");
+    moves.swap(i, pick);
+    keys.swap(i, pick);
 }

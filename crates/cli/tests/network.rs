@@ -71,6 +71,16 @@ fn connect(port: u16, colour: &str, name: &str, record: &std::path::Path, extra:
         .unwrap()
 }
 
+/// The server's record of the last finished game, once it has written it (up to 5 s).
+fn server_record(dir: &std::path::Path) -> String {
+    let latest = dir.join("records").join("latest.txt");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !latest.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::fs::read_to_string(&latest).unwrap()
+}
+
 fn temp(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("arbiter-net-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -92,13 +102,7 @@ fn the_course_check_server_and_two_clients_agree() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let records = dir.join("records");
-    let mut waited = 0;
-    while !records.join("latest.txt").exists() && waited < 100 {
-        std::thread::sleep(Duration::from_millis(50));
-        waited += 1;
-    }
-    let server_record = std::fs::read_to_string(records.join("latest.txt")).unwrap();
+    let server_record = server_record(&dir);
     let black = std::fs::read_to_string(dir.join("black.txt")).unwrap();
     let white = std::fs::read_to_string(dir.join("white.txt")).unwrap();
     assert_eq!(black, server_record);
@@ -142,13 +146,7 @@ fn a_duck_chess_game_between_two_clients() {
     }
     let red = std::fs::read_to_string(dir.join("red.txt")).unwrap();
     assert_eq!(red, std::fs::read_to_string(dir.join("blue.txt")).unwrap());
-    let records = dir.join("records").join("latest.txt");
-    let mut waited = 0;
-    while !records.exists() && waited < 100 {
-        std::thread::sleep(Duration::from_millis(50));
-        waited += 1;
-    }
-    assert_eq!(red, std::fs::read_to_string(records).unwrap());
+    assert_eq!(red, server_record(&dir));
     // Two depth-2 searchers fall into a cycle; the no-capture limit ends it as a draw.
     assert!(red.trim_end().ends_with("S#"), "{red}");
     let _ = std::fs::remove_dir_all(&dir);

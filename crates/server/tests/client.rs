@@ -22,6 +22,10 @@ fn options(port: u16) -> ConnectOptions {
     }
 }
 
+fn line(m: &Message) -> String {
+    format!("{}\n", m.to_line())
+}
+
 /// The server takes the client's READY, starts the game, waits for the client's first MOVE and
 /// answers with END(timeout) counting `plies` moves.
 async fn scripted_server(plies: u64) -> (u16, tokio::task::JoinHandle<Message>) {
@@ -34,19 +38,13 @@ async fn scripted_server(plies: u64) -> (u16, tokio::task::JoinHandle<Message>) 
         let ready = Message::parse(&lines.next_line().await.unwrap().unwrap()).unwrap();
         assert_eq!(ready.op, READY);
         let start = Message::new(READY, "opponent", "BLACK", "1");
-        write
-            .write_all(format!("{}\n", start.to_line()).as_bytes())
-            .await
-            .unwrap();
+        write.write_all(line(&start).as_bytes()).await.unwrap();
         let mv = Message::parse(&lines.next_line().await.unwrap().unwrap()).unwrap();
         assert_eq!(mv.op, MOVE);
         // Black ran out of time before its move arrived: white wins by TIMEOUT.
         let mut end = Message::new(END, "", "5", "1");
         end.extra.insert("plies".into(), plies.into());
-        write
-            .write_all(format!("{}\n", end.to_line()).as_bytes())
-            .await
-            .unwrap();
+        write.write_all(line(&end).as_bytes()).await.unwrap();
         mv
     });
     (port, task)

@@ -7,7 +7,7 @@ use std::time::Duration;
 use arbiter_server::protocol::{
     Message, CHAT, END, END_MARKER, LEAVE, MOVE, READY, REJECT, RESIGN, STATE, WATCH,
 };
-use common::{pair, server, server_with, Client};
+use common::{duck_pair, pair, server, server_with, Client};
 
 #[tokio::test]
 async fn every_reject_case() {
@@ -271,19 +271,7 @@ async fn spectators_see_the_game() {
 #[tokio::test]
 async fn a_duck_chess_game_through_the_extension() {
     let s = server().await;
-    let mut red = Client::connect(&s).await;
-    let mut blue = Client::connect(&s).await;
-    for (c, name, colour) in [(&mut red, "r", "RED"), (&mut blue, "b", "BLUE")] {
-        let mut m = Message::new(READY, name, colour, "300");
-        m.extra.insert("game".into(), "duck".into());
-        c.send_message(&m).await;
-    }
-    let ready = red.recv().await;
-    assert_eq!(
-        (ready.data2.as_str(), ready.extra_str("game")),
-        ("RED", Some("duck"))
-    );
-    assert_eq!(blue.recv().await.data2, "BLUE");
+    let (mut red, mut blue) = duck_pair(&s, "300", &[]).await;
     // Red's car goes up; blue's car takes nothing; red moves a guard illegally and loses.
     red.send(MOVE, "a0", "a1", "").await;
     assert_eq!(blue.recv().await.data1, "a0");
@@ -302,16 +290,7 @@ async fn a_duck_chess_game_through_the_extension() {
 async fn a_fast_game_is_never_cut_by_the_rate_limit_and_a_cycle_ends_in_a_draw() {
     // 10 messages a second (bursts of 20); each side sends 150 moves as fast as it can.
     let s = server_with(|c| c.rate_limit = 10).await;
-    let mut red = Client::connect(&s).await;
-    let mut blue = Client::connect(&s).await;
-    for (c, name, colour) in [(&mut red, "r", "RED"), (&mut blue, "b", "BLUE")] {
-        let mut m = Message::new(READY, name, colour, "301");
-        m.extra.insert("game".into(), "duck".into());
-        m.extra.insert("max_no_capture_round".into(), 150.into());
-        c.send_message(&m).await;
-    }
-    assert_eq!(red.recv().await.op, READY);
-    assert_eq!(blue.recv().await.op, READY);
+    let (mut red, mut blue) = duck_pair(&s, "301", &[("max_no_capture_round", 150.into())]).await;
     let cycle = [("a0", "a1"), ("a9", "a8"), ("a1", "a0"), ("a8", "a9")];
     for ply in 0..300 {
         let (from, to) = cycle[ply % 4];

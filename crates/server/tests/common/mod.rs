@@ -114,3 +114,31 @@ pub async fn pair(s: &TestServer, room: &str) -> (Client, Client) {
     assert_eq!((rb.data1.as_str(), rb.data2.as_str()), ("alice", "WHITE"));
     (a, b)
 }
+
+/// Two clients that started a Duck Chess game in `room` through the extension, with `extra`
+/// READY keys besides `game`: (red, blue).
+pub async fn duck_pair(
+    s: &TestServer,
+    room: &str,
+    extra: &[(&str, serde_json::Value)],
+) -> (Client, Client) {
+    use arbiter_server::protocol::READY;
+    let mut red = Client::connect(s).await;
+    let mut blue = Client::connect(s).await;
+    for (c, name, colour) in [(&mut red, "r", "RED"), (&mut blue, "b", "BLUE")] {
+        let mut m = Message::new(READY, name, colour, room);
+        m.extra.insert("game".into(), "duck".into());
+        for (key, value) in extra {
+            m.extra.insert((*key).into(), value.clone());
+        }
+        c.send_message(&m).await;
+    }
+    let ready = red.recv().await;
+    assert_eq!(
+        (ready.op, ready.data2.as_str(), ready.extra_str("game")),
+        (READY, "RED", Some("duck"))
+    );
+    let ready = blue.recv().await;
+    assert_eq!((ready.op, ready.data2.as_str()), (READY, "BLUE"));
+    (red, blue)
+}
