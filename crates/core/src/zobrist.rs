@@ -23,6 +23,12 @@ pub const fn keys<const N: usize>(seed: u64) -> [u64; N] {
     out
 }
 
+/// A key for a number that is part of a state (a counter, a limit): `salt` tells tables apart.
+#[inline]
+pub const fn number_key(salt: u64, value: u64) -> u64 {
+    splitmix64(salt ^ value.wrapping_mul(0xD6E8_FEB8_6659_FD93)).1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,15 @@
 //! * there is no flying-captains rule, no palace and no river; soldiers move one point in any of
 //!   the eight directions from the start.
 //!
+//! One rule is the project's, not P5380's: a game played through the registry (engine, arena,
+//! server, page) is drawn after `max_no_capture_round` plies in a row without a capture
+//! ([`DEFINITION`], default 80), so two bots cannot cycle forever. [`Position::initial`] and the
+//! judge play without it.
+//!
 //! The board is red's point of view: row `x = 0` is red's back rank, column `y = 0` red's left.
 
 mod board;
+mod definition;
 mod judge;
 mod notation;
 mod perft;
@@ -19,6 +25,7 @@ mod tables;
 
 pub use arbiter_core::JudgeError;
 pub use board::{side_name, Piece, PieceKind, Square, COLUMNS, ROWS, SQUARES};
+pub use definition::{DEFAULT_MAX_NO_CAPTURE_ROUND, DEFINITION};
 pub use judge::{judge, judge_str};
 pub use notation::{FenError, INITIAL_FEN};
 pub use perft::{divide, perft};
@@ -53,6 +60,7 @@ impl Game for Position {
     fn status(&self) -> Status {
         match self.winner() {
             Some(side) => Status::Won(side),
+            None if self.is_drawn() => Status::Drawn,
             None => Status::Ongoing,
         }
     }

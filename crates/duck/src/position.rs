@@ -30,6 +30,7 @@ pub struct MoveEffect {
 
 const PIECE_KEYS: [u64; 15 * SQUARES] = zobrist::keys(0x0D0C_C4E5_5000_0001);
 const BLUE_TO_MOVE_KEY: u64 = zobrist::keys::<1>(0x0D0C_C4E5_5000_0002)[0];
+const QUIET_SALT: u64 = 0x0D0C_C4E5_5000_0003;
 
 #[inline]
 fn piece_key(code: u8, sq: usize) -> u64 {
@@ -41,7 +42,8 @@ fn bit(sq: usize) -> u128 {
     1u128 << sq
 }
 
-/// A position: the board plus who is to move and whether a captain has fallen.
+/// A position: the board plus who is to move, whether a captain has fallen, and how long the
+/// game has gone without a capture.
 ///
 /// The board is a mailbox of 90 points (plus one always-empty cell used as the "no blocking
 /// point" of pieces that cannot be blocked) with one 90-bit occupancy set per side, so the
@@ -55,6 +57,10 @@ pub struct Position {
     winner: Option<Side>,
     hash: u64,
     ply: u32,
+    /// Plies since the last capture.
+    quiet_plies: u32,
+    /// That many quiet plies in a row draw the game; 0 (P5380's game, the judge's) never.
+    quiet_limit: u32,
 }
 
 impl std::fmt::Debug for Position {
@@ -79,6 +85,8 @@ impl Position {
             winner: None,
             hash: 0,
             ply: 0,
+            quiet_plies: 0,
+            quiet_limit: 0,
         }
     }
 
@@ -150,16 +158,50 @@ impl Position {
         self.winner
     }
 
+    /// A captain has fallen, or the no-capture limit drew the game.
     pub fn is_over(&self) -> bool {
-        self.winner.is_some()
+        self.winner.is_some() || self.is_drawn()
+    }
+
+    /// Drawn by `quiet_limit` plies in a row without a capture (never with no limit).
+    #[inline]
+    pub fn is_drawn(&self) -> bool {
+        self.quiet_limit != 0 && self.quiet_plies >= self.quiet_limit && self.winner.is_none()
+    }
+
+    /// Sets the draw after `limit` plies without a capture (0: none, as in P5380).
+    pub fn set_quiet_limit(&mut self, limit: u32) {
+        self.quiet_limit = limit;
+    }
+
+    pub fn quiet_limit(&self) -> u32 {
+        self.quiet_limit
+    }
+
+    /// Plies since the last capture.
+    pub fn quiet_plies(&self) -> u32 {
+        self.quiet_plies
+    }
+
+    /// Sets the plies since the last capture (for positions set up mid-game).
+    pub fn set_quiet_plies(&mut self, plies: u32) {
+        self.quiet_plies = plies;
     }
 
     pub fn ply(&self) -> u32 {
         self.ply
     }
 
+    /// The board and side to move; with a no-capture limit also the count towards it, which
+    /// decides when the game is drawn.
+    #[inline]
     pub fn hash(&self) -> u64 {
-        self.hash
+        if self.quiet_limit == 0 {
+            return self.hash;
+        }
+        let counters =
+            u64::from(self.quiet_plies.min(self.quiet_limit)) | u64::from(self.quiet_limit) << 32;
+        self.hash ^ zobrist::number_key(QUIET_SALT, counters)
     }
 
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
@@ -227,7 +269,7 @@ impl Position {
     /// Calls `visit(from, to)` for every legal move of the side to move.
     #[inline(always)]
     fn for_each_move(&self, visit: impl FnMut(usize, usize)) {
-        if self.winner.is_some() {
+        if self.is_over() {
             return;
         }
         self.for_each_move_of(self.side_to_move, visit);
@@ -278,7 +320,7 @@ impl Position {
 
     /// Whether the side to move may play `mv` now.
     pub fn is_legal(&self, mv: Move) -> bool {
-        if self.winner.is_some() {
+        if self.is_over() {
             return false;
         }
         match self.piece_at(mv.from) {
@@ -304,9 +346,12 @@ impl Position {
         if captured != 0 {
             self.occupied[1 - side] &= !bit(to);
             self.hash ^= piece_key(captured, to);
+            self.quiet_plies = 0;
             if (captured - 1) % 7 == PieceKind::Captain as u8 {
                 self.winner = Some(self.side_to_move);
             }
+        } else {
+            self.quiet_plies += 1;
         }
         self.side_to_move = self.side_to_move.opponent();
         self.ply += 1;

@@ -9,14 +9,18 @@
 //!   then blue without a move; once the game is over the rest of the input is ignored, even an
 //!   illegal move (sample 4).
 //!
-//! Sides: `First` is red (`h`), `Second` is blue (`l`). No draw exists; a game can in principle
-//! go on forever, so players and the arena cap its length.
+//! Sides: `First` is red (`h`), `Second` is blue (`l`). The problem knows no draw and a game can
+//! go on forever; a game played through the registry (engine, arena, server, page) is drawn
+//! after `max_no_capture_round` plies in a row without a capture ([`DEFINITION`], default 80).
+//! [`Position::initial`] and the judge play without that rule.
 
+mod definition;
 mod judge;
 mod notation;
 mod position;
 
 pub use arbiter_core::JudgeError;
+pub use definition::{DEFAULT_MAX_NO_CAPTURE_ROUND, DEFINITION};
 pub use judge::{judge, judge_str};
 pub use position::{Cell, IllegalMove, Move, Position, MAX_SIZE};
 
@@ -54,7 +58,11 @@ impl Game for Position {
     }
 
     fn status(&self) -> Status {
-        self.winner().map_or(Status::Ongoing, Status::Won)
+        match self.winner() {
+            Some(side) => Status::Won(side),
+            None if self.is_drawn() => Status::Drawn,
+            None => Status::Ongoing,
+        }
     }
 
     fn hash(&self) -> u64 {

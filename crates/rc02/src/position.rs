@@ -63,6 +63,7 @@ impl std::fmt::Display for IllegalMove {
 
 const CELL_KEYS: [u64; 2 * MAX_SIZE * MAX_SIZE] = zobrist::keys(0x0C02_0000_0000_0001);
 const BLUE_TO_MOVE_KEY: u64 = zobrist::keys::<1>(0x0C02_0000_0000_0002)[0];
+const QUIET_SALT: u64 = 0x0C02_0000_0000_0003;
 
 /// A position of the game. `First` is red (`h`), `Second` blue (`l`).
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -75,6 +76,10 @@ pub struct Position {
     winner: Option<Side>,
     hash: u64,
     ply: u32,
+    /// Plies since the last capture.
+    quiet_plies: u32,
+    /// That many quiet plies in a row draw the game; 0 (the problem's game, the judge's) never.
+    quiet_limit: u32,
 }
 
 impl std::fmt::Debug for Position {
@@ -132,6 +137,8 @@ impl Position {
             winner: None,
             hash: 0,
             ply: 0,
+            quiet_plies: 0,
+            quiet_limit: 0,
         };
         for i in 0..n {
             pos.put(Cell::new(i, 0), Some(Side::First));
@@ -161,12 +168,38 @@ impl Position {
         self.winner
     }
 
+    /// Won by the rules, or drawn by the no-capture limit.
     pub fn is_over(&self) -> bool {
-        self.winner.is_some()
+        self.winner.is_some() || self.is_drawn()
     }
 
+    /// Drawn by `quiet_limit` plies in a row without a capture (never with no limit).
+    pub fn is_drawn(&self) -> bool {
+        self.quiet_limit != 0 && self.quiet_plies >= self.quiet_limit && self.winner.is_none()
+    }
+
+    /// Sets the draw after `limit` plies without a capture (0: none, as in the problem).
+    pub fn set_quiet_limit(&mut self, limit: u32) {
+        self.quiet_limit = limit;
+    }
+
+    pub fn quiet_limit(&self) -> u32 {
+        self.quiet_limit
+    }
+
+    /// Plies since the last capture.
+    pub fn quiet_plies(&self) -> u32 {
+        self.quiet_plies
+    }
+
+    /// The board and side to move; with a no-capture limit also the count towards it.
     pub fn hash(&self) -> u64 {
-        self.hash
+        if self.quiet_limit == 0 {
+            return self.hash;
+        }
+        let counters =
+            u64::from(self.quiet_plies.min(self.quiet_limit)) | u64::from(self.quiet_limit) << 32;
+        self.hash ^ zobrist::number_key(QUIET_SALT, counters)
     }
 
     pub fn ply(&self) -> u32 {
@@ -258,7 +291,7 @@ impl Position {
 
     /// Every legal move of the side to move; none once the game is over.
     pub fn legal_moves(&self, out: &mut MoveList<Move>) {
-        if self.winner.is_none() {
+        if !self.is_over() {
             self.for_each_move(self.side_to_move, |mv| out.push(mv));
         }
     }
@@ -318,6 +351,11 @@ impl Position {
         for &cell in &captured {
             self.put(cell, None);
         }
+        self.quiet_plies = if captured.is_empty() {
+            self.quiet_plies + 1
+        } else {
+            0
+        };
         self.side_to_move = mover.opponent();
         self.hash ^= BLUE_TO_MOVE_KEY;
         self.ply += 1;

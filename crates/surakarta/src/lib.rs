@@ -20,6 +20,7 @@
 //! its status is a win for the other side, which is what a resignation would give.
 
 mod board;
+mod definition;
 pub mod geometry;
 pub mod judge;
 pub mod notation;
@@ -29,6 +30,7 @@ mod rules;
 
 pub use arbiter_core::JudgeError;
 pub use board::{Board, Move, PathNode, Point};
+pub use definition::DEFINITION;
 pub use geometry::{geometry, Geometry, SIZES};
 pub use judge::{judge, judge_str};
 pub use notation::{Record, RecordError};
@@ -38,6 +40,8 @@ pub use rules::{parse_player, player_letter, EndReason, GameState, MoveReason, S
 use arbiter_core::{zobrist, Game, MoveList, ParseMoveError, Side, Status};
 
 const WHITE_TO_MOVE_KEY: u64 = zobrist::keys::<1>(0x5A4A_CA47_0000_0002)[0];
+const COUNTER_SALT: u64 = 0x5A4A_CA47_0000_0003;
+const END_SALT: u64 = 0x5A4A_CA47_0000_0004;
 
 /// `black` or `white`.
 pub fn side_name(side: Side) -> &'static str {
@@ -89,13 +93,21 @@ impl Game for GameState {
         }
     }
 
+    /// The board, the side to move, the no-capture count (which decides when and how the game
+    /// ends), the limit itself, and the end once there is one.
     fn hash(&self) -> u64 {
         let side = if self.current_player == Side::Second {
             WHITE_TO_MOVE_KEY
         } else {
             0
         };
-        self.board.hash() ^ side
+        let counters = u64::from(self.quiet_rounds()) | u64::from(self.max_no_capture_round) << 32;
+        let mut key = self.board.hash() ^ side ^ zobrist::number_key(COUNTER_SALT, counters);
+        if self.end_reason != EndReason::None {
+            let winner = self.winner.map_or(2, |w| w.index() as u64);
+            key ^= zobrist::number_key(END_SALT, u64::from(self.end_reason.code()) * 4 + winner);
+        }
+        key
     }
 
     fn is_capture(&self, mv: Move) -> bool {

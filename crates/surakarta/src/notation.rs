@@ -60,28 +60,9 @@ impl Move {
     }
 }
 
-/// The end letter of the record notation.
+/// The end letter of the record notation (see [`EndReason::letter`]).
 pub fn end_letter(reason: EndReason) -> Option<char> {
-    match reason {
-        EndReason::None => None,
-        EndReason::Stalemate => Some('S'),
-        EndReason::Checkmate => Some('C'),
-        // The course expects a trapped side to resign.
-        EndReason::Resign | EndReason::Trapped => Some('R'),
-        EndReason::Timeout => Some('T'),
-        EndReason::IlligalMove => Some('I'),
-    }
-}
-
-fn end_from_letter(letter: char) -> Option<EndReason> {
-    Some(match letter {
-        'S' => EndReason::Stalemate,
-        'C' => EndReason::Checkmate,
-        'R' => EndReason::Resign,
-        'T' => EndReason::Timeout,
-        'I' => EndReason::IlligalMove,
-        _ => return None,
-    })
+    reason.letter()
 }
 
 /// A game in the course's record notation.
@@ -137,7 +118,7 @@ impl Record {
             if let Some(letter) = token.strip_suffix('#') {
                 let mut chars = letter.chars();
                 let end = match (chars.next(), chars.next()) {
-                    (Some(c), None) => end_from_letter(c),
+                    (Some(c), None) => EndReason::from_letter(c),
                     _ => None,
                 }
                 .ok_or_else(|| error("an end mark is one of S# C# R# T# I#".into()))?;

@@ -1,113 +1,10 @@
 //! Judging moves and game ends exactly like the course's reference rule manager.
 
-use std::fmt;
-use std::str::FromStr;
-
 use arbiter_core::{MoveList, Side};
 
 use crate::board::{Board, Move, Point};
 
-/// The course's move reasons, with their protocol codes (`ILLIGAL` is the course's spelling).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MoveReason {
-    Legal = 0,
-    LegalCaptureMove = 1,
-    LegalNonCaptureMove = 2,
-    Illigal = 3,
-    NotPlayerTurn = 4,
-    OutOfBoard = 5,
-    NotPiece = 6,
-    NotPlayerPiece = 7,
-    IlligalCaptureMove = 8,
-    IlligalNonCaptureMove = 9,
-    GameAlreadyEnd = 10,
-    GameNotStart = 11,
-}
-
-/// The course's end reasons, with their protocol codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EndReason {
-    None = 0,
-    Stalemate = 1,
-    Checkmate = 2,
-    Trapped = 3,
-    Resign = 4,
-    Timeout = 5,
-    IlligalMove = 6,
-}
-
-macro_rules! named_enum {
-    ($ty:ident { $($variant:ident => $name:literal),* $(,)? }) => {
-        impl $ty {
-            pub const ALL: &'static [$ty] = &[$($ty::$variant),*];
-
-            /// The name the course uses (`LEGAL_CAPTURE_MOVE`, `ILLIGAL_MOVE`, …).
-            pub fn name(self) -> &'static str {
-                match self { $($ty::$variant => $name),* }
-            }
-
-            /// The protocol's number for this value.
-            pub fn code(self) -> u8 {
-                self as u8
-            }
-
-            pub fn from_code(code: u8) -> Option<$ty> {
-                Self::ALL.iter().copied().find(|v| v.code() == code)
-            }
-        }
-
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-
-        impl FromStr for $ty {
-            type Err = String;
-            fn from_str(s: &str) -> Result<$ty, String> {
-                Self::ALL.iter().copied().find(|v| v.name() == s).ok_or_else(|| {
-                    let names: Vec<&str> = Self::ALL.iter().map(|v| v.name()).collect();
-                    format!("`{s}` is not one of {}", names.join(", "))
-                })
-            }
-        }
-    };
-}
-
-named_enum!(MoveReason {
-    Legal => "LEGAL",
-    LegalCaptureMove => "LEGAL_CAPTURE_MOVE",
-    LegalNonCaptureMove => "LEGAL_NON_CAPTURE_MOVE",
-    Illigal => "ILLIGAL",
-    NotPlayerTurn => "NOT_PLAYER_TURN",
-    OutOfBoard => "OUT_OF_BOARD",
-    NotPiece => "NOT_PIECE",
-    NotPlayerPiece => "NOT_PLAYER_PIECE",
-    IlligalCaptureMove => "ILLIGAL_CAPTURE_MOVE",
-    IlligalNonCaptureMove => "ILLIGAL_NON_CAPTURE_MOVE",
-    GameAlreadyEnd => "GAME_ALREADY_END",
-    GameNotStart => "GAME_NOT_START",
-});
-
-named_enum!(EndReason {
-    None => "NONE",
-    Stalemate => "STALEMATE",
-    Checkmate => "CHECKMATE",
-    Trapped => "TRAPPED",
-    Resign => "RESIGN",
-    Timeout => "TIMEOUT",
-    IlligalMove => "ILLIGAL_MOVE",
-});
-
-impl MoveReason {
-    /// The reference's `IsLegalMoveReason`.
-    pub fn is_legal(self) -> bool {
-        matches!(
-            self,
-            MoveReason::Legal | MoveReason::LegalCaptureMove | MoveReason::LegalNonCaptureMove
-        )
-    }
-}
+pub use arbiter_core::outcome::{EndReason, MoveReason};
 
 /// `B`, `W`, or `.` for no winner.
 pub fn player_letter(player: Option<Side>) -> char {
@@ -170,6 +67,14 @@ impl GameState {
 
     pub fn is_over(&self) -> bool {
         self.end_reason != EndReason::None
+    }
+
+    /// Moves since the last capture as far as the no-capture rule can tell them apart: every
+    /// count from `max_no_capture_round` up ends the game at the next quiet move alike.
+    pub fn quiet_rounds(&self) -> u32 {
+        self.num_round
+            .saturating_sub(self.last_captured_round)
+            .min(self.max_no_capture_round)
     }
 
     /// The reason for moving `from → to` as `player`, in the rules page's order. Coordinates
