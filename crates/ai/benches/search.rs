@@ -4,10 +4,10 @@
 
 use std::sync::atomic::AtomicBool;
 
-use arbiter_ai::{AlphaBeta, AlphaBetaConfig, Evaluate, GameName, Limits, Mcts, MctsConfig};
+use arbiter_ai::{AlphaBeta, AlphaBetaConfig, Evaluate, Limits, Mcts, MctsConfig};
 use criterion::{criterion_group, criterion_main, Criterion};
 
-fn bench_game<G: Evaluate + GameName>(
+fn bench_game<G: Evaluate + arbiter_core::Rules>(
     c: &mut Criterion,
     start: G,
     label: &str,

@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::eval::Evaluate;
 use crate::player::{Limits, SearchInfo};
-use crate::spec::{GameName, PlayerSpec, SpecError};
+use crate::spec::{PlayerSpec, SpecError};
 
 /// What [`search_bench`] measured.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,7 +33,7 @@ impl SearchBench {
 
 /// Runs the player of `spec` for `ms` milliseconds on `positions` positions: the start and
 /// positions a few random plies into the game.
-pub fn search_bench<G: Evaluate + GameName>(
+pub fn search_bench<G: Evaluate + arbiter_core::Rules>(
     start: &G,
     spec: &PlayerSpec,
     ms: u64,

@@ -9,114 +9,23 @@ use std::time::Duration;
 
 use arbiter_core::MoveList;
 
+use arbiter_core::Options;
+
 use crate::alphabeta::format_line;
 use crate::analysis::analyze;
-use crate::eval::Evaluate;
+use crate::eval::EvalWeights;
 use crate::player::{Limits, Player, SearchInfo};
-use crate::spec::{GameName, PlayerSpec};
+use crate::registry::{self, Catalogue, FullGame, GameVisitor};
+use crate::spec::PlayerSpec;
 
-/// A game the engine can be asked to play: how `game …` options and `position …` forms map
-/// onto its positions.
-pub trait EngineGame: Evaluate + GameName {
-    /// The start position for the options after `game NAME` (`size 8`, `maxnocapture 40`).
-    fn start_with(options: &[(String, u64)]) -> Result<Self, String>;
-    /// The `game …` line that sets this game up again (for an outside engine).
-    fn game_line(&self) -> String;
-    /// A position from `position KIND ARG…` other than `startpos`.
-    fn position_from(kind: &str, words: &[&str]) -> Result<Self, String>;
-}
-
-fn option(options: &[(String, u64)], name: &str) -> Option<u64> {
-    options.iter().find(|(k, _)| k == name).map(|&(_, v)| v)
-}
-
-fn only_options(options: &[(String, u64)], allowed: &[&str], game: &str) -> Result<(), String> {
-    match options.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
-        Some((k, _)) if allowed.is_empty() => Err(format!("{game} takes no options, found `{k}`")),
-        Some((k, _)) => Err(format!(
-            "{game} takes the options {}, found `{k}`",
-            allowed.join(", ")
-        )),
-        None => Ok(()),
+/// The `game …` line that sets up `options`' game for an engine: `game surakarta size 8
+/// max_no_capture_round 40`.
+pub fn game_line(options: &Options) -> String {
+    let mut line = format!("game {}", options.def().id);
+    for (name, value) in options.pairs() {
+        line.push_str(&format!(" {name} {value}"));
     }
-}
-
-impl EngineGame for arbiter_duck::Position {
-    fn start_with(options: &[(String, u64)]) -> Result<Self, String> {
-        only_options(options, &[], "duck")?;
-        Ok(arbiter_duck::Position::initial())
-    }
-
-    fn game_line(&self) -> String {
-        "game duck".into()
-    }
-
-    fn position_from(kind: &str, words: &[&str]) -> Result<Self, String> {
-        match kind {
-            "fen" => arbiter_duck::Position::from_fen(&words.join(" "))
-                .map_err(|e| format!("bad FEN: {e}")),
-            _ => Err(format!(
-                "duck positions are `startpos` or `fen …`, not `{kind}`"
-            )),
-        }
-    }
-}
-
-impl EngineGame for arbiter_surakarta::GameState {
-    fn start_with(options: &[(String, u64)]) -> Result<Self, String> {
-        only_options(options, &["size", "maxnocapture"], "surakarta")?;
-        let size = option(options, "size").unwrap_or(6);
-        let max = option(options, "maxnocapture").unwrap_or(40);
-        let max = u32::try_from(max).map_err(|_| format!("maxnocapture is too large: {max}"))?;
-        u8::try_from(size)
-            .ok()
-            .and_then(|n| arbiter_surakarta::GameState::new(n, max))
-            .ok_or_else(|| format!("surakarta size must be 6, 8, 10 or 12, not {size}"))
-    }
-
-    fn game_line(&self) -> String {
-        format!(
-            "game surakarta size {} maxnocapture {}",
-            self.size(),
-            self.max_no_capture_round
-        )
-    }
-
-    fn position_from(kind: &str, words: &[&str]) -> Result<Self, String> {
-        match kind {
-            "file" => {
-                let path = words.join(" ");
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("cannot read {path}: {e}"))?;
-                arbiter_surakarta::GameState::from_position_file(&text)
-                    .map_err(|e| format!("{path}: {e}"))
-            }
-            _ => Err(format!(
-                "surakarta positions are `startpos` or `file PATH`, not `{kind}`"
-            )),
-        }
-    }
-}
-
-impl EngineGame for arbiter_rc02::Position {
-    fn start_with(options: &[(String, u64)]) -> Result<Self, String> {
-        only_options(options, &["size"], "rc02")?;
-        let size = option(options, "size").unwrap_or(6);
-        u8::try_from(size)
-            .ok()
-            .and_then(arbiter_rc02::Position::initial)
-            .ok_or_else(|| format!("rc02 size must be an even number from 4 to 10, not {size}"))
-    }
-
-    fn game_line(&self) -> String {
-        format!("game rc02 size {}", self.size())
-    }
-
-    fn position_from(kind: &str, _: &[&str]) -> Result<Self, String> {
-        Err(format!(
-            "rc02 positions are `startpos` (with moves), not `{kind}`"
-        ))
-    }
+    line
 }
 
 type Output = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -150,16 +59,18 @@ trait Session: Send {
     fn searching(&self) -> bool;
     fn new_game(&mut self);
     fn show(&self) -> String;
+    /// The evaluation weights `setoption` may set for this game.
+    fn weight_names(&self) -> &'static [&'static str];
 }
 
-struct GameSession<G: EngineGame> {
+struct GameSession<G: FullGame> {
     start: G,
     current: G,
     player: Option<Box<dyn Player<G>>>,
     running: Option<JoinHandle<Box<dyn Player<G>>>>,
 }
 
-impl<G: EngineGame> GameSession<G> {
+impl<G: FullGame> GameSession<G> {
     fn new(start: G, spec: &PlayerSpec, seed: u64) -> Result<Self, String> {
         Ok(GameSession {
             current: start.clone(),
@@ -170,7 +81,7 @@ impl<G: EngineGame> GameSession<G> {
     }
 }
 
-impl<G: EngineGame> Session for GameSession<G> {
+impl<G: FullGame> Session for GameSession<G> {
     fn set_position(&mut self, words: &[&str]) -> Result<(), String> {
         let (kind, rest) = words
             .split_first()
@@ -183,7 +94,7 @@ impl<G: EngineGame> Session for GameSession<G> {
         let mut pos = match *kind {
             "startpos" if setup.is_empty() => self.start.clone(),
             "startpos" => return Err(format!("unexpected `{}` after startpos", setup.join(" "))),
-            other => G::position_from(other, setup)?,
+            other => G::setup(other, &setup.join(" "), &self.start.options())?,
         };
         for (i, text) in moves.iter().enumerate() {
             let mv = pos
@@ -262,31 +173,66 @@ impl<G: EngineGame> Session for GameSession<G> {
         }
     }
 
+    fn weight_names(&self) -> &'static [&'static str] {
+        <G::Weights as EvalWeights>::names()
+    }
+
     fn show(&self) -> String {
+        let pos = &self.current;
+        if let Some(end) = pos.end() {
+            let result = match end.winner {
+                Some(w) => format!("{} won", pos.side_name(w)),
+                None => "a draw".to_string(),
+            };
+            return format!("info string game over: {result} ({})", end.text);
+        }
         let mut moves = MoveList::new();
-        self.current.legal_moves(&mut moves);
-        let list: Vec<String> = moves
-            .iter()
-            .map(|&mv| self.current.format_move(mv))
-            .collect();
+        pos.legal_moves(&mut moves);
+        let list: Vec<String> = moves.iter().map(|&mv| pos.format_move(mv)).collect();
         format!(
-            "info string {} to move, status {:?}, {} legal moves: {}",
-            self.current.side_name(self.current.side_to_move()),
-            self.current.status(),
+            "info string {} to move, {} legal moves: {}",
+            pos.side_name(pos.side_to_move()),
             list.len(),
             list.join(" ")
         )
     }
 }
 
-/// Runs the engine protocol until `quit` or the end of the input.
+/// Builds a session for a game of the catalogue.
+struct NewSession<'a> {
+    spec: &'a PlayerSpec,
+    seed: u64,
+}
+
+impl GameVisitor for NewSession<'_> {
+    type Output = Result<Box<dyn Session>, String>;
+    fn visit<G: FullGame>(self, start: G) -> Self::Output {
+        Ok(Box::new(GameSession::new(start, self.spec, self.seed)?))
+    }
+}
+
+type SessionMaker = fn(&Options, &PlayerSpec, u64) -> Result<Box<dyn Session>, String>;
+
+fn make_session<C: Catalogue>(
+    options: &Options,
+    spec: &PlayerSpec,
+    seed: u64,
+) -> Result<Box<dyn Session>, String> {
+    registry::with_game::<C, _>(options, NewSession { spec, seed }).map_err(|e| e.to_string())?
+}
+
+/// Runs the engine protocol for the games of catalogue `C` until `quit` or the end of the input.
 ///
 /// `go` searches in the background so `stop` and `isready` are answered at once; any other
 /// command waits for a finite search to end first (so a script can send `go` then `position`),
 /// and is refused during `go infinite`.
-pub fn run(input: impl BufRead, output: impl Write + Send + 'static) {
+pub fn run<C: Catalogue>(input: impl BufRead, output: impl Write + Send + 'static) {
     let out: Output = Arc::new(Mutex::new(Box::new(output)));
     let mut engine = Engine {
+        options: None,
+        make_session: make_session::<C>,
+        game_ids: registry::game_ids::<C>(),
+        games: registry::games::<C>(),
         out: out.clone(),
         session: None,
         spec: "alphabeta".parse().expect("valid spec"),
@@ -307,6 +253,11 @@ pub fn run(input: impl BufRead, output: impl Write + Send + 'static) {
 }
 
 struct Engine {
+    /// The options of the game chosen by `game`.
+    options: Option<Options>,
+    make_session: SessionMaker,
+    game_ids: String,
+    games: Vec<&'static arbiter_core::GameDef>,
     out: Output,
     session: Option<Box<dyn Session>>,
     spec: PlayerSpec,
@@ -385,55 +336,53 @@ impl Engine {
         &mut self,
         f: impl FnOnce(&mut dyn Session) -> Result<T, String>,
     ) -> Result<T, String> {
-        let session = self
-            .session
-            .as_mut()
-            .ok_or("no game chosen yet: send `game duck|surakarta|rc02` first")?;
+        let Some(session) = self.session.as_mut() else {
+            return Err(format!(
+                "no game chosen yet: send `game NAME` first ({})",
+                self.game_ids
+            ));
+        };
         session.wait();
         f(session.as_mut())
     }
 
     fn game(&mut self, args: &[&str]) -> Result<(), String> {
-        let (name, rest) = args
-            .split_first()
-            .ok_or("`game` needs a name: duck, surakarta or rc02")?;
+        let Some((name, rest)) = args.split_first() else {
+            return Err(format!("`game` needs a name: {}", self.game_ids));
+        };
         if rest.len() % 2 != 0 {
             return Err("game options come in pairs: `size 8`".into());
         }
-        let options = rest
+        let pairs = rest
             .chunks(2)
             .map(|pair| {
-                pair[1]
-                    .parse::<u64>()
-                    .map(|v| (pair[0].to_string(), v))
-                    .map_err(|_| {
-                        format!("option {} must be a number, found `{}`", pair[0], pair[1])
-                    })
+                pair[1].parse::<u64>().map(|v| (pair[0], v)).map_err(|_| {
+                    format!("option {} must be a number, found `{}`", pair[0], pair[1])
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let session: Box<dyn Session> = match *name {
-            "duck" => Box::new(GameSession::new(
-                arbiter_duck::Position::start_with(&options)?,
-                &self.spec,
-                self.seed,
-            )?),
-            "surakarta" => Box::new(GameSession::new(
-                arbiter_surakarta::GameState::start_with(&options)?,
-                &self.spec,
-                self.seed,
-            )?),
-            "rc02" => Box::new(GameSession::new(
-                arbiter_rc02::Position::start_with(&options)?,
-                &self.spec,
-                self.seed,
-            )?),
-            other => return Err(format!("unknown game `{other}` (duck, surakarta, rc02)")),
-        };
+        let options = self
+            .find_game(name)?
+            .options_from(pairs)
+            .map_err(|e| e.to_string())?;
+        let session = (self.make_session)(&options, &self.spec, self.seed)?;
         if let Some(old) = self.session.as_mut() {
             old.wait();
         }
         self.session = Some(session);
+        self.options = Some(options);
         Ok(())
+    }
+
+    fn find_game(&self, name: &str) -> Result<&'static arbiter_core::GameDef, String> {
+        let found = self.games.iter().copied().find(|def| def.id == name);
+        found.ok_or_else(|| {
+            format!(
+                "unknown game `{}` (games: {})",
+                arbiter_core::text::shorten(name),
+                self.game_ids
+            )
+        })
     }
 
     fn set_option(&mut self, args: &[&str]) -> Result<(), String> {
@@ -461,6 +410,15 @@ impl Engine {
                     .map_err(|_| format!("seed must be a number, found `{value}`"))?
             }
             weight => {
+                if let Some(names) = self.session.as_ref().map(|s| s.weight_names()) {
+                    if !names.contains(&weight) {
+                        return Err(format!(
+                            "unknown option `{}`: the options are player, seed and the evaluation weights {}",
+                            arbiter_core::text::shorten(weight),
+                            names.join(", ")
+                        ));
+                    }
+                }
                 let number: i32 = value
                     .parse()
                     .map_err(|_| format!("{weight} must be an integer, found `{value}`"))?;

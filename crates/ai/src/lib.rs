@@ -6,7 +6,8 @@
 //!   limits by depth, nodes and time;
 //! * [`Mcts`]: UCT with capture-biased random playouts, limited by iterations and time;
 //! * an evaluation per game ([`eval`]), [`analyze`] (best move, score, line and the losing moves),
-//!   player specs and levels ([`spec`]), and the engine protocol ([`engine`]).
+//!   player specs and levels ([`spec`]), and the engine protocol ([`engine`]);
+//! * the [`registry`] of games every layer above reads.
 //!
 //! Everything is deterministic for a given seed, except what a time limit cuts short.
 
@@ -17,6 +18,7 @@ pub mod engine;
 pub mod eval;
 pub mod mcts;
 mod player;
+pub mod registry;
 mod simple;
 pub mod spec;
 
@@ -25,5 +27,6 @@ pub use analysis::{analyze, Analysis};
 pub use eval::{EvalWeights, Evaluate};
 pub use mcts::{Mcts, MctsConfig};
 pub use player::{Limits, Player, Score, SearchInfo};
+pub use registry::{Catalogue, CatalogueError, FullGame, GameVisitor, Standard};
 pub use simple::{GreedyPlayer, RandomPlayer};
-pub use spec::{GameName, Level, PlayerKind, PlayerSpec, SpecError, SPEC_HELP};
+pub use spec::{Level, PlayerKind, PlayerSpec, SpecError, SPEC_HELP};

@@ -3,6 +3,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use arbiter_core::Rules;
 use thiserror::Error;
 
 use crate::alphabeta::{AlphaBeta, AlphaBetaConfig};
@@ -189,12 +190,8 @@ impl PlayerSpec {
     }
 
     /// Builds the player for game `G`; `seed` makes its random choices repeatable.
-    pub fn build<G: Evaluate + GameName>(
-        &self,
-        seed: u64,
-    ) -> Result<Box<dyn Player<G>>, SpecError> {
-        let game_name = G::name_of();
-        let spec = self.resolve(game_name);
+    pub fn build<G: Evaluate + Rules>(&self, seed: u64) -> Result<Box<dyn Player<G>>, SpecError> {
+        let spec = self.resolve(G::definition().id);
         let weights = spec.weights::<G::Weights>()?;
         Ok(match &spec.kind {
             PlayerKind::Random => Box::new(RandomPlayer::new(seed)),
@@ -221,29 +218,6 @@ impl PlayerSpec {
                 })
             }
         })
-    }
-}
-
-/// The short name of a game type (`duck`, `surakarta`, `rc02`) without a value at hand.
-pub trait GameName {
-    fn name_of() -> &'static str;
-}
-
-impl GameName for arbiter_duck::Position {
-    fn name_of() -> &'static str {
-        "duck"
-    }
-}
-
-impl GameName for arbiter_surakarta::GameState {
-    fn name_of() -> &'static str {
-        "surakarta"
-    }
-}
-
-impl GameName for arbiter_rc02::Position {
-    fn name_of() -> &'static str {
-        "rc02"
     }
 }
 

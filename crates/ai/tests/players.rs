@@ -2,9 +2,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use arbiter_ai::{
-    analyze, AlphaBeta, AlphaBetaConfig, Evaluate, GameName, Limits, PlayerSpec, Score,
-};
+use arbiter_ai::{analyze, AlphaBeta, AlphaBetaConfig, Evaluate, Limits, PlayerSpec, Score};
 use arbiter_core::{Game, MoveList, Side};
 
 fn legal<G: Game>(game: &G, mv: G::Move) -> bool {
@@ -13,7 +11,7 @@ fn legal<G: Game>(game: &G, mv: G::Move) -> bool {
     moves.contains(&mv)
 }
 
-fn every_spec_plays_a_legal_move<G: Evaluate + GameName>(start: G) {
+fn every_spec_plays_a_legal_move<G: Evaluate + arbiter_core::Rules>(start: G) {
     let stop = AtomicBool::new(false);
     for text in [
         "random",
@@ -26,7 +24,7 @@ fn every_spec_plays_a_legal_move<G: Evaluate + GameName>(start: G) {
     ] {
         let spec: PlayerSpec = text.parse().unwrap();
         let mut player = spec.build::<G>(7).unwrap();
-        let limits = spec.resolve(G::name_of()).limits(Some(50));
+        let limits = spec.resolve(G::definition().id).limits(Some(50));
         let mv = player
             .choose(&start, &limits, &stop, &mut |_| {})
             .expect("a move");

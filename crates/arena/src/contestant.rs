@@ -6,8 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use arbiter_ai::engine::EngineGame;
-use arbiter_ai::{Limits, Player};
+use arbiter_ai::{FullGame, Limits, Player};
 
 /// Why a contestant lost a game without the rules deciding it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,18 +27,18 @@ impl std::fmt::Display for Forfeit {
 }
 
 /// A participant in one game.
-pub trait Contestant<G: EngineGame>: Send {
+pub trait Contestant<G: FullGame>: Send {
     /// Chooses a move in `current`, reached from `start` by `history` (moves in notation).
     fn choose(&mut self, start: &G, history: &[String], current: &G) -> Result<G::Move, Forfeit>;
 }
 
 /// One of arbiter's players.
-pub struct Internal<G: EngineGame> {
+pub struct Internal<G: FullGame> {
     pub player: Box<dyn Player<G>>,
     pub limits: Limits,
 }
 
-impl<G: EngineGame> Contestant<G> for Internal<G> {
+impl<G: FullGame> Contestant<G> for Internal<G> {
     fn choose(&mut self, _: &G, _: &[String], current: &G) -> Result<G::Move, Forfeit> {
         let stop = AtomicBool::new(false);
         self.player
@@ -133,7 +132,7 @@ impl Drop for External {
     }
 }
 
-impl<G: EngineGame> Contestant<G> for External {
+impl<G: FullGame> Contestant<G> for External {
     fn choose(&mut self, _: &G, history: &[String], current: &G) -> Result<G::Move, Forfeit> {
         let position = if history.is_empty() {
             "position startpos".to_string()

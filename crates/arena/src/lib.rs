@@ -16,9 +16,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use arbiter_ai::engine::EngineGame;
-use arbiter_ai::{PlayerKind, PlayerSpec};
-use arbiter_core::{MoveList, Side, Status};
+use arbiter_ai::engine::game_line;
+use arbiter_ai::{FullGame, PlayerKind, PlayerSpec};
+use arbiter_core::outcome::record_with_end;
+use arbiter_core::{EndReason, MoveList, Side};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
@@ -93,7 +94,7 @@ pub struct GameOutcome {
     pub second: usize,
     /// The winner's entrant index; `None` for a draw.
     pub winner: Option<usize>,
-    /// In words: "checkmate", "draw by the 400-ply limit", "illegal move: …".
+    /// In words: "red captured blue's captain", "draw by the 400-ply limit", "illegal move: …".
     pub reason: String,
     pub plies: usize,
     pub moves: Vec<String>,
@@ -211,45 +212,23 @@ impl Report {
     }
 }
 
-/// A game's record in the form the arena saves: Surakarta in the course's notation, the other
-/// games as their move list.
-pub trait Recorded: EngineGame {
-    fn record_text(moves: &[String], end: &Ending) -> String {
-        let _ = end;
-        moves.join(" ")
-    }
-}
-
-impl Recorded for arbiter_duck::Position {}
-impl Recorded for arbiter_rc02::Position {}
-
-impl Recorded for arbiter_surakarta::GameState {
-    fn record_text(moves: &[String], end: &Ending) -> String {
-        let letter = match end {
-            Ending::Rules { reason, .. } if reason == "checkmate" => Some("C"),
-            Ending::Rules { reason, .. } if reason == "stalemate" => Some("S"),
-            Ending::Rules { .. } => Some("R"),
-            Ending::Forfeit {
-                forfeit: Forfeit::Illegal(_),
-                ..
-            } => Some("I"),
-            Ending::Forfeit {
-                forfeit: Forfeit::TimedOut,
-                ..
-            } => Some("T"),
-            Ending::Forfeit { .. } => Some("R"),
-            Ending::Adjudicated { .. } => None,
-        };
-        let mut text = moves.join(" ");
-        if let Some(letter) = letter {
-            if !text.is_empty() {
-                text.push(' ');
-            }
-            text.push_str(letter);
-            text.push('#');
-        }
-        text
-    }
+/// A game's record in the course's notation: the moves, then the end letter (`C#`, `S#`, …;
+/// none for a game the arena adjudicated).
+fn record_text(moves: &[String], end: &Ending) -> String {
+    let reason = match end {
+        Ending::Rules { reason, .. } => *reason,
+        Ending::Forfeit {
+            forfeit: Forfeit::Illegal(_),
+            ..
+        } => EndReason::IlligalMove,
+        Ending::Forfeit {
+            forfeit: Forfeit::TimedOut,
+            ..
+        } => EndReason::Timeout,
+        Ending::Forfeit { .. } => EndReason::Resign,
+        Ending::Adjudicated { .. } => EndReason::None,
+    };
+    record_with_end(moves, reason)
 }
 
 /// How a game ended, before it is turned into an outcome.
@@ -257,7 +236,8 @@ impl Recorded for arbiter_surakarta::GameState {
 pub enum Ending {
     Rules {
         winner: Option<Side>,
-        reason: String,
+        reason: EndReason,
+        text: String,
     },
     Adjudicated {
         plies: u32,
@@ -276,7 +256,7 @@ struct Job {
 }
 
 /// A random opening: `plies` random moves from `start` that do not end the game.
-fn opening<G: EngineGame>(start: &G, plies: u32, seed: u64) -> (G, Vec<String>) {
+fn opening<G: FullGame>(start: &G, plies: u32, seed: u64) -> (G, Vec<String>) {
     for attempt in 0..100u64 {
         let mut rng = SmallRng::seed_from_u64(seed.wrapping_add(attempt.wrapping_mul(0x9E37_79B9)));
         let mut pos = start.clone();
@@ -304,34 +284,8 @@ fn opening<G: EngineGame>(start: &G, plies: u32, seed: u64) -> (G, Vec<String>) 
     (start.clone(), Vec::new())
 }
 
-fn describe_end<G: EngineGame>(pos: &G) -> String {
-    match pos.status() {
-        Status::Drawn => "draw".into(),
-        Status::Won(side) => format!("{} wins", pos.side_name(side)),
-        Status::Ongoing => "unfinished".into(),
-    }
-}
-
-/// The reason a finished game ended, for records (Surakarta's end reasons where it has them).
-pub trait EndReasonText {
-    fn end_reason_text(&self) -> Option<String> {
-        None
-    }
-}
-
-impl EndReasonText for arbiter_duck::Position {}
-impl EndReasonText for arbiter_rc02::Position {}
-impl EndReasonText for arbiter_surakarta::GameState {
-    fn end_reason_text(&self) -> Option<String> {
-        match self.end_reason {
-            arbiter_surakarta::EndReason::None => None,
-            other => Some(other.name().to_lowercase()),
-        }
-    }
-}
-
 /// Plays one game; the first contestant moves first.
-fn play_game<G: Recorded + EndReasonText>(
+fn play_game<G: FullGame>(
     start: &G,
     opening_moves: &[String],
     from: &G,
@@ -342,16 +296,13 @@ fn play_game<G: Recorded + EndReasonText>(
     let mut history: Vec<String> = opening_moves.to_vec();
     let first_side = start.side_to_move();
     loop {
-        match pos.status() {
-            Status::Ongoing => {}
-            status => {
-                let winner = match status {
-                    Status::Won(side) => Some(side),
-                    _ => None,
-                };
-                let reason = pos.end_reason_text().unwrap_or_else(|| describe_end(&pos));
-                return (Ending::Rules { winner, reason }, history);
-            }
+        if let Some(end) = pos.end() {
+            let ending = Ending::Rules {
+                winner: end.winner,
+                reason: end.reason,
+                text: end.text,
+            };
+            return (ending, history);
         }
         if history.len() as u32 >= max_plies {
             return (Ending::Adjudicated { plies: max_plies }, history);
@@ -390,7 +341,7 @@ fn play_game<G: Recorded + EndReasonText>(
 }
 
 /// Runs a tournament from `start`, calling `progress(done, total, outcome)` after each game.
-pub fn run<G: Recorded + EndReasonText>(
+pub fn run<G: FullGame>(
     start: &G,
     entrants: &[Entrant],
     config: &ArenaConfig,
@@ -521,7 +472,7 @@ pub fn run<G: Recorded + EndReasonText>(
     Ok(build_report::<G>(entrants, outcomes, sprt_note))
 }
 
-fn run_job<G: Recorded + EndReasonText>(
+fn run_job<G: FullGame>(
     start: &G,
     entrants: &[Entrant],
     config: &ArenaConfig,
@@ -542,7 +493,7 @@ fn run_job<G: Recorded + EndReasonText>(
         match &spec.kind {
             PlayerKind::Command(command) => Ok(Box::new(External::start(
                 command,
-                &start.game_line(),
+                &game_line(&start.options()),
                 config.time_per_move,
             )?) as Box<dyn Contestant<G>>),
             _ => {
@@ -550,7 +501,7 @@ fn run_job<G: Recorded + EndReasonText>(
                     .build::<G>(game_seed ^ salt)
                     .map_err(|e| Forfeit::Crashed(e.to_string()))?;
                 let limits = spec
-                    .resolve(G::name_of())
+                    .resolve(G::definition().id)
                     .limits(Some(config.time_per_move.as_millis() as u64));
                 Ok(Box::new(Internal { player, limits }))
             }
@@ -576,7 +527,7 @@ fn run_job<G: Recorded + EndReasonText>(
             opening_moves.clone(),
         ),
     };
-    let record = G::record_text(&moves, &ending);
+    let record = record_text(&moves, &ending);
     let first_side = start.side_to_move();
     let entrant_of = |side: Side| {
         if side == first_side {
@@ -586,7 +537,7 @@ fn run_job<G: Recorded + EndReasonText>(
         }
     };
     let (winner, reason) = match ending {
-        Ending::Rules { winner, reason } => (winner.map(entrant_of), reason),
+        Ending::Rules { winner, text, .. } => (winner.map(entrant_of), text),
         Ending::Adjudicated { plies } => (None, format!("draw by the {plies}-ply limit")),
         Ending::Forfeit { loser, forfeit } => {
             (Some(entrant_of(loser.opponent())), forfeit.to_string())
@@ -621,7 +572,7 @@ fn tally_between(outcomes: &[GameOutcome], a: usize, b: usize) -> Tally {
     tally
 }
 
-fn build_report<G: EngineGame>(
+fn build_report<G: FullGame>(
     entrants: &[Entrant],
     outcomes: Vec<GameOutcome>,
     sprt: Option<String>,
@@ -666,7 +617,7 @@ fn build_report<G: EngineGame>(
         }
     }
     Report {
-        game: G::name_of().to_string(),
+        game: G::definition().id.to_string(),
         games: outcomes.len(),
         players,
         pairs,

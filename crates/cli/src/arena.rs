@@ -5,26 +5,17 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_ai::PlayerSpec;
-use arbiter_arena::{ArenaConfig, Entrant, Recorded, Report, Sprt};
-use clap::{Args, ValueEnum};
+use arbiter_arena::{ArenaConfig, Entrant, Report, Sprt};
+use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-
-#[derive(Clone, Copy, ValueEnum)]
-pub enum ArenaGame {
-    Duck,
-    Surakarta,
-    Rc02,
-}
 
 #[derive(Args)]
 #[command(after_help = format!("SPEC: {}", arbiter_ai::SPEC_HELP))]
 pub struct ArenaArgs {
-    /// The game to play.
-    game: ArenaGame,
-    /// Board size (Surakarta 6-12, RC-02 4-10; both default to 6).
-    #[arg(long)]
-    size: Option<u8>,
+    #[command(flatten)]
+    game: crate::GameArgs,
     /// A player, NAME=SPEC (at least two; see SPEC below).
     #[arg(long = "player", value_name = "NAME=SPEC", required = true)]
     players: Vec<String>,
@@ -55,9 +46,6 @@ pub struct ArenaArgs {
     /// Adjudicate games that reach this many plies as draws (default: the game's own cap).
     #[arg(long)]
     max_plies: Option<u32>,
-    /// Surakarta's max_no_capture_round.
-    #[arg(long, default_value_t = 40)]
-    max_no_capture_round: u32,
 }
 
 fn entrants(args: &ArenaArgs) -> anyhow::Result<Vec<Entrant>> {
@@ -117,7 +105,20 @@ fn config(args: &ArenaArgs) -> anyhow::Result<ArenaConfig> {
     })
 }
 
-fn play<G: Recorded + arbiter_arena::EndReasonText>(
+/// Plays the tournament with the game's own type.
+struct Play<'a> {
+    entrants: &'a [Entrant],
+    config: &'a ArenaConfig,
+}
+
+impl GameVisitor for Play<'_> {
+    type Output = anyhow::Result<Report>;
+    fn visit<G: FullGame>(self, start: G) -> anyhow::Result<Report> {
+        play(start, self.entrants, self.config)
+    }
+}
+
+fn play<G: FullGame>(
     start: G,
     entrants: &[Entrant],
     config: &ArenaConfig,
@@ -141,32 +142,17 @@ fn play<G: Recorded + arbiter_arena::EndReasonText>(
     Ok(report)
 }
 
-pub fn run(args: ArenaArgs) -> anyhow::Result<ExitCode> {
+pub fn run<C: Catalogue>(args: ArenaArgs) -> anyhow::Result<ExitCode> {
     let entrants = entrants(&args)?;
     let config = config(&args)?;
-    let report = match args.game {
-        ArenaGame::Duck => {
-            if args.size.is_some() {
-                bail!("Duck Chess has one board; --size does not apply");
-            }
-            play(arbiter_duck::Position::initial(), &entrants, &config)?
-        }
-        ArenaGame::Surakarta => {
-            let size = args.size.unwrap_or(6);
-            let start = arbiter_surakarta::GameState::new(size, args.max_no_capture_round)
-                .with_context(|| {
-                    format!("--size must be 6, 8, 10 or 12 for Surakarta, not {size}")
-                })?;
-            play(start, &entrants, &config)?
-        }
-        ArenaGame::Rc02 => {
-            let size = args.size.unwrap_or(6);
-            let start = arbiter_rc02::Position::initial(size).with_context(|| {
-                format!("--size must be an even number from 4 to 10 for RC-02, not {size}")
-            })?;
-            play(start, &entrants, &config)?
-        }
-    };
+    let options = args.game.options::<C>()?;
+    let report = registry::with_game::<C, _>(
+        &options,
+        Play {
+            entrants: &entrants,
+            config: &config,
+        },
+    )??;
     print!("{}", report.table());
     if let Some(path) = &args.json {
         std::fs::write(path, report.to_json())

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+use arbiter_ai::registry::{self, Catalogue};
 use arbiter_server::client::{connect, ConnectOptions};
-use arbiter_server::games::GameKind;
 use arbiter_server::ServerConfig;
 use clap::Args;
 
@@ -25,10 +25,10 @@ pub struct ServeArgs {
     /// Time a player has for each move.
     #[arg(long, value_name = "MS", default_value_t = 3000)]
     timeout_ms: u64,
-    /// Rounds without a capture that end a game (Surakarta by its rule, the others as a draw),
-    /// for rooms whose READY does not set it.
-    #[arg(long, value_name = "N", default_value_t = 40)]
-    max_no_capture_round: u32,
+    /// Moves in a row without a capture that end a game (Surakarta by its rule, the others as
+    /// a draw), for rooms whose READY does not set it; each game's own default without it.
+    #[arg(long, value_name = "N")]
+    max_no_capture_round: Option<u32>,
     /// Also write each finished game's record (course notation) as a file here.
     #[arg(long, value_name = "DIR")]
     records_dir: Option<PathBuf>,
@@ -37,7 +37,7 @@ pub struct ServeArgs {
     log: Option<PathBuf>,
 }
 
-pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+pub fn serve<C: Catalogue>(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let _guard = arbiter_server::init_logging(args.log.as_deref()).map_err(anyhow::Error::msg)?;
     if !(100..=3_600_000).contains(&args.timeout_ms) {
         bail!("--timeout-ms must be from 100 to 3600000");
@@ -53,7 +53,9 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
-        let server = arbiter_server::start(config).await.map_err(anyhow::Error::msg)?;
+        let server = arbiter_server::start::<C>(config)
+            .await
+            .map_err(anyhow::Error::msg)?;
         eprintln!(
             "arbiter serves the course protocol on {} and http://{} (API at /api, WebSocket at /ws); Ctrl-C stops",
             server.tcp_addr, server.http_addr
@@ -77,15 +79,18 @@ pub struct ConnectArgs {
     /// The user name sent in READY (letters, digits, _).
     #[arg(long, default_value = "arbiter")]
     name: String,
-    /// The room (0-255; the course's default is 1).
+    /// The room: 0-255 on a course server; up to 1000000 on arbiter's (sent with the extension).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    room: u32,
+    /// The game to ask for (`arbiter games`); without it, the course's plain READY (Surakarta).
     #[arg(long)]
-    room: Option<u32>,
-    /// surakarta, duck or rc02 (the last two use the project's extension).
-    #[arg(long, default_value = "surakarta")]
-    game: String,
-    /// Board size (Surakarta and RC-02).
+    game: Option<String>,
+    /// Board size to ask for; the server's READY decides.
     #[arg(long)]
-    size: Option<u8>,
+    size: Option<u64>,
+    /// Give up when no game has started after this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    wait: u64,
     /// The player that chooses the moves.
     #[arg(long, value_name = "SPEC", default_value = "alphabeta:ms=200")]
     player: String,
@@ -97,33 +102,49 @@ pub struct ConnectArgs {
     seed: u64,
 }
 
-pub fn connect_command(args: ConnectArgs) -> anyhow::Result<ExitCode> {
-    let _guard = arbiter_server::init_logging(None).map_err(anyhow::Error::msg)?;
+pub fn connect_command<C: Catalogue>(args: ConnectArgs) -> anyhow::Result<ExitCode> {
     let colour = match args.colour.to_ascii_uppercase().as_str() {
         "ANY" | "" => String::new(),
         c @ ("BLACK" | "WHITE" | "RED" | "BLUE") => c.to_string(),
         other => bail!("colour must be BLACK, WHITE, RED, BLUE or ANY, not `{other}`"),
     };
-    let game = GameKind::parse(&args.game).with_context(|| {
-        format!(
-            "--game must be surakarta, duck or rc02, not `{}`",
-            args.game
-        )
-    })?;
+    if args.name.len() > 64
+        || !args
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        bail!(
+            "--name `{}`: letters, digits and _ only, at most 64 (the course's rule)",
+            args.name
+        );
+    }
+    let mut asked = Vec::new();
+    if let Some(game) = &args.game {
+        let given = args.size.map(|size| ("size", size));
+        registry::options::<C>(game, given)?;
+        asked.extend(args.size.map(|size| ("size".to_string(), size)));
+    } else if let Some(size) = args.size {
+        registry::options::<C>(arbiter_server::protocol::COURSE_GAME, [("size", size)])?;
+        asked.push(("size".to_string(), size));
+    }
+    let player: arbiter_ai::PlayerSpec = args.player.parse()?;
     let options = ConnectOptions {
         host: args.host,
         port: args.port,
         colour,
         name: args.name,
         room: args.room,
-        game,
-        size: args.size,
-        player: args.player.parse()?,
+        game: args.game,
+        options: asked,
+        player,
         record: args.record,
         seed: args.seed,
+        wait: Duration::from_secs(args.wait),
     };
+    let _guard = arbiter_server::init_logging(None).map_err(anyhow::Error::msg)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    match runtime.block_on(connect(&options)) {
+    match runtime.block_on(connect::<C>(&options)) {
         Ok(outcome) => {
             let result = match outcome.winner {
                 Some(w) if w == outcome.side => "won",

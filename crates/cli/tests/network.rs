@@ -156,22 +156,55 @@ fn a_duck_chess_game_between_two_clients() {
 fn connect_fails_clearly_on_reject_and_on_no_server() {
     let dir = temp("reject");
     let (_server, port) = start_server(&dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+    let client = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["connect", "127.0.0.1", &port.to_string()])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // Checked before connecting: a name the course refuses, a room out of range, a bad option.
+    for (args, says) in [
+        (
+            &["BLACK", "--name", "bad name!"][..],
+            "letters, digits and _",
+        ),
+        (&["BLACK", "--room", "1000001"][..], "1000001"),
+        (
+            &["RED", "--game", "duck", "--size", "8"][..],
+            "no option `size`",
+        ),
+        (&["RED", "--game", "chess"][..], "unknown game `chess`"),
+    ] {
+        let out = client(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says),
+            "{args:?}: {err}"
+        );
+    }
+    // Refused by the server: the colour is taken in that room.
+    let mut waiting = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args([
             "connect",
             "127.0.0.1",
             &port.to_string(),
             "BLACK",
-            "--name",
-            "bad name",
+            "--room",
+            "7",
         ])
-        .output()
+        .stderr(Stdio::null())
+        .spawn()
         .unwrap();
-    assert!(!out.status.success());
+    std::thread::sleep(Duration::from_millis(500));
+    let out = client(&["BLACK", "--room", "7", "--name", "second"]);
+    let _ = waiting.kill();
+    let _ = waiting.wait();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("refused"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        err.contains("refused") && err.contains("colour is taken"),
+        "{err}"
     );
     let closed = free_port();
     let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))

@@ -377,6 +377,22 @@ pub fn perft<G: Game>(pos: &G, depth: u32) -> u64 {
         .sum()
 }
 
+/// Perft below each first move, sorted by the move's notation (a move-generator debugging aid).
+pub fn divide<G: Rules>(pos: &G, depth: u32) -> Vec<(String, u64)> {
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    let mut parts: Vec<(String, u64)> = moves
+        .iter()
+        .map(|&mv| {
+            let mut child = pos.clone();
+            child.play(mv);
+            (pos.format_move(mv), child.perft(depth.saturating_sub(1)))
+        })
+        .collect();
+    parts.sort();
+    parts
+}
+
 /// The `FROM` and `TO` of a move written `FROM-TO`, as the network sends them.
 pub fn split_move(text: &str) -> (&str, &str) {
     text.split_once('-').unwrap_or((text, ""))

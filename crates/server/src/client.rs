@@ -5,15 +5,14 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use arbiter_ai::engine::EngineGame;
+use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_ai::{Limits, PlayerSpec};
-use arbiter_core::Side;
-use arbiter_surakarta::EndReason;
+use arbiter_core::outcome::record_with_end;
+use arbiter_core::{EndReason, Options, Side};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 
-use crate::games::GameKind;
 use crate::protocol::{self, Message, MAX_LINE};
 
 /// A line-based protocol connection that logs every message.
@@ -97,12 +96,17 @@ pub struct ConnectOptions {
     /// `BLACK`, `WHITE`, `RED`, `BLUE`, or empty to let the server choose.
     pub colour: String,
     pub name: String,
-    pub room: Option<u32>,
-    pub game: GameKind,
-    pub size: Option<u8>,
+    /// The room; the course's clients send 1 when told nothing.
+    pub room: u32,
+    /// The game to ask for (the extension's `game` key); `None` sends the course's plain READY.
+    pub game: Option<String>,
+    /// Options to ask for, by name (`size`); the server's READY has the last word.
+    pub options: Vec<(String, u64)>,
     pub player: PlayerSpec,
     pub record: Option<PathBuf>,
     pub seed: u64,
+    /// How long to wait for an opponent before giving up.
+    pub wait: Duration,
 }
 
 /// How the game went.
@@ -123,53 +127,155 @@ pub enum ClientError {
     Rejected(String),
     #[error("{0}")]
     Connection(String),
+    /// The game started but never ended; the record of the moves played was still written.
+    #[error("{reason}; the record so far: {record}")]
+    Unfinished { reason: String, record: String },
 }
 
-/// Plays one game as `options` say.
-pub async fn connect(options: &ConnectOptions) -> Result<ConnectOutcome, ClientError> {
-    match options.game {
-        GameKind::Surakarta => {
-            let size = options.size.unwrap_or(6);
-            let start = arbiter_surakarta::GameState::new(size, 40).ok_or_else(|| {
-                ClientError::Connection(format!(
-                    "surakarta size must be 6, 8, 10 or 12, not {size}"
-                ))
-            })?;
-            play(start, options).await
-        }
-        GameKind::Duck => play(arbiter_duck::Position::initial(), options).await,
-        GameKind::Rc02 => {
-            let size = options.size.unwrap_or(6);
-            let start = arbiter_rc02::Position::initial(size).ok_or_else(|| {
-                ClientError::Connection(format!(
-                    "rc02 size must be an even number from 4 to 10, not {size}"
-                ))
-            })?;
-            play(start, options).await
-        }
+/// Plays one game as `options` say, with the games of catalogue `C`.
+pub async fn connect<C: Catalogue>(
+    options: &ConnectOptions,
+) -> Result<ConnectOutcome, ClientError> {
+    if let Some(path) = &options.record {
+        prepare_record(path).map_err(ClientError::Connection)?;
     }
+    let mut conn = Connection::open(&options.host, options.port, false)
+        .await
+        .map_err(ClientError::Connection)?;
+    conn.send(&ready_message(options))
+        .await
+        .map_err(ClientError::Connection)?;
+    let start = wait_for_start(&mut conn, options.wait).await?;
+    let game_options = start_options::<C>(&start.message, options)?;
+    let play = PlayGame {
+        conn,
+        options,
+        side: start.side,
+        opponent: start.opponent,
+        timeout_ms: start.timeout_ms,
+    };
+    registry::with_game::<C, _>(&game_options, play)
+        .map_err(|e| ClientError::Connection(format!("the server started {e}")))?
+        .await
 }
 
-/// The READY a client sends: plain course fields for a default Surakarta game, the project's
-/// extension fields otherwise.
+/// Creates the record's folder and checks the file can be written, before any game is played.
+fn prepare_record(path: &std::path::Path) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map(drop)
+        .map_err(|e| format!("cannot write the record {}: {e}", path.display()))
+}
+
+/// The READY a client sends: the course's plain fields for a plain Surakarta game, the project's
+/// extension keys when another game or options are asked for.
 pub fn ready_message(options: &ConnectOptions) -> Message {
-    let room = options.room.map_or(String::new(), |r| r.to_string());
     let mut m = Message::new(
         protocol::READY,
         options.name.clone(),
         options.colour.clone(),
-        room,
+        options.room.to_string(),
     );
-    if options.game != GameKind::Surakarta
-        || options.size.is_some()
-        || options.room.is_some_and(|r| r > 255)
-    {
-        m.extra.insert("game".into(), options.game.name().into());
-        if let Some(size) = options.size {
-            m.extra.insert("size".into(), size.into());
+    let extended = options.game.is_some() || !options.options.is_empty() || options.room > 255;
+    if extended {
+        let game = options.game.as_deref().unwrap_or(protocol::COURSE_GAME);
+        m.extra.insert("game".into(), game.into());
+        for (name, value) in &options.options {
+            m.extra.insert(name.clone(), (*value).into());
         }
     }
     m
+}
+
+/// The server's READY that starts the game.
+struct Start {
+    message: Message,
+    opponent: String,
+    side: Side,
+    timeout_ms: u64,
+}
+
+async fn wait_for_start(conn: &mut Connection, wait: Duration) -> Result<Start, ClientError> {
+    let lost = || {
+        ClientError::Connection("the server closed the connection before the game started".into())
+    };
+    loop {
+        let m = tokio::time::timeout(wait, conn.recv())
+            .await
+            .map_err(|_| {
+                ClientError::Connection(format!(
+                    "no game started within {} s (no opponent?)",
+                    wait.as_secs()
+                ))
+            })?
+            .map_err(ClientError::Connection)?
+            .ok_or_else(lost)?;
+        match m.op {
+            protocol::READY => {
+                let side = side_of_word(&m.data2).ok_or_else(|| {
+                    ClientError::Connection(format!(
+                        "the server assigned an unknown colour `{}`",
+                        arbiter_core::text::shorten(&m.data2)
+                    ))
+                })?;
+                let timeout_ms = m
+                    .extra_u64("timeout_ms")
+                    .and_then(Result::ok)
+                    .unwrap_or(3000);
+                return Ok(Start {
+                    opponent: m.data1.clone(),
+                    side,
+                    timeout_ms,
+                    message: m,
+                });
+            }
+            protocol::REJECT => return Err(ClientError::Rejected(m.data2.clone())),
+            _ => {}
+        }
+    }
+}
+
+/// `BLACK`/`RED` play first, `WHITE`/`BLUE` second.
+fn side_of_word(word: &str) -> Option<Side> {
+    match word.to_ascii_uppercase().as_str() {
+        "BLACK" | "RED" => Some(Side::First),
+        "WHITE" | "BLUE" => Some(Side::Second),
+        _ => None,
+    }
+}
+
+/// The game the server started: every option from its READY; what was asked for (or the
+/// game's default) only where a server that does not speak the extension says nothing.
+fn start_options<C: Catalogue>(
+    ready: &Message,
+    asked: &ConnectOptions,
+) -> Result<Options, ClientError> {
+    let id = ready
+        .extra_str("game")
+        .or(asked.game.as_deref())
+        .unwrap_or(protocol::COURSE_GAME);
+    let def = registry::find::<C>(id).map_err(|e| ClientError::Connection(e.to_string()))?;
+    let mut options = def.defaults();
+    for option in def.options {
+        let from_server = ready.extra_u64(option.name).and_then(Result::ok);
+        let asked_for = asked
+            .options
+            .iter()
+            .find(|(name, _)| def.option(name).is_some_and(|o| o.name == option.name))
+            .map(|&(_, v)| v);
+        if let Some(value) = from_server.or(asked_for) {
+            options
+                .set(option.name, value)
+                .map_err(|e| ClientError::Connection(format!("the server's READY: {e}")))?;
+        }
+    }
+    Ok(options)
 }
 
 fn end_of(m: &Message) -> (Option<EndReason>, Option<Side>) {
@@ -182,56 +288,96 @@ fn end_of(m: &Message) -> (Option<EndReason>, Option<Side>) {
     (reason, winner)
 }
 
-async fn play<G: EngineGame>(
-    start: G,
-    options: &ConnectOptions,
-) -> Result<ConnectOutcome, ClientError> {
-    let mut conn = Connection::open(&options.host, options.port, false)
-        .await
-        .map_err(ClientError::Connection)?;
-    conn.send(&ready_message(options))
-        .await
-        .map_err(ClientError::Connection)?;
-    let lost =
-        |what: &str| ClientError::Connection(format!("the server closed the connection {what}"));
-    // Wait for the game to start.
-    let (opponent, side, timeout_ms) = loop {
-        let m = conn
-            .recv()
-            .await
-            .map_err(ClientError::Connection)?
-            .ok_or_else(|| lost("before the game started"))?;
-        match m.op {
-            protocol::READY => {
-                let side = GameKind::parse_colour(&m.data2).ok_or_else(|| {
-                    ClientError::Connection(format!(
-                        "the server assigned an unknown colour `{}`",
-                        m.data2
-                    ))
-                })?;
-                let timeout = m
-                    .extra_u64("timeout_ms")
-                    .and_then(Result::ok)
-                    .unwrap_or(3000);
-                break (m.data1.clone(), side, timeout);
-            }
-            protocol::REJECT => return Err(ClientError::Rejected(m.data2.clone())),
-            _ => {}
+type Playing<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<ConnectOutcome, ClientError>> + Send + 'a>,
+>;
+
+/// Plays the started game with the game's own type.
+struct PlayGame<'a> {
+    conn: Connection,
+    options: &'a ConnectOptions,
+    side: Side,
+    opponent: String,
+    timeout_ms: u64,
+}
+
+impl<'a> GameVisitor for PlayGame<'a> {
+    type Output = Playing<'a>;
+    fn visit<G: FullGame>(self, start: G) -> Playing<'a> {
+        Box::pin(play(start, self))
+    }
+}
+
+/// Writes the record (the course's files have no final newline).
+fn write_record(path: Option<&PathBuf>, text: &str) -> Result<(), String> {
+    match path {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| format!("cannot write the record {}: {e}", path.display())),
+        None => Ok(()),
+    }
+}
+
+/// What the client does with one message during the game.
+enum Heard {
+    Move(String),
+    End(Option<EndReason>, Option<Side>, Option<u64>),
+    Other,
+}
+
+fn hear(m: &Message) -> Heard {
+    match m.op {
+        protocol::MOVE => Heard::Move(format!("{}-{}", m.data1, m.data2)),
+        protocol::END => {
+            let (reason, winner) = end_of(m);
+            let plies = m.extra_u64("plies").and_then(Result::ok);
+            Heard::End(reason, winner, plies)
         }
-    };
+        protocol::CHAT => {
+            tracing::info!("{} says: {}", m.data1, m.data2);
+            Heard::Other
+        }
+        protocol::LEAVE => {
+            tracing::info!("{} left: {}", m.data1, m.data2);
+            Heard::Other
+        }
+        _ => Heard::Other,
+    }
+}
+
+async fn play<G: FullGame>(start: G, game: PlayGame<'_>) -> Result<ConnectOutcome, ClientError> {
+    let PlayGame {
+        mut conn,
+        options,
+        side,
+        opponent,
+        timeout_ms,
+    } = game;
     let mut player = options
         .player
         .build::<G>(options.seed)
         .map_err(|e| ClientError::Connection(e.to_string()))?;
     // Leave room under the server's clock for the network and the search's own overshoot.
-    let budget = options.player.resolve(G::name_of()).limits(Some(500));
+    let budget = options.player.resolve(G::definition().id).limits(Some(500));
     let cap = Duration::from_millis((timeout_ms * 6 / 10).max(50));
     let limits = Limits {
         time: Some(budget.time.map_or(cap, |t| t.min(cap))),
         ..budget
     };
+    // A server that says nothing for twice its own clock (and then some) is gone.
+    let silence = Duration::from_millis(timeout_ms.saturating_mul(2)) + Duration::from_secs(10);
     let mut pos = start;
     let mut record: Vec<String> = Vec::new();
+    let mut last_sent: Option<String> = None;
+    let unfinished = |record: &[String], reason: String| {
+        let text = record.join(" ");
+        match write_record(options.record.as_ref(), &text) {
+            Ok(()) => ClientError::Unfinished {
+                reason,
+                record: text,
+            },
+            Err(e) => ClientError::Connection(format!("{reason}; {e}")),
+        }
+    };
     loop {
         if pos.side_to_move() == side && !pos.status().is_over() {
             let (chosen, back) = tokio::task::spawn_blocking(move || {
@@ -242,56 +388,65 @@ async fn play<G: EngineGame>(
             .await
             .map_err(|e| ClientError::Connection(format!("the player failed: {e}")))?;
             (player, pos) = back;
-            if let Some(text) = chosen {
-                let (from, to) = text.split_once('-').unwrap_or((text.as_str(), ""));
-                conn.send(&Message::new(protocol::MOVE, from, to, ""))
-                    .await
-                    .map_err(ClientError::Connection)?;
-                record.push(text.clone());
-                conn.moves = record.len();
-                if let Ok(mv) = pos.parse_move(&text) {
-                    pos.play(mv);
+            let sent = match chosen {
+                Some(text) => {
+                    let (from, to) = arbiter_core::rules::split_move(&text);
+                    conn.send(&Message::new(protocol::MOVE, from, to, ""))
+                        .await
+                        .map(|()| Some(text))
                 }
-            } else {
                 // No legal move: the course expects a trapped side to resign.
-                conn.send(&Message::new(protocol::RESIGN, "", "", ""))
+                None => conn
+                    .send(&Message::new(protocol::RESIGN, "", "", ""))
                     .await
-                    .map_err(ClientError::Connection)?;
+                    .map(|()| None),
+            };
+            match sent {
+                Ok(Some(text)) => {
+                    record.push(text.clone());
+                    conn.moves = record.len();
+                    if let Ok(mv) = pos.parse_move(&text) {
+                        pos.play(mv);
+                    }
+                    last_sent = Some(text);
+                }
+                Ok(None) => {}
+                Err(e) => return Err(unfinished(&record, e)),
             }
         }
-        let m = conn
-            .recv()
-            .await
-            .map_err(ClientError::Connection)?
-            .ok_or_else(|| lost("before the game ended"))?;
-        match m.op {
-            protocol::MOVE => {
-                let text = format!("{}-{}", m.data1, m.data2);
+        let received = match tokio::time::timeout(silence, conn.recv()).await {
+            Err(_) => {
+                let why = format!("the server said nothing for {} s", silence.as_secs());
+                return Err(unfinished(&record, why));
+            }
+            Ok(Err(e)) => return Err(unfinished(&record, e)),
+            Ok(Ok(None)) => {
+                let why = "the server closed the connection before the game ended".to_string();
+                return Err(unfinished(&record, why));
+            }
+            Ok(Ok(Some(m))) => m,
+        };
+        match hear(&received) {
+            Heard::Move(text) => {
+                // Some servers echo a move back to its sender; the opponent can never send the
+                // same move (its start square is empty now).
+                if last_sent.take().as_deref() == Some(text.as_str()) {
+                    tracing::info!("ignored the server's echo of our own move {text}");
+                    continue;
+                }
                 record.push(text.clone());
                 conn.moves = record.len();
                 if let Ok(mv) = pos.parse_move(&text) {
                     pos.play(mv);
                 }
             }
-            protocol::END => {
-                let (end_reason, winner) = end_of(&m);
+            Heard::End(end_reason, winner, plies) => {
                 // A move sent as the clock ran out never counted; the server says how many did.
-                if let Some(Ok(plies)) = m.extra_u64("plies") {
+                if let Some(plies) = plies {
                     record.truncate(usize::try_from(plies).unwrap_or(usize::MAX));
                 }
-                let mut text = record.join(" ");
-                if let Some(letter) = end_reason.and_then(arbiter_surakarta::notation::end_letter) {
-                    if !text.is_empty() {
-                        text.push(' ');
-                    }
-                    text.push(letter);
-                    text.push('#');
-                }
-                if let Some(path) = &options.record {
-                    std::fs::write(path, format!("{text}\n")).map_err(|e| {
-                        ClientError::Connection(format!("cannot write {}: {e}", path.display()))
-                    })?;
-                }
+                let text = record_with_end(&record, end_reason.unwrap_or(EndReason::None));
+                write_record(options.record.as_ref(), &text).map_err(ClientError::Connection)?;
                 return Ok(ConnectOutcome {
                     opponent,
                     side,
@@ -300,9 +455,7 @@ async fn play<G: EngineGame>(
                     winner,
                 });
             }
-            protocol::CHAT => tracing::info!("{} says: {}", m.data1, m.data2),
-            protocol::LEAVE => tracing::info!("{} left: {}", m.data1, m.data2),
-            _ => {}
+            Heard::Other => {}
         }
     }
 }

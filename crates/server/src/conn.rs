@@ -9,17 +9,19 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::games::{GameKind, GameSettings};
+use crate::games::{GameSettings, Registry};
 use crate::protocol::{self, Message};
 use crate::room::{log_message, send, Hub, Outgoing, Peer, RoomEvent};
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 /// Server-wide settings a connection needs.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ConnConfig {
+    pub registry: Arc<Registry>,
     pub timeout_ms: u64,
-    pub max_no_capture_round: u32,
+    /// Overrides every game's own default (a READY may still set its own).
+    pub max_no_capture_round: Option<u32>,
     /// A connection that sends nothing for this long is closed.
     pub idle_timeout: Duration,
     /// Messages per second a client may send on average (with bursts of twice as many).
@@ -236,7 +238,7 @@ impl Session {
         }
         let colour = match message.data2.as_str() {
             "" => None,
-            word => match GameKind::parse_colour(word) {
+            word => match self.config.registry.parse_colour(word) {
                 Some(side) => Some(side),
                 None => {
                     return reject(format!(
@@ -277,31 +279,37 @@ impl Session {
         self.hub.send(room, event).await;
     }
 
+    /// The game and options a READY asks for: the extension keys `game` (the course's game
+    /// without it) and each option by name, the server's defaults for the rest.
     fn settings(&self, message: &Message) -> Result<GameSettings, String> {
         let game = match message.extra.get("game") {
-            None => GameKind::Surakarta,
-            Some(value) => value
-                .as_str()
-                .and_then(GameKind::parse)
-                .ok_or_else(|| format!("bad game {value}: surakarta, duck or rc02"))?,
+            None => protocol::COURSE_GAME,
+            Some(value) => value.as_str().ok_or("`game` must be a string")?,
         };
-        let number = |key: &str, default: u64| message.extra_u64(key).unwrap_or(Ok(default));
-        let size = match game {
-            GameKind::Duck => 9,
-            _ => u8::try_from(number("size", 6)?).map_err(|_| "size is too large".to_string())?,
+        let def = self.config.registry.find(game)?;
+        let mut options = def.defaults();
+        if let Some(limit) = self.config.max_no_capture_round {
+            if def.option("max_no_capture_round").is_some() {
+                options
+                    .set("max_no_capture_round", limit.into())
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        for (key, _) in message.extra.iter() {
+            if key == "game" || key == "timeout_ms" || protocol::is_client_key(key) {
+                continue;
+            }
+            let value = message.extra_u64(key).expect("the key is present")?;
+            options.set(key, value).map_err(|e| e.to_string())?;
+        }
+        let timeout_ms = match message.extra_u64("timeout_ms") {
+            Some(value) => GameSettings::check_timeout(value?)?,
+            None => self.config.timeout_ms,
         };
-        let settings = GameSettings {
-            game,
-            size,
-            timeout_ms: number("timeout_ms", self.config.timeout_ms)?,
-            max_no_capture_round: u32::try_from(number(
-                "max_no_capture_round",
-                self.config.max_no_capture_round as u64,
-            )?)
-            .map_err(|_| "max_no_capture_round is too large".to_string())?,
-        };
-        settings.validate()?;
-        Ok(settings)
+        Ok(GameSettings {
+            options,
+            timeout_ms,
+        })
     }
 
     /// The connection has closed: leave the room and stop watching.

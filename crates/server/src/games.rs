@@ -1,105 +1,182 @@
-//! The three games behind one interface for the server: settings from READY, judging a MOVE's
-//! two square names with the course's reasons, ends, and records.
+//! A room's game, whatever game it is: settings from READY, judging a MOVE's two square names
+//! with the course's reasons, ends and records. Every rule is the game crate's (through
+//! [`Rules`]); the server only keeps the clock and the move list.
 
-use arbiter_core::{Game, Side, Status};
-use arbiter_surakarta::{EndReason, GameState, MoveReason, Point};
-use serde::Serialize;
+use std::sync::Arc;
 
-/// Which game a room plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GameKind {
-    Surakarta,
-    Duck,
-    Rc02,
+use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
+use arbiter_core::outcome::record_with_end;
+use arbiter_core::{EndReason, GameDef, MoveReason, Options, Rules, Side};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+use crate::web_api::{self, AiMove, AnalysisView, GameRequest, StateView};
+
+/// What the server knows of the games it hosts: their definitions and, for each, how to start
+/// one and answer the page's questions. Built once from a catalogue.
+pub struct Registry {
+    pub games: Vec<&'static GameDef>,
+    new_game: fn(&Options) -> Option<Box<dyn LiveGame>>,
+    pub state: fn(&GameRequest) -> Result<StateView, String>,
+    pub ai: fn(&GameRequest) -> Result<AiMove, String>,
+    pub analyze: fn(&GameRequest) -> Result<AnalysisView, String>,
 }
 
-impl GameKind {
-    pub fn parse(name: &str) -> Option<GameKind> {
-        match name {
-            "surakarta" => Some(GameKind::Surakarta),
-            "duck" => Some(GameKind::Duck),
-            "rc02" => Some(GameKind::Rc02),
-            _ => None,
-        }
+impl Registry {
+    pub fn of<C: Catalogue>() -> Arc<Registry> {
+        Arc::new(Registry {
+            games: registry::games::<C>(),
+            new_game: new_game::<C>,
+            state: web_api::state::<C>,
+            ai: web_api::ai::<C>,
+            analyze: web_api::analyze_request::<C>,
+        })
     }
 
-    pub fn name(self) -> &'static str {
-        match self {
-            GameKind::Surakarta => "surakarta",
-            GameKind::Duck => "duck",
-            GameKind::Rc02 => "rc02",
-        }
+    /// The game called `id`; the error lists the games there are.
+    pub fn find(&self, id: &str) -> Result<&'static GameDef, String> {
+        self.games
+            .iter()
+            .copied()
+            .find(|d| d.id == id)
+            .ok_or_else(|| {
+                let ids: Vec<&str> = self.games.iter().map(|d| d.id).collect();
+                format!(
+                    "unknown game `{}` (games: {})",
+                    arbiter_core::text::shorten(id),
+                    ids.join(", ")
+                )
+            })
     }
 
-    /// The protocol's word for a side: BLACK/WHITE for Surakarta, RED/BLUE for the others.
-    pub fn colour_word(self, side: Side) -> &'static str {
-        match (self, side) {
-            (GameKind::Surakarta, Side::First) => "BLACK",
-            (GameKind::Surakarta, Side::Second) => "WHITE",
-            (_, Side::First) => "RED",
-            (_, Side::Second) => "BLUE",
-        }
+    /// The colour word's side in any hosted game (`BLACK`/`RED` first, `WHITE`/`BLUE` second).
+    pub fn parse_colour(&self, word: &str) -> Option<Side> {
+        self.games.iter().find_map(|d| d.side_by_word(word))
     }
 
-    /// Reads a colour word; either pair of words is accepted for any game.
-    pub fn parse_colour(word: &str) -> Option<Side> {
-        match word {
-            "BLACK" | "RED" => Some(Side::First),
-            "WHITE" | "BLUE" => Some(Side::Second),
-            _ => None,
+    /// A new game with `settings`.
+    pub fn start(&self, settings: &GameSettings) -> Match {
+        let state = (self.new_game)(&settings.options)
+            .expect("settings are made from this registry's games");
+        Match {
+            settings: settings.clone(),
+            state,
+            moves: Vec::new(),
+            end: None,
         }
     }
 }
 
-/// How a room's games are played.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+struct NewLive;
+
+impl GameVisitor for NewLive {
+    type Output = Box<dyn LiveGame>;
+    fn visit<G: FullGame>(self, start: G) -> Box<dyn LiveGame> {
+        Box::new(Live { state: start })
+    }
+}
+
+fn new_game<C: Catalogue>(options: &Options) -> Option<Box<dyn LiveGame>> {
+    registry::with_game::<C, _>(options, NewLive).ok()
+}
+
+/// How a room's games are played. Serialised as `{"game":"surakarta","size":6,
+/// "max_no_capture_round":40,"timeout_ms":3000}`: every option of the game by name.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameSettings {
-    pub game: GameKind,
-    /// Board size (Surakarta 6-12, RC-02 4-10; 9 columns for Duck Chess, fixed).
-    pub size: u8,
+    pub options: Options,
     pub timeout_ms: u64,
-    pub max_no_capture_round: u32,
 }
+
+/// The clock's bounds, in milliseconds.
+pub const TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 100..=3_600_000;
 
 impl GameSettings {
-    /// Checks the numbers against the game.
-    pub fn validate(&self) -> Result<(), String> {
-        match self.game {
-            GameKind::Surakarta if !arbiter_surakarta::SIZES.contains(&self.size) => Err(format!(
-                "surakarta size must be 6, 8, 10 or 12, not {}",
-                self.size
-            )),
-            GameKind::Rc02 if !(4..=10).contains(&self.size) || self.size % 2 != 0 => Err(format!(
-                "rc02 size must be an even number from 4 to 10, not {}",
-                self.size
-            )),
-            _ if !(100..=3_600_000).contains(&self.timeout_ms) => Err(format!(
-                "timeout_ms must be from 100 to 3600000, not {}",
-                self.timeout_ms
-            )),
-            _ => Ok(()),
+    pub fn game(&self) -> &'static GameDef {
+        self.options.def()
+    }
+
+    /// The protocol's colour word for a side: `BLACK`/`WHITE`, `RED`/`BLUE`.
+    pub fn colour_word(&self, side: Side) -> &'static str {
+        self.game().side(side).word
+    }
+
+    pub fn check_timeout(timeout_ms: u64) -> Result<u64, String> {
+        if TIMEOUT_RANGE.contains(&timeout_ms) {
+            Ok(timeout_ms)
+        } else {
+            Err(format!(
+                "timeout_ms must be from {} to {}, not {timeout_ms}",
+                TIMEOUT_RANGE.start(),
+                TIMEOUT_RANGE.end()
+            ))
+        }
+    }
+
+    /// `surakarta (size 6, max_no_capture_round 40)`.
+    pub fn describe(&self) -> String {
+        let pairs: Vec<String> = self
+            .options
+            .pairs()
+            .map(|(name, value)| format!("{name} {value}"))
+            .collect();
+        if pairs.is_empty() {
+            self.game().id.to_string()
+        } else {
+            format!("{} ({})", self.game().id, pairs.join(", "))
         }
     }
 }
 
-enum State {
-    Surakarta(Box<GameState>),
-    Duck(arbiter_duck::Position),
-    Rc02(arbiter_rc02::Position),
+impl Serialize for GameSettings {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("game", self.game().id)?;
+        for (name, value) in self.options.pairs() {
+            map.serialize_entry(name, &value)?;
+        }
+        map.serialize_entry("timeout_ms", &self.timeout_ms)?;
+        map.end()
+    }
+}
+
+/// One game of any registered kind.
+pub trait LiveGame: Send {
+    fn to_move(&self) -> Side;
+    /// Judges `from → to` sent by `player` and plays it when legal.
+    fn judge(&mut self, from: &str, to: &str, player: Side) -> Verdict;
+}
+
+struct Live<G: Rules> {
+    state: G,
+}
+
+impl<G: Rules> LiveGame for Live<G> {
+    fn to_move(&self) -> Side {
+        self.state.side_to_move()
+    }
+
+    fn judge(&mut self, from: &str, to: &str, player: Side) -> Verdict {
+        match self.state.judge_move(from, to, player) {
+            Ok(mv) => {
+                let (reason, end) = arbiter_core::rules::play_judged(&mut self.state, mv);
+                Verdict {
+                    reason,
+                    end: end.map(|e| (e.reason, e.winner)),
+                }
+            }
+            Err(reason) => Verdict { reason, end: None },
+        }
+    }
 }
 
 /// A game in progress in a room.
 pub struct Match {
     pub settings: GameSettings,
-    state: State,
+    state: Box<dyn LiveGame>,
     /// Every move received, legal or not, as `FROM-TO`.
     pub moves: Vec<String>,
     pub end: Option<(EndReason, Option<Side>)>,
-    /// Legal plies since the last capture. Duck Chess and the RC-02 game have no end of their own
-    /// for a game that goes nowhere (two bots can repeat a cycle forever), so the server applies
-    /// `max_no_capture_round` to them too and calls it a draw.
-    quiet_plies: u32,
 }
 
 /// What the server decided about one MOVE.
@@ -110,41 +187,9 @@ pub struct Verdict {
     pub end: Option<(EndReason, Option<Side>)>,
 }
 
-fn legal_reason(captured: bool) -> MoveReason {
-    if captured {
-        MoveReason::LegalCaptureMove
-    } else {
-        MoveReason::LegalNonCaptureMove
-    }
-}
-
 impl Match {
-    pub fn new(settings: GameSettings) -> Match {
-        let state = match settings.game {
-            GameKind::Surakarta => State::Surakarta(Box::new(
-                GameState::new(settings.size, settings.max_no_capture_round)
-                    .expect("validated settings"),
-            )),
-            GameKind::Duck => State::Duck(arbiter_duck::Position::initial()),
-            GameKind::Rc02 => State::Rc02(
-                arbiter_rc02::Position::initial(settings.size).expect("validated settings"),
-            ),
-        };
-        Match {
-            settings,
-            state,
-            moves: Vec::new(),
-            end: None,
-            quiet_plies: 0,
-        }
-    }
-
     pub fn to_move(&self) -> Side {
-        match &self.state {
-            State::Surakarta(s) => s.current_player,
-            State::Duck(p) => p.side_to_move(),
-            State::Rc02(p) => p.side_to_move(),
-        }
+        self.state.to_move()
     }
 
     pub fn is_over(&self) -> bool {
@@ -155,33 +200,9 @@ impl Match {
     /// game and its sender always loses (also when it moved out of turn).
     pub fn play(&mut self, from: &str, to: &str, player: Side) -> Verdict {
         self.moves.push(format!("{from}-{to}"));
-        let mut verdict = match &mut self.state {
-            State::Surakarta(state) => {
-                let n = state.size();
-                let coords = |text: &str| {
-                    Point::parse(text, n).map_or((-1, -1), |p| (p.x as i64, p.y as i64))
-                };
-                let result = state.step(coords(from), coords(to), player);
-                let end = (result.end != EndReason::None).then_some((result.end, result.winner));
-                Verdict {
-                    reason: result.reason,
-                    end,
-                }
-            }
-            State::Duck(pos) => judge_duck(pos, from, to, player),
-            State::Rc02(pos) => judge_rc02(pos, from, to, player),
-        };
+        let mut verdict = self.state.judge(from, to, player);
         if !verdict.reason.is_legal() {
             verdict.end = Some((EndReason::IlligalMove, Some(player.opponent())));
-        } else if !matches!(self.state, State::Surakarta(_)) && verdict.end.is_none() {
-            // Surakarta counts its own rounds (and decides the winner by the course's rule).
-            self.quiet_plies = match verdict.reason {
-                MoveReason::LegalCaptureMove => 0,
-                _ => self.quiet_plies + 1,
-            };
-            if self.quiet_plies >= self.settings.max_no_capture_round.saturating_mul(2) {
-                verdict.end = Some((EndReason::Stalemate, None));
-            }
         }
         if verdict.end.is_some() {
             self.end = verdict.end;
@@ -198,119 +219,30 @@ impl Match {
 
     /// The course's record notation: moves, then the end letter and `#`.
     pub fn record(&self) -> String {
-        let mut text = self.moves.join(" ");
-        if let Some(letter) = self
-            .end
-            .and_then(|(reason, _)| arbiter_surakarta::notation::end_letter(reason))
-        {
-            if !text.is_empty() {
-                text.push(' ');
-            }
-            text.push(letter);
-            text.push('#');
-        }
-        text
-    }
-
-    /// The position's status under the Game trait (for bots).
-    pub fn status(&self) -> Status {
-        match &self.state {
-            State::Surakarta(s) => s.status(),
-            State::Duck(p) => p.status(),
-            State::Rc02(p) => p.status(),
-        }
-    }
-}
-
-fn judge_duck(pos: &mut arbiter_duck::Position, from: &str, to: &str, player: Side) -> Verdict {
-    use arbiter_duck::{Move, Square};
-    let none = |reason| Verdict { reason, end: None };
-    if player != pos.side_to_move() {
-        return none(MoveReason::NotPlayerTurn);
-    }
-    let (Some(f), Some(t)) = (Square::parse(from), Square::parse(to)) else {
-        return none(MoveReason::OutOfBoard);
-    };
-    match pos.piece_at(f) {
-        None => return none(MoveReason::NotPiece),
-        Some(p) if p.side != player => return none(MoveReason::NotPlayerPiece),
-        _ => {}
-    }
-    let target_enemy = pos.piece_at(t).is_some_and(|p| p.side != player);
-    let mv = Move::new(f, t);
-    if !pos.is_legal(mv) {
-        return none(if target_enemy {
-            MoveReason::IlligalCaptureMove
-        } else {
-            MoveReason::IlligalNonCaptureMove
-        });
-    }
-    let captured = pos.play(mv).is_some();
-    let end = pos.winner().map(|w| (EndReason::Checkmate, Some(w)));
-    Verdict {
-        reason: legal_reason(captured),
-        end,
-    }
-}
-
-fn judge_rc02(pos: &mut arbiter_rc02::Position, from: &str, to: &str, player: Side) -> Verdict {
-    use arbiter_rc02::{Cell, Move};
-    let none = |reason| Verdict { reason, end: None };
-    if player != pos.side_to_move() {
-        return none(MoveReason::NotPlayerTurn);
-    }
-    let n = pos.size();
-    let (Some(f), Some(t)) = (Cell::parse(from, n), Cell::parse(to, n)) else {
-        return none(MoveReason::OutOfBoard);
-    };
-    match pos.get(f) {
-        None => return none(MoveReason::NotPiece),
-        Some(side) if side != player => return none(MoveReason::NotPlayerPiece),
-        _ => {}
-    }
-    let mv = Move::new(f, t);
-    if pos.check(mv).is_err() {
-        let target_enemy = pos.get(t).is_some_and(|s| s != player);
-        return none(if target_enemy {
-            MoveReason::IlligalCaptureMove
-        } else {
-            MoveReason::IlligalNonCaptureMove
-        });
-    }
-    let captured = !pos.play(mv).is_empty();
-    let end = pos.winner().map(|w| {
-        let by_count = pos.count(w.opponent()) <= n as u32 / 2;
-        (
-            if by_count {
-                EndReason::Checkmate
-            } else {
-                EndReason::Trapped
-            },
-            Some(w),
-        )
-    });
-    Verdict {
-        reason: legal_reason(captured),
-        end,
+        record_with_end(&self.moves, self.end.map_or(EndReason::None, |(r, _)| r))
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use arbiter_ai::Standard;
+
     use super::*;
 
-    fn settings(game: GameKind, size: u8) -> GameSettings {
+    fn settings(game: &str, options: &[(&str, u64)]) -> GameSettings {
         GameSettings {
-            game,
-            size,
+            options: registry::options::<Standard>(game, options.iter().copied()).unwrap(),
             timeout_ms: 3000,
-            max_no_capture_round: 40,
         }
+    }
+
+    fn start(game: &str, options: &[(&str, u64)]) -> Match {
+        Registry::of::<Standard>().start(&settings(game, options))
     }
 
     #[test]
     fn surakarta_moves_and_the_rule_breaker_loses() {
-        let mut m = Match::new(settings(GameKind::Surakarta, 6));
+        let mut m = start("surakarta", &[]);
         let v = m.play("A2", "A3", Side::First);
         assert_eq!(
             v,
@@ -324,7 +256,7 @@ mod tests {
         assert_eq!(v.reason, MoveReason::NotPlayerTurn);
         assert_eq!(v.end, Some((EndReason::IlligalMove, Some(Side::Second))));
         assert_eq!(m.record(), "A2-A3 B2-B3 I#");
-        let mut m = Match::new(settings(GameKind::Surakarta, 6));
+        let mut m = start("surakarta", &[]);
         assert_eq!(
             m.play("Z9", "A3", Side::First).reason,
             MoveReason::OutOfBoard
@@ -332,11 +264,8 @@ mod tests {
     }
 
     #[test]
-    fn a_duck_game_without_captures_ends_in_a_draw_at_the_round_limit() {
-        let mut d = Match::new(GameSettings {
-            max_no_capture_round: 2,
-            ..settings(GameKind::Duck, 9)
-        });
+    fn a_duck_game_without_captures_ends_in_a_draw_at_the_limit() {
+        let mut d = start("duck", &[("max_no_capture_round", 4)]);
         let cycle = [("a0", "a1"), ("a9", "a8"), ("a1", "a0")];
         for (ply, (from, to)) in cycle.iter().enumerate() {
             let v = d.play(from, to, Side::from_index(ply % 2));
@@ -349,31 +278,8 @@ mod tests {
     }
 
     #[test]
-    fn a_capture_restarts_the_round_count() {
-        let mut d = Match::new(GameSettings {
-            max_no_capture_round: 2,
-            ..settings(GameKind::Duck, 9)
-        });
-        let plies = [
-            ("a3", "a4"),
-            ("a6", "a5"),
-            ("a4", "a5"), // red's soldier takes blue's
-            ("i6", "i5"),
-            ("i3", "i4"),
-            ("i9", "i8"),
-        ];
-        for (ply, (from, to)) in plies.iter().enumerate() {
-            let v = d.play(from, to, Side::from_index(ply % 2));
-            assert!(v.reason.is_legal(), "ply {ply}: {:?}", v.reason);
-            assert_eq!(v.end, None, "ply {ply}");
-        }
-        let v = d.play("i0", "i1", Side::First);
-        assert_eq!(v.end, Some((EndReason::Stalemate, None)));
-    }
-
-    #[test]
     fn duck_and_rc02_reasons() {
-        let mut d = Match::new(settings(GameKind::Duck, 9));
+        let mut d = start("duck", &[]);
         assert_eq!(
             d.play("a0", "a1", Side::First).reason,
             MoveReason::LegalNonCaptureMove
@@ -382,12 +288,12 @@ mod tests {
             d.play("b1", "b2", Side::Second).reason,
             MoveReason::NotPiece
         );
-        let mut d = Match::new(settings(GameKind::Duck, 9));
+        let mut d = start("duck", &[]);
         assert_eq!(
             d.play("a9", "a8", Side::First).reason,
             MoveReason::NotPlayerPiece
         );
-        let mut r = Match::new(settings(GameKind::Rc02, 4));
+        let mut r = start("rc02", &[("size", 4)]);
         assert_eq!(
             r.play("a3", "b3", Side::First).reason,
             MoveReason::LegalNonCaptureMove
@@ -400,9 +306,13 @@ mod tests {
     }
 
     #[test]
-    fn settings_are_checked() {
-        assert!(settings(GameKind::Surakarta, 7).validate().is_err());
-        assert!(settings(GameKind::Rc02, 12).validate().is_err());
-        assert!(settings(GameKind::Duck, 9).validate().is_ok());
+    fn settings_serialise_with_every_option() {
+        let s = settings("surakarta", &[("size", 8)]);
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            r#"{"game":"surakarta","size":8,"max_no_capture_round":40,"timeout_ms":3000}"#
+        );
+        assert_eq!(s.colour_word(Side::Second), "WHITE");
+        assert!(GameSettings::check_timeout(50).is_err());
     }
 }

@@ -27,6 +27,7 @@ pub struct AppState {
 
 pub fn router(state: AppState) -> Router {
     Router::new()
+        .route("/api/catalogue", get(catalogue))
         .route("/api/rooms", get(rooms))
         .route("/api/games", get(games))
         .route("/api/games/{id}", get(game))
@@ -63,16 +64,23 @@ async fn blocking<T: serde::Serialize + Send + 'static>(
     }
 }
 
-async fn api_state(Json(request): Json<GameRequest>) -> Response {
-    blocking(move || web_api::state(&request)).await
+async fn catalogue(State(state): State<AppState>) -> Response {
+    Json(web_api::catalogue(&state.conn.registry.games)).into_response()
 }
 
-async fn api_ai(Json(request): Json<GameRequest>) -> Response {
-    blocking(move || web_api::ai(&request)).await
+async fn api_state(State(state): State<AppState>, Json(request): Json<GameRequest>) -> Response {
+    let describe = state.conn.registry.state;
+    blocking(move || describe(&request)).await
 }
 
-async fn api_analyze(Json(request): Json<GameRequest>) -> Response {
-    blocking(move || web_api::analyze_request(&request)).await
+async fn api_ai(State(state): State<AppState>, Json(request): Json<GameRequest>) -> Response {
+    let ai = state.conn.registry.ai;
+    blocking(move || ai(&request)).await
+}
+
+async fn api_analyze(State(state): State<AppState>, Json(request): Json<GameRequest>) -> Response {
+    let analyze = state.conn.registry.analyze;
+    blocking(move || analyze(&request)).await
 }
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {

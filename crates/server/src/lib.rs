@@ -24,8 +24,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use arbiter_ai::Catalogue;
 pub use conn::ConnConfig;
 use conn::{Next, Session};
+use games::Registry;
 use protocol::{Line, LineBuffer};
 use room::Outgoing;
 pub use room::{Hub, RoomInfo};
@@ -38,7 +40,8 @@ pub struct ServerConfig {
     pub http: SocketAddr,
     pub db: PathBuf,
     pub timeout_ms: u64,
-    pub max_no_capture_round: u32,
+    /// Overrides every game's own no-capture limit for rooms whose READY does not set it.
+    pub max_no_capture_round: Option<u32>,
     pub records_dir: Option<PathBuf>,
     /// A client that says nothing this long after connecting is disconnected.
     pub idle_timeout: Duration,
@@ -53,7 +56,7 @@ impl Default for ServerConfig {
             http: "127.0.0.1:8080".parse().expect("valid address"),
             db: PathBuf::from("arbiter.sqlite"),
             timeout_ms: 3000,
-            max_no_capture_round: 40,
+            max_no_capture_round: None,
             records_dir: None,
             idle_timeout: Duration::from_secs(60),
             rate_limit: 200,
@@ -83,8 +86,9 @@ impl RunningServer {
     }
 }
 
-/// Binds both listeners (port 0 picks a free port) and starts serving.
-pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
+/// Binds both listeners (port 0 picks a free port) and starts serving the games of catalogue `C`.
+pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, String> {
+    let registry = Registry::of::<C>();
     // Two connections a game: the default limit of 1024 open files is too few.
     let _ = rlimit::increase_nofile_limit(u64::MAX);
     let store = Store::open(&config.db)?;
@@ -92,8 +96,9 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
-    let hub = Hub::new(store.clone(), config.records_dir.clone());
+    let hub = Hub::new(store.clone(), config.records_dir.clone(), registry.clone());
     let conn_config = ConnConfig {
+        registry,
         timeout_ms: config.timeout_ms,
         max_no_capture_round: config.max_no_capture_round,
         idle_timeout: config.idle_timeout,

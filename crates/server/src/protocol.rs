@@ -17,6 +17,14 @@ pub const STATE: i64 = 200101;
 /// The project's extension: stop watching (`data1` = room, `""` for all).
 pub const UNWATCH: i64 = 200102;
 
+/// The game of a READY without the extension's `game` key: the course protocol is Surakarta's.
+pub const COURSE_GAME: &str = "surakarta";
+
+/// Extension keys of a READY that are not game options (a client's own information).
+pub fn is_client_key(key: &str) -> bool {
+    matches!(key, "token" | "client")
+}
+
 /// The `data3` of a MOVE that ends the game.
 pub const END_MARKER: &str = "998244353";
 

@@ -7,13 +7,12 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use arbiter_core::Side;
-use arbiter_surakarta::{EndReason, MoveReason};
+use arbiter_core::{EndReason, MoveReason, Side};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use crate::games::{GameSettings, Match};
+use crate::games::{GameSettings, Match, Registry};
 use crate::protocol::{self, Message};
 use crate::store::Store;
 
@@ -123,6 +122,7 @@ pub struct RoomContext {
     pub store: Store,
     pub records_dir: Option<PathBuf>,
     pub hub: Arc<Hub>,
+    pub registry: Arc<Registry>,
 }
 
 struct Member {
@@ -161,14 +161,14 @@ struct Room {
 pub struct Hub {
     rooms: std::sync::Mutex<HashMap<u32, mpsc::Sender<RoomEvent>>>,
     weak_self: std::sync::OnceLock<std::sync::Weak<Hub>>,
-    context: std::sync::OnceLock<(Store, Option<PathBuf>)>,
+    context: std::sync::OnceLock<(Store, Option<PathBuf>, Arc<Registry>)>,
 }
 
 impl Hub {
-    pub fn new(store: Store, records_dir: Option<PathBuf>) -> Arc<Hub> {
+    pub fn new(store: Store, records_dir: Option<PathBuf>, registry: Arc<Registry>) -> Arc<Hub> {
         let hub = Arc::new(Hub::default());
         let _ = hub.weak_self.set(Arc::downgrade(&hub));
-        let _ = hub.context.set((store, records_dir));
+        let _ = hub.context.set((store, records_dir, registry));
         hub
     }
 
@@ -179,11 +179,13 @@ impl Hub {
             .get()
             .and_then(|w| w.upgrade())
             .expect("hub alive while used");
-        let (store, records_dir) = self.context.get().cloned().expect("hub has a context");
+        let (store, records_dir, registry) =
+            self.context.get().cloned().expect("hub has a context");
         let ctx = Arc::new(RoomContext {
             store,
             records_dir,
             hub,
+            registry,
         });
         let room = Room {
             id,
@@ -419,11 +421,7 @@ impl Room {
             .find(|m| m.peer.id != peer.id && m.ready)
         {
             if other.settings != settings {
-                let reason = format!(
-                    "the room is set up for {} (size {})",
-                    other.settings.game.name(),
-                    other.settings.size
-                );
+                let reason = format!("the room is set up for {}", other.settings.describe());
                 self.reject(&peer, &name, &reason);
                 return;
             }
@@ -481,7 +479,7 @@ impl Room {
             .store
             .start_game(
                 self.id,
-                settings.game.name(),
+                settings.game().id,
                 &settings_json,
                 &names[0],
                 &names[1],
@@ -510,7 +508,7 @@ impl Room {
         }
         let timeout = Duration::from_millis(settings.timeout_ms);
         self.running = Some(Running {
-            game: Match::new(settings.clone()),
+            game: self.ctx.registry.start(&settings),
             id,
             players: [self.members[first].peer.id, self.members[second].peer.id],
             names: names.clone(),
@@ -520,18 +518,19 @@ impl Room {
         self.mark_awaited();
         for (me, opponent) in [(first, second), (second, first)] {
             let peer = self.members[me].peer.clone();
-            let colour = settings
-                .game
-                .colour_word(self.members[me].side.expect("just set"));
+            let colour = settings.colour_word(self.members[me].side.expect("just set"));
             let mut m = Message::new(
                 protocol::READY,
                 self.members[opponent].name.clone(),
                 colour,
                 self.id.to_string(),
             );
-            // The extension: what is being played (course clients ignore unknown keys).
-            m.extra.insert("game".into(), settings.game.name().into());
-            m.extra.insert("size".into(), settings.size.into());
+            // The extension: what is being played, every option by name (course clients
+            // ignore unknown keys), so a client never has to guess a setting.
+            m.extra.insert("game".into(), settings.game().id.into());
+            for (name, value) in settings.options.pairs() {
+                m.extra.insert(name.into(), value.into());
+            }
             m.extra
                 .insert("timeout_ms".into(), settings.timeout_ms.into());
             self.send_to(&peer, m);
@@ -651,7 +650,8 @@ impl Room {
             tracing::error!("room {}: end of game {id} not stored: {e}", self.id);
         }
         if let Some(dir) = &self.ctx.records_dir {
-            let text = format!("{record}\n");
+            // No final newline: the course's own programs write none, and its check compares files.
+            let text = record.clone();
             let path = dir.join(format!("{id:06}-room{}.txt", self.id));
             for target in [path, dir.join("latest.txt")] {
                 if let Err(e) = tokio::fs::write(&target, &text).await {
@@ -725,7 +725,7 @@ impl Room {
                 colour: m
                     .side
                     .zip(settings.as_ref())
-                    .map(|(s, st)| st.game.colour_word(s).to_string()),
+                    .map(|(s, st)| st.colour_word(s).to_string()),
                 ready: m.ready,
             })
             .collect();

@@ -4,24 +4,25 @@
 
 use std::sync::atomic::AtomicBool;
 
-use arbiter_ai::engine::EngineGame;
+use std::collections::BTreeMap;
+
+use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_ai::{analyze, Level, Limits, PlayerSpec};
-use arbiter_core::{MoveList, Side, Status};
+use arbiter_core::{Allowed, GameDef, MoveList, Options, RouteStep, Rules, Side, Status};
 use serde::{Deserialize, Serialize};
 
-use crate::games::GameKind;
-
-/// A request about a game: what is played and the moves so far.
+/// A request about a game: what is played (the game and its options by name, e.g. `"size": 8`;
+/// defaults for the rest) and the moves so far.
 #[derive(Clone, Debug, Deserialize)]
 pub struct GameRequest {
     pub game: String,
-    pub size: Option<u8>,
-    pub max_no_capture_round: Option<u32>,
     #[serde(default)]
     pub moves: Vec<String>,
     /// For `/api/ai`: `easy`, `medium` or `hard`.
     pub level: Option<String>,
     pub seed: Option<u64>,
+    #[serde(flatten)]
+    pub options: BTreeMap<String, u64>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -79,176 +80,68 @@ pub struct StateView {
     /// `ongoing`, `won` or `drawn`.
     pub status: &'static str,
     pub winner: Option<&'static str>,
-    /// In words, once the game is over.
+    /// What happened, in the game's own words, once the game is over.
     pub end: Option<String>,
+    /// The protocol's word for the end (`CHECKMATE`, `STALEMATE`, …).
+    pub end_reason: Option<&'static str>,
     pub legal: Vec<MoveView>,
     pub last: Option<MoveView>,
     /// Duck Chess: a captain can be taken.
     pub check: bool,
+    /// The squares of the pieces in check.
+    pub checked: Vec<String>,
     pub ply: usize,
     /// The first move of the request that could not be played (the rest were ignored).
     pub rejected: Option<Rejected>,
 }
 
-/// What the page needs of a game beyond the Game trait.
-pub trait WebGame: EngineGame {
-    fn kind() -> GameKind;
-    fn grid(&self) -> (u8, u8);
-    fn squares(&self) -> Vec<SquareView>;
-    fn path(&self, _mv: Self::Move) -> Option<Vec<PathView>> {
-        None
-    }
-    fn check(&self) -> bool {
-        false
-    }
-    fn end_text(&self) -> Option<String> {
-        None
-    }
-}
-
-fn piece(kind: GameKind, side: Side, name: Option<&'static str>) -> PieceView {
+fn piece(def: &GameDef, piece: arbiter_core::PieceView) -> PieceView {
     PieceView {
-        side: if side == Side::First {
+        side: if piece.side == Side::First {
             "first"
         } else {
             "second"
         },
-        colour: kind.colour_word(side),
-        kind: name,
+        colour: def.side(piece.side).word,
+        kind: piece.kind,
     }
 }
 
-impl WebGame for arbiter_surakarta::GameState {
-    fn kind() -> GameKind {
-        GameKind::Surakarta
-    }
-
-    fn grid(&self) -> (u8, u8) {
-        (self.size(), self.size())
-    }
-
-    fn squares(&self) -> Vec<SquareView> {
-        let n = self.size();
-        let mut out = Vec::new();
-        for y in (0..n).rev() {
-            for x in 0..n {
-                let p = arbiter_surakarta::Point::new(x, y);
-                out.push(SquareView {
-                    name: p.name(),
-                    col: x,
-                    row: n - 1 - y,
-                    piece: self
-                        .board
-                        .get(p)
-                        .map(|s| piece(GameKind::Surakarta, s, None)),
-                });
-            }
-        }
-        out
-    }
-
-    fn path(&self, mv: arbiter_surakarta::Move) -> Option<Vec<PathView>> {
-        let n = self.size();
-        let route = self.board.capture_path(mv.from(), mv.to())?;
-        Some(
-            route
-                .into_iter()
-                .map(|node| match node {
-                    arbiter_surakarta::PathNode::Point(p) => PathView::Point {
-                        col: p.x,
-                        row: n - 1 - p.y,
-                    },
-                    arbiter_surakarta::PathNode::Arc { circuit, corner } => PathView::Arc {
-                        col: corner.x,
-                        row: n - 1 - corner.y,
-                        radius: circuit,
-                    },
-                })
-                .collect(),
-        )
-    }
-
-    fn end_text(&self) -> Option<String> {
-        (self.end_reason != arbiter_surakarta::EndReason::None)
-            .then(|| self.end_reason.name().to_lowercase())
-    }
-}
-
-impl WebGame for arbiter_duck::Position {
-    fn kind() -> GameKind {
-        GameKind::Duck
-    }
-
-    fn grid(&self) -> (u8, u8) {
-        (9, 10)
-    }
-
-    fn squares(&self) -> Vec<SquareView> {
-        arbiter_duck::Square::all()
-            .map(|sq| SquareView {
-                name: sq.to_string(),
-                col: sq.y(),
-                row: 9 - sq.x(),
-                piece: self
-                    .piece_at(sq)
-                    .map(|p| piece(GameKind::Duck, p.side, Some(p.kind.name()))),
-            })
-            .collect()
-    }
-
-    fn check(&self) -> bool {
-        self.is_check()
-    }
-
-    fn end_text(&self) -> Option<String> {
-        self.is_over().then(|| "captain captured".to_string())
-    }
-}
-
-impl WebGame for arbiter_rc02::Position {
-    fn kind() -> GameKind {
-        GameKind::Rc02
-    }
-
-    fn grid(&self) -> (u8, u8) {
-        (self.size(), self.size())
-    }
-
-    fn squares(&self) -> Vec<SquareView> {
-        let n = self.size();
-        let mut out = Vec::new();
-        for row in 0..n {
-            for col in 0..n {
-                let cell = arbiter_rc02::Cell::new(row, col);
-                out.push(SquareView {
-                    name: cell.name(),
-                    col,
-                    row,
-                    piece: self.get(cell).map(|s| piece(GameKind::Rc02, s, None)),
-                });
-            }
-        }
-        out
-    }
-
-    fn end_text(&self) -> Option<String> {
-        let winner = self.winner()?;
-        Some(if self.count(winner.opponent()) <= self.size() as u32 / 2 {
-            "too few pieces left".to_string()
-        } else {
-            "no move left".to_string()
+fn squares(def: &GameDef, board: &arbiter_core::BoardView) -> Vec<SquareView> {
+    board
+        .cells
+        .iter()
+        .map(|c| SquareView {
+            name: c.name.clone(),
+            col: c.col,
+            row: c.row,
+            piece: c.piece.map(|p| piece(def, p)),
         })
-    }
+        .collect()
 }
 
-fn move_view<G: WebGame>(pos: &G, mv: G::Move) -> MoveView {
+fn route(steps: Vec<RouteStep>) -> Vec<PathView> {
+    steps
+        .into_iter()
+        .map(|step| match step {
+            RouteStep::Point { col, row } => PathView::Point { col, row },
+            RouteStep::Arc { col, row, radius } => PathView::Arc { col, row, radius },
+        })
+        .collect()
+}
+
+fn move_view<G: Rules>(pos: &G, mv: G::Move) -> MoveView {
     let text = pos.format_move(mv);
     let (from, to) = text
         .split_once('-')
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .unwrap_or_default();
     let capture = pos.is_capture(mv);
-    let path = if capture { pos.path(mv) } else { None };
+    let path = if capture {
+        pos.route(mv).map(route)
+    } else {
+        None
+    };
     MoveView {
         text,
         from,
@@ -258,8 +151,77 @@ fn move_view<G: WebGame>(pos: &G, mv: G::Move) -> MoveView {
     }
 }
 
+/// One game of the catalogue, for the page: names, sides, options with their allowed values.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GameInfo {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub sides: Vec<SideInfo>,
+    pub options: Vec<OptionInfo>,
+    /// The board sizes to choose from (empty: one board).
+    pub sizes: Vec<u32>,
+    pub notation: &'static str,
+    /// The judge's input format, for games with a judge.
+    pub judge: Option<&'static str>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SideInfo {
+    pub name: &'static str,
+    pub word: &'static str,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct OptionInfo {
+    pub name: &'static str,
+    pub help: &'static str,
+    pub default: u32,
+    /// The values allowed, when they are a list.
+    pub values: Option<&'static [u32]>,
+    pub min: Option<u32>,
+    pub max: Option<u32>,
+}
+
+/// The catalogue as the page reads it (`GET /api/catalogue`).
+pub fn catalogue(games: &[&'static GameDef]) -> Vec<GameInfo> {
+    games
+        .iter()
+        .map(|def| GameInfo {
+            id: def.id,
+            title: def.title,
+            sides: def
+                .sides
+                .iter()
+                .map(|s| SideInfo {
+                    name: s.name,
+                    word: s.word,
+                })
+                .collect(),
+            options: def.options.iter().map(option_info).collect(),
+            sizes: def.sizes(),
+            notation: def.notation,
+            judge: def.judge.map(|j| j.input),
+        })
+        .collect()
+}
+
+fn option_info(o: &arbiter_core::OptionDef) -> OptionInfo {
+    let (values, min, max) = match o.allowed {
+        Allowed::OneOf(values) => (Some(values), None, None),
+        Allowed::Range { min, max } => (None, Some(min), Some(max)),
+    };
+    OptionInfo {
+        name: o.name,
+        help: o.help,
+        default: o.default,
+        values,
+        min,
+        max,
+    }
+}
+
 /// Plays the request's moves from `start` (stopping at the first illegal one).
-fn replay<G: WebGame>(start: G, moves: &[String]) -> (G, Option<MoveView>, Option<Rejected>) {
+fn replay<G: Rules>(start: G, moves: &[String]) -> (G, Option<MoveView>, Option<Rejected>) {
     let mut pos = start;
     let mut last = None;
     for (index, text) in moves.iter().enumerate() {
@@ -284,69 +246,63 @@ fn replay<G: WebGame>(start: G, moves: &[String]) -> (G, Option<MoveView>, Optio
     (pos, last, None)
 }
 
-fn describe<G: WebGame>(start: G, moves: &[String]) -> StateView {
+fn describe<G: Rules>(start: G, moves: &[String]) -> StateView {
+    let def = G::definition();
     let (pos, last, rejected) = replay(start, moves);
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
     let (status, winner) = match pos.status() {
         Status::Ongoing => ("ongoing", None),
         Status::Drawn => ("drawn", None),
-        Status::Won(side) => ("won", Some(G::kind().colour_word(side))),
+        Status::Won(side) => ("won", Some(def.side(side).word)),
     };
-    let (cols, rows) = pos.grid();
+    let board = pos.board();
+    let end = pos.end();
     StateView {
-        game: G::kind().name(),
-        cols,
-        rows,
-        squares: pos.squares(),
-        to_move: G::kind().colour_word(pos.side_to_move()),
+        game: def.id,
+        cols: board.cols,
+        rows: board.rows,
+        squares: squares(def, &board),
+        to_move: def.side(pos.side_to_move()).word,
         status,
         winner,
-        end: if status == "ongoing" {
-            None
-        } else {
-            pos.end_text().or_else(|| Some("no legal move".into()))
-        },
+        end_reason: end.as_ref().map(|e| e.reason.name()),
+        end: end.map(|e| e.text),
         legal: list.iter().map(|&mv| move_view(&pos, mv)).collect(),
         last,
-        check: pos.check(),
+        check: !board.checked.is_empty(),
+        checked: board.checked,
         ply: rejected.as_ref().map_or(moves.len(), |r| r.index),
         rejected,
     }
 }
 
-/// Calls `f` with the request's start position, whichever game it is.
-macro_rules! with_game {
-    ($request:expr, |$start:ident| $body:expr) => {{
-        let r = $request;
-        match r.game.as_str() {
-            "surakarta" => {
-                let size = r.size.unwrap_or(6);
-                let $start = arbiter_surakarta::GameState::new(
-                    size,
-                    r.max_no_capture_round.unwrap_or(40),
-                )
-                .ok_or_else(|| format!("surakarta size must be 6, 8, 10 or 12, not {size}"))?;
-                Ok($body)
-            }
-            "duck" => {
-                let $start = arbiter_duck::Position::initial();
-                Ok($body)
-            }
-            "rc02" => {
-                let size = r.size.unwrap_or(6);
-                let $start = arbiter_rc02::Position::initial(size).ok_or_else(|| {
-                    format!("rc02 size must be an even number from 4 to 10, not {size}")
-                })?;
-                Ok($body)
-            }
-            other => Err(format!("unknown game `{other}` (surakarta, duck, rc02)")),
-        }
-    }};
+/// The options a request names: its game's, checked.
+fn request_options<C: Catalogue>(request: &GameRequest) -> Result<Options, String> {
+    let given = request.options.iter().map(|(k, v)| (k.as_str(), *v));
+    registry::options::<C>(&request.game, given).map_err(|e| e.to_string())
 }
 
-pub fn state(request: &GameRequest) -> Result<StateView, String> {
-    with_game!(request, |start| describe(start, &request.moves))
+/// Runs `visitor` on the request's game.
+fn visit<C: Catalogue, V: GameVisitor<Output = Result<T, String>>, T>(
+    request: &GameRequest,
+    visitor: V,
+) -> Result<T, String> {
+    let options = request_options::<C>(request)?;
+    registry::with_game::<C, _>(&options, visitor).map_err(|e| e.to_string())?
+}
+
+struct Describe<'a>(&'a GameRequest);
+
+impl GameVisitor for Describe<'_> {
+    type Output = Result<StateView, String>;
+    fn visit<G: FullGame>(self, start: G) -> Self::Output {
+        Ok(describe(start, &self.0.moves))
+    }
+}
+
+pub fn state<C: Catalogue>(request: &GameRequest) -> Result<StateView, String> {
+    visit::<C, _, _>(request, Describe(request))
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -355,7 +311,7 @@ pub struct AiMove {
     pub text: Option<String>,
 }
 
-fn ai_move<G: WebGame>(start: G, request: &GameRequest) -> Result<AiMove, String> {
+fn ai_move<G: FullGame>(start: G, request: &GameRequest) -> Result<AiMove, String> {
     let (pos, _, rejected) = replay(start, &request.moves);
     if let Some(r) = rejected {
         return Err(format!("move {} `{}`: {}", r.index + 1, r.text, r.reason));
@@ -364,9 +320,9 @@ fn ai_move<G: WebGame>(start: G, request: &GameRequest) -> Result<AiMove, String
     // Only the named levels: a full player spec would let any page ask for outside programs,
     // hour-long searches or gigabyte hash tables.
     let spec: PlayerSpec = match level {
-        "easy" => Level::Easy.spec(G::name_of()),
-        "medium" => Level::Medium.spec(G::name_of()),
-        "hard" => Level::Hard.spec(G::name_of()),
+        "easy" => Level::Easy.spec(G::definition().id),
+        "medium" => Level::Medium.spec(G::definition().id),
+        "hard" => Level::Hard.spec(G::definition().id),
         other => {
             return Err(format!(
                 "unknown level `{}`: easy, medium or hard",
@@ -389,8 +345,17 @@ fn ai_move<G: WebGame>(start: G, request: &GameRequest) -> Result<AiMove, String
     })
 }
 
-pub fn ai(request: &GameRequest) -> Result<AiMove, String> {
-    with_game!(request, |start| ai_move(start, request)?)
+struct Ai<'a>(&'a GameRequest);
+
+impl GameVisitor for Ai<'_> {
+    type Output = Result<AiMove, String>;
+    fn visit<G: FullGame>(self, start: G) -> Self::Output {
+        ai_move(start, self.0)
+    }
+}
+
+pub fn ai<C: Catalogue>(request: &GameRequest) -> Result<AiMove, String> {
+    visit::<C, _, _>(request, Ai(request))
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -402,7 +367,7 @@ pub struct AnalysisView {
     pub losing: Vec<String>,
 }
 
-fn analysis<G: WebGame>(start: G, request: &GameRequest) -> Result<AnalysisView, String> {
+fn analysis<G: FullGame>(start: G, request: &GameRequest) -> Result<AnalysisView, String> {
     let (pos, _, rejected) = replay(start, &request.moves);
     if let Some(r) = rejected {
         return Err(format!("move {} `{}`: {}", r.index + 1, r.text, r.reason));
@@ -429,23 +394,41 @@ fn analysis<G: WebGame>(start: G, request: &GameRequest) -> Result<AnalysisView,
     })
 }
 
-pub fn analyze_request(request: &GameRequest) -> Result<AnalysisView, String> {
-    with_game!(request, |start| analysis(start, request)?)
+struct Analyze<'a>(&'a GameRequest);
+
+impl GameVisitor for Analyze<'_> {
+    type Output = Result<AnalysisView, String>;
+    fn visit<G: FullGame>(self, start: G) -> Self::Output {
+        analysis(start, self.0)
+    }
+}
+
+pub fn analyze_request<C: Catalogue>(request: &GameRequest) -> Result<AnalysisView, String> {
+    visit::<C, _, _>(request, Analyze(request))
 }
 
 #[cfg(test)]
 mod tests {
+    use arbiter_ai::Standard;
+
     use super::*;
 
     fn request(game: &str, moves: &[&str]) -> GameRequest {
         GameRequest {
             game: game.into(),
-            size: None,
-            max_no_capture_round: None,
             moves: moves.iter().map(|s| s.to_string()).collect(),
             level: Some("easy".into()),
             seed: None,
+            options: BTreeMap::new(),
         }
+    }
+
+    fn state(request: &GameRequest) -> Result<StateView, String> {
+        super::state::<Standard>(request)
+    }
+
+    fn ai(request: &GameRequest) -> Result<AiMove, String> {
+        super::ai::<Standard>(request)
     }
 
     #[test]
@@ -463,7 +446,16 @@ mod tests {
         let r = state(&request("rc02", &["a3-b3", "bogus"])).unwrap();
         assert_eq!(r.ply, 1);
         assert_eq!(r.rejected.unwrap().index, 1);
-        assert!(state(&request("chess", &[])).is_err());
+        let e = state(&request("chess", &[])).unwrap_err();
+        assert_eq!(e, "unknown game `chess` (games: duck, surakarta, rc02)");
+        let mut sized = request("rc02", &[]);
+        sized.options.insert("size".into(), 8);
+        assert_eq!(state(&sized).unwrap().cols, 8);
+        sized.options.insert("size".into(), 7);
+        assert_eq!(
+            state(&sized).unwrap_err(),
+            "rc02: size must be 4, 6, 8 or 10, not 7"
+        );
     }
 
     #[test]
@@ -511,7 +503,7 @@ mod tests {
             let e = ai(&r).unwrap_err();
             assert!(e.contains("easy, medium or hard"), "{e}");
         }
-        let a = analyze_request(&request("surakarta", &[])).unwrap();
+        let a = analyze_request::<Standard>(&request("surakarta", &[])).unwrap();
         assert!(a.best.is_some());
     }
 }

@@ -30,7 +30,7 @@ pub async fn server_with(adjust: impl FnOnce(&mut ServerConfig)) -> TestServer {
         ..ServerConfig::default()
     };
     adjust(&mut config);
-    let server = arbiter_server::start(config)
+    let server = arbiter_server::start::<arbiter_ai::Standard>(config)
         .await
         .expect("the server starts");
     TestServer { server, dir }
