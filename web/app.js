@@ -9,27 +9,48 @@ import * as sound from "./sound.js";
 const app = document.getElementById("app");
 let current = null;
 
-const GAMES = [
-  { value: "duck", label: "Duck Chess (鸭棋)" },
-  { value: "surakarta:6", label: "Surakarta 6×6" },
-  { value: "surakarta:8", label: "Surakarta 8×8" },
-  { value: "surakarta:10", label: "Surakarta 10×10" },
-  { value: "surakarta:12", label: "Surakarta 12×12" },
-  { value: "rc02:4", label: "RC-02 4×4" },
-  { value: "rc02:6", label: "RC-02 6×6" },
-  { value: "rc02:8", label: "RC-02 8×8" },
-  { value: "rc02:10", label: "RC-02 10×10" },
-];
+// The games the server hosts, with their sides and options (GET /api/catalogue).
+let CATALOGUE = [];
 
-const COLOURS = {
-  surakarta: ["BLACK", "WHITE"],
-  duck: ["RED", "BLUE"],
-  rc02: ["RED", "BLUE"],
-};
+function gameDef(id) {
+  return CATALOGUE.find((g) => g.id === id) || null;
+}
+
+// One choice per game and board size: "surakarta:8", or just "duck" for a game with one board.
+function gameChoices() {
+  return CATALOGUE.flatMap((g) => (g.sizes.length
+    ? g.sizes.map((n) => ({ value: `${g.id}:${n}`, label: `${g.title} ${n}×${n}` }))
+    : [{ value: g.id, label: g.title }]));
+}
+
+// The protocol's colour words of a game's two sides (BLACK/WHITE, RED/BLUE).
+function colourWords(id) {
+  const def = gameDef(id);
+  return def ? def.sides.map((s) => s.word) : ["FIRST", "SECOND"];
+}
 
 function gameTitle(game, size) {
-  if (game === "duck") return "Duck Chess";
-  return `${game === "rc02" ? "RC-02" : "Surakarta"} ${size}×${size}`;
+  const def = gameDef(game);
+  if (!def) return `an unknown game (${game})`;
+  return def.sizes.length && size ? `${def.title} ${size}×${size}` : def.title;
+}
+
+// The game and its options for a request or READY: every option of the game that the settings
+// name (a watched room's or stored game's come from the server), the game's defaults for the rest.
+function gameOptions(settings) {
+  const def = gameDef(settings.game);
+  const out = { game: settings.game };
+  for (const option of def ? def.options : []) {
+    const value = settings[option.name];
+    if (value !== undefined && value !== null) out[option.name] = Number(value);
+  }
+  return out;
+}
+
+// Settings from the server's description of a game (a room's, a stored game's).
+function settingsFrom(serverSettings, game) {
+  const { timeout_ms: _, ...rest } = serverSettings || {};
+  return { ...rest, game: rest.game || game };
 }
 
 async function api(path, body) {
@@ -99,7 +120,7 @@ function clockText(ms) {
 class HomeView {
   constructor() {
     const choice = localStorage.getItem("arbiter-game") || "surakarta:6";
-    this.select = h("select", { id: "game-choice" }, GAMES.map((g) => h("option", { value: g.value, selected: g.value === choice }, g.label)));
+    this.select = h("select", { id: "game-choice" }, gameChoices().map((g) => h("option", { value: g.value, selected: g.value === choice }, g.label)));
     this.select.addEventListener("change", () => localStorage.setItem("arbiter-game", this.select.value));
     this.level = h("select", { id: "ai-level" }, ["easy", "medium", "hard"].map((l) => h("option", { value: l, selected: l === "medium" }, l)));
     this.aiColour = h("select", { id: "ai-colour" }, h("option", { value: "first" }, "I move first"), h("option", { value: "second" }, "I move second"));
@@ -177,7 +198,7 @@ class GameView {
   constructor(mode, params) {
     this.mode = mode;
     this.params = params;
-    this.settings = { game: params.get("game") || "surakarta", size: params.get("size") ? Number(params.get("size")) : undefined };
+    this.settings = { game: params.get("game") || CATALOGUE[0].id, size: params.get("size") ? Number(params.get("size")) : undefined };
     this.moves = [];
     this.view = null;
     this.outcome = null;
@@ -235,7 +256,7 @@ class GameView {
   }
 
   start() {
-    const title = gameTitle(this.settings.game, this.settings.size || 6);
+    const title = gameTitle(this.settings.game, this.settings.size);
     if (this.mode === "local" || this.mode === "ai") {
       this.title.textContent = this.mode === "ai" ? `${title} — against the AI (${this.params.get("level") || "medium"})` : `${title} — two players`;
       this.humanSide = this.params.get("colour") === "second" ? 1 : 0;
@@ -256,7 +277,7 @@ class GameView {
   }
 
   colours() {
-    return COLOURS[this.settings.game];
+    return colourWords(this.settings.game);
   }
 
   // Whether a person may move the side to move by clicking.
@@ -274,7 +295,7 @@ class GameView {
     this.loading = true;
     let view;
     try {
-      view = await api("/api/state", { ...this.settings, moves: this.moves });
+      view = await api("/api/state", { ...gameOptions(this.settings), moves: this.moves });
     } catch (e) {
       this.loading = false;
       this.showBanner(`The server cannot show this position: ${e.message}`);
@@ -286,7 +307,12 @@ class GameView {
     this.loading = false;
     const previous = this.view;
     this.view = view;
-    this.board.render(view, { interactive: this.humanToMove() });
+    try {
+      this.board.render(view, { interactive: this.humanToMove() });
+    } catch (e) {
+      this.showBanner(`Cannot show this game: ${e.message}.`);
+      return;
+    }
     this.renderSide();
     if (view.last && previous && view.ply > previous.ply) {
       if (view.last.capture) sound.playCapture();
@@ -301,7 +327,7 @@ class GameView {
 
   async fetchWarnings(seq) {
     try {
-      const analysis = await api("/api/analyze", { ...this.settings, moves: this.moves });
+      const analysis = await api("/api/analyze", { ...gameOptions(this.settings), moves: this.moves });
       if (seq === this.seq) this.losing = new Set(analysis.losing);
     } catch (e) {
       // Warnings are a help, not a requirement.
@@ -312,7 +338,7 @@ class GameView {
     this.thinking = true;
     this.renderSide();
     try {
-      const answer = await api("/api/ai", { ...this.settings, moves: this.moves, level: this.params.get("level") || "medium", seed: this.moves.length + 1 });
+      const answer = await api("/api/ai", { ...gameOptions(this.settings), moves: this.moves, level: this.params.get("level") || "medium", seed: this.moves.length + 1 });
       if (seq !== this.seq || !answer.move) return;
       const move = this.view.legal.find((m) => m.text === answer.move);
       this.moves.push(answer.move);
@@ -476,8 +502,7 @@ class GameView {
   }
 
   sendReady() {
-    const extra = { game: this.settings.game };
-    if (this.settings.size) extra.size = this.settings.size;
+    const extra = gameOptions(this.settings);
     const colour = this.params.get("colour") || "";
     this.waitingText = `Waiting for an opponent in room ${this.room}… share the link.`;
     this.connection.send(OP.READY, playerName(), colour, String(this.room), extra);
@@ -590,7 +615,7 @@ class GameView {
         this.status.textContent = "Nobody plays in this room yet.";
         return;
       }
-      this.settings = { game: snap.settings.game, size: snap.settings.size };
+      this.settings = settingsFrom(snap.settings);
       this.timeoutMs = snap.settings.timeout_ms;
       this.title.textContent = `Watching room ${this.room}: ${gameTitle(this.settings.game, this.settings.size)} — ${snap.players.map((p) => p.name || "anonymous").join(" vs ")}`;
       this.moves = snap.moves;
@@ -626,7 +651,7 @@ class GameView {
       this.showBanner(`Cannot load game ${this.id}: ${e.message}. `, h("a", { href: "#/" }, "Back home"));
       return;
     }
-    this.settings = { game: game.game, size: game.settings && game.settings.size };
+    this.settings = settingsFrom(game.settings, game.game);
     this.record = game.moves.map((m) => m.move);
     this.title.textContent = `Replay of game ${this.id}: ${gameTitle(this.settings.game, this.settings.size)} — ${game.first} vs ${game.second}`;
     this.finalOutcome = game.end_reason ? {
@@ -726,5 +751,15 @@ function route() {
   }
 }
 
-window.addEventListener("hashchange", route);
-route();
+async function boot() {
+  try {
+    CATALOGUE = await api("/api/catalogue");
+  } catch (e) {
+    app.replaceChildren(h("p", { class: "error" }, `Cannot load the list of games: ${e.message}`));
+    return;
+  }
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+boot();

@@ -14,6 +14,13 @@ function el(name, attrs = {}, parent = null) {
   return node;
 }
 
+// The lines of each game's board, by game id; the pieces, marks and targets are common.
+const BOARD_LINES = {
+  surakarta() { this.drawSurakarta(); },
+  duck() { this.drawDuck(); },
+  rc02() { this.drawRc02(); },
+};
+
 export class Board {
   constructor(container, { onMove } = {}) {
     this.container = container;
@@ -79,9 +86,13 @@ export class Board {
     this.svg.dataset.status = s.status;
     this.svg.dataset.ply = s.ply;
     el("rect", { x: 0, y: 0, width, height, class: `bg bg-${s.game}` }, this.svg);
-    if (s.game === "surakarta") this.drawSurakarta();
-    else if (s.game === "duck") this.drawDuck();
-    else this.drawRc02();
+    const drawLines = BOARD_LINES[s.game];
+    if (!drawLines) {
+      const text = el("text", { x: width / 2, y: height / 2, class: "board-error", "text-anchor": "middle" }, this.svg);
+      text.textContent = `This page cannot draw ${s.game} boards.`;
+      throw new Error(`this page has no drawing for the game "${s.game}"`);
+    }
+    drawLines.call(this);
     this.drawHighlights();
     this.pieces = el("g", { class: "pieces" }, this.svg);
     for (const q of s.squares) if (q.piece) this.drawPiece(q, this.pieces);

@@ -24,7 +24,7 @@ pub mod spec;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
 pub use analysis::{analyze, Analysis};
-pub use eval::{EvalWeights, Evaluate};
+pub use eval::{EvalWeights, Evaluate, NoWeights};
 pub use mcts::{Mcts, MctsConfig};
 pub use player::{Limits, Player, Score, SearchInfo};
 pub use registry::{Catalogue, CatalogueError, FullGame, GameVisitor, Standard};

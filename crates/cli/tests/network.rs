@@ -1,54 +1,12 @@
 //! The course's interoperability check: `arbiter serve` and two `arbiter connect` processes play
 //! a game, and the server's and both clients' record files are identical.
 
+mod common;
+
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn start_server(dir: &std::path::Path) -> (Server, u16) {
-    let (tcp, http) = (free_port(), free_port());
-    let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args([
-            "serve",
-            "--tcp",
-            &format!("127.0.0.1:{tcp}"),
-            "--http",
-            &format!("127.0.0.1:{http}"),
-        ])
-        .arg("--db")
-        .arg(dir.join("games.sqlite"))
-        .arg("--records-dir")
-        .arg(dir.join("records"))
-        .arg("--log")
-        .arg(dir.join("server.log"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = Server(child);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", tcp)).is_err() {
-        assert!(Instant::now() < deadline, "the server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (server, tcp)
-}
+use common::{free_port, start_server};
 
 fn connect(port: u16, colour: &str, name: &str, record: &std::path::Path, extra: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_arbiter"))
@@ -91,7 +49,7 @@ fn temp(name: &str) -> std::path::PathBuf {
 #[test]
 fn the_course_check_server_and_two_clients_agree() {
     let dir = temp("check");
-    let (_server, port) = start_server(&dir);
+    let (_server, port, _) = start_server(&dir);
     let black = connect(port, "BLACK", "team_a", &dir.join("black.txt"), &[]);
     let white = connect(port, "WHITE", "team_b", &dir.join("white.txt"), &[]);
     for child in [black, white] {
@@ -121,7 +79,7 @@ fn the_course_check_server_and_two_clients_agree() {
 #[test]
 fn a_duck_chess_game_between_two_clients() {
     let dir = temp("duck");
-    let (_server, port) = start_server(&dir);
+    let (_server, port, _) = start_server(&dir);
     let red = connect(
         port,
         "RED",
@@ -155,7 +113,7 @@ fn a_duck_chess_game_between_two_clients() {
 #[test]
 fn connect_fails_clearly_on_reject_and_on_no_server() {
     let dir = temp("reject");
-    let (_server, port) = start_server(&dir);
+    let (_server, port, _) = start_server(&dir);
     let client = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_arbiter"))
             .args(["connect", "127.0.0.1", &port.to_string()])

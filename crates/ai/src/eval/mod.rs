@@ -24,6 +24,26 @@ pub trait EvalWeights: Default + Clone + std::fmt::Debug + Send + Sync + 'static
     fn get(&self, name: &str) -> Option<i32>;
 }
 
+/// The weights of an evaluation that has none to tune (a new game's first evaluation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoWeights;
+
+impl EvalWeights for NoWeights {
+    fn names() -> &'static [&'static str] {
+        &[]
+    }
+
+    fn set(&mut self, name: &str, _: i32) -> Result<(), String> {
+        Err(format!(
+            "unknown weight `{name}` (this evaluation has no weights)"
+        ))
+    }
+
+    fn get(&self, _: &str) -> Option<i32> {
+        None
+    }
+}
+
 /// A game the searches can evaluate.
 pub trait Evaluate: Game {
     type Weights: EvalWeights;

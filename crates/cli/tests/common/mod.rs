@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// Runs `arbiter ARGS` with `stdin` and waits for it.
 pub fn arbiter(args: &[&str], stdin: &[u8]) -> Output {
@@ -47,4 +48,99 @@ pub fn assert_judge_reproduces(game: &str, sub: &str, test: &str) {
             input.display()
         );
     }
+}
+
+/// A running `arbiter serve`, stopped when dropped.
+pub struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts `arbiter serve` on free local ports with its files in `dir`; returns the TCP and HTTP
+/// ports once it accepts connections.
+pub fn start_server(dir: &std::path::Path) -> (Server, u16, u16) {
+    let (tcp, http) = (free_port(), free_port());
+    let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "serve",
+            "--tcp",
+            &format!("127.0.0.1:{tcp}"),
+            "--http",
+            &format!("127.0.0.1:{http}"),
+        ])
+        .arg("--db")
+        .arg(dir.join("games.sqlite"))
+        .arg("--records-dir")
+        .arg(dir.join("records"))
+        .arg("--log")
+        .arg(dir.join("server.log"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = Server(child);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for port in [tcp, http] {
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "the server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    (server, tcp, http)
+}
+
+/// A bare HTTP/1.1 request to a local port; the status code and the body.
+pub fn http(port: u16, method: &str, path: &str, body: &str) -> (u16, String) {
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    // A chunked body: the sizes sit on their own lines around the text.
+    let body = if answer
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    (status, body)
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        body = rest[n..].trim_start_matches("\r\n");
+    }
+    out
 }
