@@ -522,7 +522,10 @@ class GameView {
 
   async onlineMessage(m) {
     switch (m.op) {
-      case OP.READY:
+      case OP.READY: {
+        // The server's READY names the game and every option: play by it, not by the link.
+        const { op: _op, data1: _d1, data2: _d2, data3: _d3, ...extension } = m;
+        if (extension.game && gameDef(extension.game)) this.settings = settingsFrom(extension, extension.game);
         this.started = true;
         this.myColour = m.data2;
         this.opponent = m.data1 || "anonymous";
@@ -534,6 +537,7 @@ class GameView {
         this.startDeadline();
         await this.refresh();
         break;
+      }
       case OP.REJECT:
         this.showBanner(`The room refused you: ${m.data2}. `, h("a", { href: "#/" }, "Back home"));
         break;

@@ -126,7 +126,7 @@ impl Position {
     /// The start on an `n × n` board (`n` even, 4 to 10): column 1 red, column `n` blue, rows 1
     /// and `n` red on the left half and blue on the right.
     pub fn initial(n: u8) -> Option<Position> {
-        if !(4..=MAX_SIZE as u8).contains(&n) || n % 2 != 0 {
+        if !(4..=MAX_SIZE as u8).contains(&n) || !n.is_multiple_of(2) {
             return None;
         }
         let mut pos = Position {

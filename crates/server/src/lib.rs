@@ -31,7 +31,7 @@ use games::Registry;
 use protocol::{Line, LineBuffer};
 use room::Outgoing;
 pub use room::{Hub, RoomInfo};
-pub use store::Store;
+pub use store::{Store, StoreOptions};
 
 /// How `arbiter serve` runs.
 #[derive(Clone, Debug)]
@@ -47,6 +47,8 @@ pub struct ServerConfig {
     pub idle_timeout: Duration,
     /// Messages per second per client (bursts of twice as many).
     pub rate_limit: u32,
+    /// The database may not grow past this many bytes.
+    pub max_db_bytes: Option<u64>,
 }
 
 impl Default for ServerConfig {
@@ -60,6 +62,7 @@ impl Default for ServerConfig {
             records_dir: None,
             idle_timeout: Duration::from_secs(60),
             rate_limit: 200,
+            max_db_bytes: None,
         }
     }
 }
@@ -91,7 +94,12 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     let registry = Registry::of::<C>();
     // Two connections a game: the default limit of 1024 open files is too few.
     let _ = rlimit::increase_nofile_limit(u64::MAX);
-    let store = Store::open(&config.db)?;
+    let store = Store::open(
+        &config.db,
+        &StoreOptions {
+            max_bytes: config.max_db_bytes,
+        },
+    )?;
     if let Some(dir) = &config.records_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

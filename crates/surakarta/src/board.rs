@@ -619,7 +619,11 @@ impl Board {
                     } else {
                         (i + len - 1) % len
                     };
-                    let boundary = if forward { next % n == 0 } else { i % n == 0 };
+                    let boundary = if forward {
+                        next.is_multiple_of(n)
+                    } else {
+                        i.is_multiple_of(n)
+                    };
                     if boundary {
                         let segment = if forward { i / n } else { next / n };
                         path.push(PathNode::Arc {

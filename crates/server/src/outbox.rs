@@ -1,0 +1,160 @@
+//! A connection's outgoing lines: a queue bounded in bytes, and a close signal that does not
+//! wait behind the queue, so a client that stops reading is let go at once instead of holding
+//! memory and a writer forever.
+//!
+//! What a client must receive (moves, ends, READY, STATE) is *essential*: when essential lines
+//! pile up past [`ESSENTIAL_LIMIT`] the client is not reading at all and is disconnected. Chat
+//! is *lossy*: it is dropped for a client whose queue already holds [`LOSSY_LIMIT`] bytes, so
+//! an opponent flooding chat can never get a thinking player disconnected.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, Notify};
+
+/// Bytes of essential lines a client may leave unread before it is disconnected.
+pub const ESSENTIAL_LIMIT: usize = 1 << 20;
+/// Above this many queued bytes, lossy lines (chat) are dropped for that client.
+pub const LOSSY_LIMIT: usize = 64 << 10;
+/// A single write that takes longer than this means the client stopped reading.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Whether a line may be dropped for a slow client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Essential,
+    Lossy,
+}
+
+/// The sending side, shared by everyone who writes to the connection.
+#[derive(Clone, Debug)]
+pub struct Outbox {
+    tx: mpsc::UnboundedSender<Arc<str>>,
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    queued: AtomicUsize,
+    closed: AtomicBool,
+    close_now: Notify,
+    dropped: AtomicU64,
+}
+
+/// The writing side: the lines to write, in order, until the outbox is closed.
+pub struct Inbox {
+    rx: mpsc::UnboundedReceiver<Arc<str>>,
+    shared: Arc<Shared>,
+}
+
+/// A new outbox and the writer's end of it.
+pub fn outbox() -> (Outbox, Inbox) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let shared = Arc::new(Shared::default());
+    (
+        Outbox {
+            tx,
+            shared: shared.clone(),
+        },
+        Inbox { rx, shared },
+    )
+}
+
+impl Outbox {
+    /// Queues a line (without its newline); false when the connection is gone or was just
+    /// closed for not reading.
+    pub fn send(&self, line: Arc<str>, kind: Kind) -> bool {
+        if self.is_closed() {
+            return false;
+        }
+        let size = line.len() + 1;
+        let queued = self.shared.queued.load(Ordering::Relaxed);
+        if kind == Kind::Lossy && queued > LOSSY_LIMIT {
+            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return true;
+        }
+        if queued + size > ESSENTIAL_LIMIT {
+            tracing::warn!("a client left {queued} bytes unread: disconnecting it");
+            self.close();
+            return false;
+        }
+        self.shared.queued.fetch_add(size, Ordering::Relaxed);
+        self.tx.send(line).is_ok()
+    }
+
+    /// Closes the connection without waiting for what is queued.
+    pub fn close(&self) {
+        self.shared.closed.store(true, Ordering::Relaxed);
+        self.shared.close_now.notify_one();
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.shared.closed.load(Ordering::Relaxed) || self.tx.is_closed()
+    }
+
+    /// Lossy lines dropped so far for this client.
+    pub fn dropped(&self) -> u64 {
+        self.shared.dropped.load(Ordering::Relaxed)
+    }
+}
+
+impl Inbox {
+    /// The next line to write; `None` once the outbox is closed (or every sender is gone).
+    pub async fn next(&mut self) -> Option<Arc<str>> {
+        if self.shared.closed.load(Ordering::Relaxed) {
+            return None;
+        }
+        tokio::select! {
+            biased;
+            _ = self.shared.close_now.notified() => None,
+            line = self.rx.recv() => line,
+        }
+    }
+
+    /// Marks a line as written (its bytes leave the queue).
+    pub fn written(&self, line: &str) {
+        self.shared
+            .queued
+            .fetch_sub(line.len() + 1, Ordering::Relaxed);
+    }
+
+    /// The writer has stopped: nothing more can be sent.
+    pub fn close(&self) {
+        self.shared.closed.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(bytes: usize) -> Arc<str> {
+        Arc::from("x".repeat(bytes))
+    }
+
+    #[tokio::test]
+    async fn chat_is_dropped_for_a_slow_reader_and_moves_are_not() {
+        let (out, mut inbox) = outbox();
+        for _ in 0..3 {
+            assert!(out.send(line(40_000), Kind::Lossy));
+        }
+        // 120 kB queued: more chat is dropped, a move still goes in.
+        assert!(out.send(line(100), Kind::Lossy));
+        assert_eq!(out.dropped(), 1);
+        assert!(out.send(line(100), Kind::Essential));
+        let first = inbox.next().await.unwrap();
+        inbox.written(&first);
+        assert_eq!(first.len(), 40_000);
+    }
+
+    #[tokio::test]
+    async fn a_reader_that_never_reads_is_closed_without_waiting_in_the_queue() {
+        let (out, mut inbox) = outbox();
+        while out.send(line(60_000), Kind::Essential) {}
+        assert!(out.is_closed());
+        // The writer learns it at once, however much is still queued.
+        assert_eq!(inbox.next().await, None);
+        assert!(!out.send(line(10), Kind::Essential));
+    }
+}
