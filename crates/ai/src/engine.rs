@@ -53,7 +53,8 @@ trait Session: Send {
     fn set_position(&mut self, words: &[&str]) -> Result<(), String>;
     fn set_player(&mut self, spec: &PlayerSpec, seed: u64) -> Result<(), String>;
     fn go(&mut self, limits: Limits, stop: Arc<AtomicBool>, out: Output) -> Result<(), String>;
-    fn analyze(&mut self, limits: Limits, losing_depth: u32, out: &Output) -> Result<(), String>;
+    /// Analyses in the background, like `go`.
+    fn analyze(&mut self, limits: Limits, losing_depth: u32, stop: Arc<AtomicBool>, out: Output);
     /// Waits for a running search to end.
     fn wait(&mut self);
     fn searching(&self) -> bool;
@@ -68,6 +69,7 @@ struct GameSession<G: FullGame> {
     current: G,
     player: Option<Box<dyn Player<G>>>,
     running: Option<JoinHandle<Box<dyn Player<G>>>>,
+    analysing: Option<JoinHandle<()>>,
 }
 
 impl<G: FullGame> GameSession<G> {
@@ -77,6 +79,7 @@ impl<G: FullGame> GameSession<G> {
             start,
             player: Some(spec.build::<G>(seed).map_err(|e| e.to_string())?),
             running: None,
+            analysing: None,
         })
     }
 }
@@ -124,33 +127,20 @@ impl<G: FullGame> Session for GameSession<G> {
         Ok(())
     }
 
-    fn analyze(&mut self, limits: Limits, losing_depth: u32, out: &Output) -> Result<(), String> {
-        let found = analyze(&self.current, &G::Weights::default(), &limits, losing_depth);
-        let pv = format_line(&self.current, &found.pv);
-        say(
-            out,
-            &format!(
-                "info depth {} score {} pv {}",
-                found.depth,
-                found.score,
-                pv.join(" ")
-            ),
-        );
-        let losing: Vec<String> = found
-            .losing_moves
-            .iter()
-            .map(|&mv| self.current.format_move(mv))
-            .collect();
-        if losing.is_empty() {
-            say(out, "losing (none)");
-        } else {
-            say(out, &format!("losing {}", losing.join(" ")));
-        }
-        let best = found
-            .best
-            .map_or("(none)".to_string(), |mv| self.current.format_move(mv));
-        say(out, &format!("bestmove {best}"));
-        Ok(())
+    fn analyze(&mut self, limits: Limits, losing_depth: u32, stop: Arc<AtomicBool>, out: Output) {
+        let position = self.current.clone();
+        self.analysing = Some(std::thread::spawn(move || {
+            let found = analyze(
+                &position,
+                &G::Weights::default(),
+                &limits,
+                losing_depth,
+                &stop,
+            );
+            for line in analysis_lines(&position, &found) {
+                say(&out, &line);
+            }
+        }));
     }
 
     fn wait(&mut self) {
@@ -160,10 +150,14 @@ impl<G: FullGame> Session for GameSession<G> {
                 Err(_) => self.player = None,
             }
         }
+        if let Some(handle) = self.analysing.take() {
+            let _ = handle.join();
+        }
     }
 
     fn searching(&self) -> bool {
         self.running.as_ref().is_some_and(|h| !h.is_finished())
+            || self.analysing.as_ref().is_some_and(|h| !h.is_finished())
     }
 
     fn new_game(&mut self) {
@@ -196,6 +190,36 @@ impl<G: FullGame> Session for GameSession<G> {
             list.join(" ")
         )
     }
+}
+
+/// The answer to `analyze`: the line, the losing moves (and those left unchecked), the best move.
+fn analysis_lines<G: FullGame>(pos: &G, found: &crate::Analysis<G::Move>) -> Vec<String> {
+    let words = |moves: &[G::Move]| -> Vec<String> {
+        moves.iter().map(|&mv| pos.format_move(mv)).collect()
+    };
+    let mut lines = vec![format!(
+        "info depth {} score {} pv {}",
+        found.depth,
+        found.score,
+        format_line(pos, &found.pv).join(" ")
+    )];
+    if !found.unchecked.is_empty() {
+        lines.push(format!(
+            "info string the time ran out before these moves were checked: {}",
+            words(&found.unchecked).join(" ")
+        ));
+    }
+    let losing = words(&found.losing_moves);
+    lines.push(if losing.is_empty() {
+        "losing (none)".to_string()
+    } else {
+        format!("losing {}", losing.join(" "))
+    });
+    let best = found
+        .best
+        .map_or("(none)".to_string(), |mv| pos.format_move(mv));
+    lines.push(format!("bestmove {best}"));
+    lines
 }
 
 /// Builds a session for a game of the catalogue.
@@ -240,8 +264,25 @@ pub fn run<C: Catalogue>(input: impl BufRead, output: impl Write + Send + 'stati
         stop: Arc::new(AtomicBool::new(false)),
         infinite: false,
     };
-    for line in input.lines() {
-        let Ok(line) = line else {
+    let mut input = input;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match arbiter_core::text::read_line_capped(&mut input, &mut buf, MAX_LINE_BYTES) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                say(
+                    &out,
+                    &format!(
+                        "error {}; the engine stops",
+                        arbiter_core::text::line_error(&e)
+                    ),
+                );
+                break;
+            }
+        }
+        let Ok(line) = std::str::from_utf8(&buf) else {
             say(&out, "error the input is not UTF-8 text; line ignored");
             continue;
         };
@@ -268,6 +309,9 @@ struct Engine {
 }
 
 const DEFAULT_MOVETIME_MS: u64 = 1000;
+/// An `analyze` without `movetime` stops after this long anyway (or at `stop`).
+const ANALYZE_CAP_MS: u64 = 10_000;
+use arbiter_core::text::MAX_LINE_BYTES;
 
 impl Engine {
     fn error(&self, message: &str) {
@@ -488,7 +532,14 @@ impl Engine {
         if limits == Limits::default() {
             limits = Limits::time(DEFAULT_MOVETIME_MS);
         }
-        let out = self.out.clone();
-        self.with_session(|s| s.analyze(limits, losing, &out))
+        limits.time = limits.time.or(Some(Duration::from_millis(ANALYZE_CAP_MS)));
+        self.stop = Arc::new(AtomicBool::new(false));
+        let (stop, out) = (self.stop.clone(), self.out.clone());
+        self.with_session(|s| {
+            s.analyze(limits, losing, stop, out);
+            Ok(())
+        })?;
+        self.infinite = false;
+        Ok(())
     }
 }

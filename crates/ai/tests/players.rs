@@ -91,7 +91,8 @@ fn alphabeta_wins_a_surakarta_endgame() {
 fn analysis_flags_the_losing_moves() {
     // Red's captain on e0 must not step onto the d-file that blue's car controls.
     let pos = arbiter_duck::Position::from_fen("3r4k/9/9/9/9/9/9/9/9/4K4 r").unwrap();
-    let found = analyze(&pos, &Default::default(), &Limits::depth(3), 2);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let found = analyze(&pos, &Default::default(), &Limits::depth(3), 2, &stop);
     let losing: Vec<String> = found.losing_moves.iter().map(|m| m.to_string()).collect();
     assert_eq!(losing, vec!["e0-d0".to_string()]);
     assert!(found.best.is_some_and(|m| m.to_string() != "e0-d0"));

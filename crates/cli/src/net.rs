@@ -13,16 +13,16 @@ use clap::Args;
 
 #[derive(Args)]
 pub struct ServeArgs {
-    /// Address of the course protocol's TCP listener.
-    #[arg(long, default_value = "0.0.0.0:10086")]
+    /// Address of the course protocol's TCP listener (HOST:PORT; a name like localhost works).
+    #[arg(long, default_value = "0.0.0.0:10086", value_parser = socket_address)]
     tcp: SocketAddr,
     /// Address of the HTTP API, the WebSocket (/ws) and the web page.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    #[arg(long, default_value = "127.0.0.1:8080", value_parser = socket_address)]
     http: SocketAddr,
-    /// The SQLite file every game is stored in (created when missing).
+    /// The SQLite file every game is stored in (created when missing; one server at a time).
     #[arg(long, default_value = "arbiter.sqlite")]
     db: PathBuf,
-    /// Time a player has for each move.
+    /// Time a player has for each move, for rooms whose READY does not set its own.
     #[arg(long, value_name = "MS", default_value_t = 3000)]
     timeout_ms: u64,
     /// Moves in a row without a capture that end a game (Surakarta by its rule, the others as
@@ -32,25 +32,98 @@ pub struct ServeArgs {
     /// Also write each finished game's record (course notation) as a file here.
     #[arg(long, value_name = "DIR")]
     records_dir: Option<PathBuf>,
+    /// Also write each finished game's record to record/server/Team_TEAM.txt, as the course's
+    /// automatic check expects of a team's server.
+    #[arg(long, value_name = "TEAM")]
+    course_team: Option<String>,
     /// Also write the log to this file.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// Close a connection that makes no protocol progress for this long while it holds no seat
+    /// and watches no room.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    idle_timeout: u64,
+    /// How long a ready player keeps its seat while waiting for an opponent.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    wait_timeout: u64,
+    /// How long players keep their seats after a game to ask for a rematch.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    rematch_window: u64,
+    /// Connections held at once (TCP, HTTP and WebSocket together).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    max_connections: usize,
+    /// Connections one address may hold at once.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    max_connections_per_ip: usize,
+    /// Let pages from this origin open the WebSocket (like https://games.example.org; `*` for
+    /// any); pages are allowed only from the server's own address otherwise.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
+    /// Answer HTTP requests for this host name too (IP addresses and localhost always work),
+    /// for a server reached by a name.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_hosts: Vec<String>,
+    /// Refuse to grow the database past this many MiB (games that cannot be stored end).
+    #[arg(long, value_name = "MIB")]
+    max_db_mib: Option<u64>,
+    /// On Ctrl-C, running games get this long to end before they are ended as interrupted.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    shutdown_grace: u64,
 }
 
-pub fn serve<C: Catalogue>(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let _guard = arbiter_server::init_logging(args.log.as_deref()).map_err(anyhow::Error::msg)?;
-    if !(100..=3_600_000).contains(&args.timeout_ms) {
-        bail!("--timeout-ms must be from 100 to 3600000");
+/// `HOST:PORT`, where HOST may be a name (`localhost:8080`).
+fn socket_address(text: &str) -> Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    text.to_socket_addrs()
+        .map_err(|e| format!("`{text}` is not HOST:PORT ({e})"))?
+        .next()
+        .ok_or_else(|| format!("`{text}` names no address"))
+}
+
+fn course_record(team: &str, side: &str) -> anyhow::Result<PathBuf> {
+    if team.is_empty() || !team.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        bail!("--course-team `{team}`: letters, digits and _ only, like 7");
     }
-    let config = ServerConfig {
+    Ok(PathBuf::from("record")
+        .join(side)
+        .join(format!("Team_{team}.txt")))
+}
+
+fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
+    arbiter_server::games::GameSettings::check_timeout(args.timeout_ms)
+        .map_err(|e| anyhow::anyhow!("--timeout-ms: {e}"))?;
+    let seconds = Duration::from_secs;
+    Ok(ServerConfig {
         tcp: args.tcp,
         http: args.http,
         db: args.db,
         timeout_ms: args.timeout_ms,
         max_no_capture_round: args.max_no_capture_round,
         records_dir: args.records_dir,
+        course_record: args
+            .course_team
+            .as_deref()
+            .map(|t| course_record(t, "server"))
+            .transpose()?,
+        idle_timeout: seconds(args.idle_timeout.max(1)),
+        seats: arbiter_server::SeatTimes {
+            wait_timeout: seconds(args.wait_timeout.max(1)),
+            rematch_window: seconds(args.rematch_window.max(1)),
+        },
+        max_db_bytes: args.max_db_mib.map(|m| m.saturating_mul(1 << 20)),
+        max_connections: args.max_connections,
+        max_connections_per_ip: args.max_connections_per_ip,
+        allow_origins: args.allow_origins,
+        allow_hosts: args.allow_hosts,
+        shutdown_grace: seconds(args.shutdown_grace),
         ..ServerConfig::default()
-    };
+    })
+}
+
+pub fn serve<C: Catalogue>(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let log = args.log.clone();
+    let config = server_config(args)?;
+    let _guard = arbiter_server::init_logging(log.as_deref()).map_err(anyhow::Error::msg)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
         let server = arbiter_server::start::<C>(config)
@@ -61,8 +134,11 @@ pub fn serve<C: Catalogue>(args: ServeArgs) -> anyhow::Result<ExitCode> {
             server.tcp_addr, server.http_addr
         );
         tokio::signal::ctrl_c().await.context("cannot wait for Ctrl-C")?;
-        eprintln!("stopping: finishing the writes …");
-        server.shutdown().await;
+        eprintln!("stopping: running games get their grace period, then end as interrupted (Ctrl-C again to stop at once) …");
+        tokio::select! {
+            _ = server.shutdown() => {}
+            _ = tokio::signal::ctrl_c() => eprintln!("stopped at once"),
+        }
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
@@ -97,6 +173,10 @@ pub struct ConnectArgs {
     /// Write the game record (course notation) to this file.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// Write the record to record/client/Team_TEAM.txt, as the course's automatic check expects
+    /// of a team's client.
+    #[arg(long, value_name = "TEAM", conflicts_with = "record")]
+    course_team: Option<String>,
     /// Seed of the player's random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -138,7 +218,10 @@ pub fn connect_command<C: Catalogue>(args: ConnectArgs) -> anyhow::Result<ExitCo
         game: args.game,
         options: asked,
         player,
-        record: args.record,
+        record: match &args.course_team {
+            Some(team) => Some(course_record(team, "client")?),
+            None => args.record,
+        },
         seed: args.seed,
         wait: Duration::from_secs(args.wait),
     };

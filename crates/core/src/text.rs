@@ -52,10 +52,9 @@ impl<R: BufRead> Tokens<R> {
             }
             self.buf.clear();
             self.pos = 0;
-            let read = self.reader.read_until(b'\n', &mut self.buf).map_err(|e| {
-                InputError::new(self.line_no + 1, format!("cannot read input: {e}"))
-            })?;
-            if read == 0 {
+            let more = read_line_capped(&mut self.reader, &mut self.buf, MAX_LINE_BYTES)
+                .map_err(|e| InputError::new(self.line_no + 1, line_error(&e)))?;
+            if !more {
                 self.eof = true;
             } else {
                 self.line_no += 1;
@@ -81,6 +80,55 @@ impl<R: BufRead> Tokens<R> {
                 )
             }),
         }
+    }
+}
+
+/// The longest line a judge or the engine reads: anything longer is refused with an error
+/// rather than read into memory until it runs out (`/dev/zero` has no newline).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Reads one line, its newline included, into `buf` (appending): `Ok(true)` for a line (the last
+/// may lack its newline), `Ok(false)` at the end of the input. A line longer than `limit` bytes
+/// is an `InvalidData` error, raised as soon as the limit is passed.
+pub fn read_line_capped<R: BufRead + ?Sized>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<bool> {
+    let start = buf.len();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(buf.len() > start);
+        }
+        let (take, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        if buf.len() - start + take > limit + usize::from(done) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("the line is longer than {} KiB", limit / 1024),
+            ));
+        }
+        buf.extend_from_slice(&available[..take]);
+        reader.consume(take);
+        if done {
+            return Ok(true);
+        }
+    }
+}
+
+/// The words for a failed line read.
+pub fn line_error(e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::InvalidData {
+        e.to_string()
+    } else {
+        format!("cannot read input: {e}")
     }
 }
 
@@ -111,6 +159,25 @@ pub fn shorten(token: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_endless_line_is_refused_without_reading_it_all() {
+        // An endless reader, like /dev/zero: the error comes after the limit, not never.
+        let mut endless = std::io::BufReader::new(std::io::repeat(b'1'));
+        let mut buf = Vec::new();
+        let e = read_line_capped(&mut endless, &mut buf, 4096).unwrap_err();
+        assert_eq!(e.to_string(), "the line is longer than 4 KiB");
+        assert!(buf.len() <= 4096);
+        let mut tokens = Tokens::new(std::io::BufReader::new(std::io::repeat(b'7')));
+        let e = tokens.expect_int("Q").unwrap_err();
+        assert_eq!(e.to_string(), "line 1: the line is longer than 1024 KiB");
+        let mut short = &b"ab\ncd"[..];
+        let mut buf = Vec::new();
+        assert!(read_line_capped(&mut short, &mut buf, 2).unwrap());
+        assert!(read_line_capped(&mut short, &mut buf, 2).unwrap());
+        assert_eq!(buf, b"ab\ncd");
+        assert!(!read_line_capped(&mut short, &mut buf, 2).unwrap());
+    }
 
     #[test]
     fn tokens_carry_line_numbers() {

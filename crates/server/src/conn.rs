@@ -6,12 +6,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::mpsc;
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::games::{GameSettings, Registry};
+use crate::outbox::{outbox, Inbox};
 use crate::protocol::{self, Message};
-use crate::room::{log_message, send, Hub, Outgoing, Peer, RoomEvent};
+use crate::room::{log_message, send, Hub, Peer, RoomEvent};
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
@@ -22,7 +23,8 @@ pub struct ConnConfig {
     pub timeout_ms: u64,
     /// Overrides every game's own default (a READY may still set its own).
     pub max_no_capture_round: Option<u32>,
-    /// A connection that sends nothing for this long is closed.
+    /// A connection that makes no progress (a READY, a move, a WATCH …) for this long while it
+    /// holds no seat and watches nothing is closed; trickled bytes and junk do not count.
     pub idle_timeout: Duration,
     /// Messages per second a client may send on average (with bursts of twice as many).
     pub rate_limit: u32,
@@ -32,8 +34,8 @@ pub struct ConnConfig {
 const MAX_BAD_LINES: u32 = 100;
 /// Room numbers extension clients (those that name a `game`) may use.
 pub const MAX_EXTENDED_ROOM: u64 = 1_000_000;
-/// Messages queued for a client that does not read before it is dropped.
-pub const OUTGOING_QUEUE: usize = 1024;
+/// Rooms one connection may watch at once.
+pub const MAX_WATCHED: usize = 64;
 
 /// A connection's reading side.
 pub struct Session {
@@ -46,7 +48,8 @@ pub struct Session {
     tokens: f64,
     last_refill: Instant,
     dropped: u32,
-    pub last_heard: Instant,
+    /// The last real protocol progress (not any byte: a trickle must not keep a socket alive).
+    last_progress: Instant,
 }
 
 /// What the reading loop should do after a line.
@@ -57,18 +60,16 @@ pub enum Next {
 }
 
 impl Session {
-    /// A new session and the receiving end of its outgoing queue.
-    pub fn new(
-        addr: String,
-        hub: Arc<Hub>,
-        config: ConnConfig,
-    ) -> (Session, mpsc::Receiver<Outgoing>) {
-        let (tx, rx) = mpsc::channel(OUTGOING_QUEUE);
+    /// A new session and the writer's end of its outbox.
+    pub fn new(addr: String, hub: Arc<Hub>, config: ConnConfig) -> (Session, Inbox) {
+        let (out, inbox) = outbox();
         let peer = Peer {
             id: NEXT_CONN.fetch_add(1, Ordering::Relaxed),
             addr,
-            tx,
+            outbox: out,
             awaited: Arc::new(AtomicBool::new(false)),
+            seated: Arc::new(AtomicBool::new(false)),
+            changed: Arc::new(Notify::new()),
         };
         let tokens = 2.0 * config.rate_limit as f64;
         let session = Session {
@@ -81,13 +82,30 @@ impl Session {
             tokens,
             last_refill: Instant::now(),
             dropped: 0,
-            last_heard: Instant::now(),
+            last_progress: Instant::now(),
         };
-        (session, rx)
+        (session, inbox)
     }
 
-    pub fn peer(&self) -> &Peer {
-        &self.peer
+    /// When the connection is closed for making no progress; `None` while it holds a seat (the
+    /// room's deadlines govern it) or watches a room.
+    pub fn idle_deadline(&self) -> Option<Instant> {
+        let busy = self.peer.seated.load(Ordering::Relaxed) || !self.watching.is_empty();
+        (!busy).then(|| self.last_progress + self.config.idle_timeout)
+    }
+
+    /// Something the connection waits on changed (a seat was freed): recompute the deadline.
+    pub async fn changed(&self) {
+        self.peer.changed.notified().await;
+    }
+
+    /// How long the connection may go without progress.
+    pub fn idle_limit(&self) -> Duration {
+        self.config.idle_timeout
+    }
+
+    fn progress(&mut self) {
+        self.last_progress = Instant::now();
     }
 
     /// A line that could not be read (too long, not UTF-8).
@@ -118,8 +136,7 @@ impl Session {
     }
 
     /// Handles one line of text from the client.
-    pub async fn line(&mut self, text: &str) -> Next {
-        self.last_heard = Instant::now();
+    pub fn line(&mut self, text: &str) -> Next {
         let message = Message::parse(text);
         // The one move the game waits for is free; everything else is charged.
         let awaited_move = matches!(&message, Ok(m) if m.op == protocol::MOVE)
@@ -146,16 +163,19 @@ impl Session {
             }
         };
         match message.op {
-            protocol::READY => self.ready(message).await,
+            protocol::READY => self.ready(message),
             protocol::MOVE | protocol::RESIGN | protocol::CHAT => match self.room {
                 Some(room) => {
+                    if message.op != protocol::CHAT {
+                        self.progress();
+                    }
                     let peer = self.peer.clone();
                     let event = match message.op {
                         protocol::MOVE => RoomEvent::Move { peer, message },
                         protocol::RESIGN => RoomEvent::Resign { peer, message },
                         _ => RoomEvent::Chat { peer, message },
                     };
-                    self.hub.send(room, event).await;
+                    self.hub.send(room, event);
                 }
                 None => log_message(
                     None,
@@ -166,15 +186,14 @@ impl Session {
             },
             protocol::LEAVE => match self.room.take() {
                 Some(room) => {
-                    self.hub
-                        .send(
-                            room,
-                            RoomEvent::Leave {
-                                peer: self.peer.clone(),
-                                message: Some(message),
-                            },
-                        )
-                        .await
+                    self.progress();
+                    self.hub.send(
+                        room,
+                        RoomEvent::Leave {
+                            peer: self.peer.clone(),
+                            message: Some(message),
+                        },
+                    )
                 }
                 None => log_message(
                     None,
@@ -183,18 +202,17 @@ impl Session {
                     &message,
                 ),
             },
-            protocol::WATCH => match parse_room(&message.data1, true) {
+            protocol::WATCH => match self.watchable(&message.data1) {
                 Ok(room) => {
+                    self.progress();
                     self.watching.insert(room);
-                    self.hub
-                        .send(
-                            room,
-                            RoomEvent::Watch {
-                                peer: self.peer.clone(),
-                                message,
-                            },
-                        )
-                        .await;
+                    self.hub.send(
+                        room,
+                        RoomEvent::Watch {
+                            peer: self.peer.clone(),
+                            message,
+                        },
+                    );
                 }
                 Err(reason) => {
                     log_message(None, "recv", &self.peer.addr, &message);
@@ -214,8 +232,7 @@ impl Session {
                 for room in rooms {
                     self.watching.remove(&room);
                     self.hub
-                        .send(room, RoomEvent::Unwatch { conn: self.peer.id })
-                        .await;
+                        .send(room, RoomEvent::Unwatch { conn: self.peer.id });
                 }
             }
             _ => log_message(None, "recv (ignored)", &self.peer.addr, &message),
@@ -223,7 +240,18 @@ impl Session {
         Next::Continue
     }
 
-    async fn ready(&mut self, message: Message) {
+    /// The room a WATCH names, unless the connection already watches too many.
+    fn watchable(&self, text: &str) -> Result<u32, String> {
+        let room = parse_room(text, true)?;
+        if !self.watching.contains(&room) && self.watching.len() >= MAX_WATCHED {
+            return Err(format!(
+                "a connection may watch at most {MAX_WATCHED} rooms at once"
+            ));
+        }
+        Ok(room)
+    }
+
+    fn ready(&mut self, message: Message) {
         let reject = |reason: String| {
             log_message(None, "recv", &self.peer.addr, &message);
             send(
@@ -257,17 +285,19 @@ impl Session {
             Ok(s) => s,
             Err(reason) => return reject(reason),
         };
-        if let Some(old) = self.room.filter(|&old| old != room) {
-            self.hub
-                .send(
-                    old,
-                    RoomEvent::Leave {
-                        peer: self.peer.clone(),
-                        message: None,
-                    },
-                )
-                .await;
+        if self.hub.is_closing() {
+            return reject("the server is shutting down".into());
         }
+        if let Some(old) = self.room.filter(|&old| old != room) {
+            self.hub.send(
+                old,
+                RoomEvent::Leave {
+                    peer: self.peer.clone(),
+                    message: None,
+                },
+            );
+        }
+        self.progress();
         self.room = Some(room);
         let event = RoomEvent::Ready {
             peer: self.peer.clone(),
@@ -276,7 +306,7 @@ impl Session {
             colour,
             settings,
         };
-        self.hub.send(room, event).await;
+        self.hub.send(room, event);
     }
 
     /// The game and options a READY asks for: the extension keys `game` (the course's game
@@ -313,22 +343,20 @@ impl Session {
     }
 
     /// The connection has closed: leave the room and stop watching.
-    pub async fn closed(&mut self) {
+    pub fn closed(&mut self) {
+        self.peer.outbox.close();
         if let Some(room) = self.room.take() {
-            self.hub
-                .send(
-                    room,
-                    RoomEvent::Leave {
-                        peer: self.peer.clone(),
-                        message: None,
-                    },
-                )
-                .await;
+            self.hub.send(
+                room,
+                RoomEvent::Leave {
+                    peer: self.peer.clone(),
+                    message: None,
+                },
+            );
         }
         for room in std::mem::take(&mut self.watching) {
             self.hub
-                .send(room, RoomEvent::Unwatch { conn: self.peer.id })
-                .await;
+                .send(room, RoomEvent::Unwatch { conn: self.peer.id });
         }
         tracing::info!("connection {} closed", self.peer.addr);
     }

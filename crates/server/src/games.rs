@@ -2,6 +2,7 @@
 //! with the course's reasons, ends and records. Every rule is the game crate's (through
 //! [`Rules`]); the server only keeps the clock and the move list.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
@@ -18,8 +19,8 @@ pub struct Registry {
     pub games: Vec<&'static GameDef>,
     new_game: fn(&Options) -> Option<Box<dyn LiveGame>>,
     pub state: fn(&GameRequest) -> Result<StateView, String>,
-    pub ai: fn(&GameRequest) -> Result<AiMove, String>,
-    pub analyze: fn(&GameRequest) -> Result<AnalysisView, String>,
+    pub ai: fn(&GameRequest, &AtomicBool) -> Result<AiMove, String>,
+    pub analyze: fn(&GameRequest, &AtomicBool) -> Result<AnalysisView, String>,
 }
 
 impl Registry {
@@ -141,7 +142,7 @@ impl Serialize for GameSettings {
 }
 
 /// One game of any registered kind.
-pub trait LiveGame: Send {
+pub trait LiveGame: Send + Sync {
     fn to_move(&self) -> Side;
     /// Judges `from → to` sent by `player` and plays it when legal.
     fn judge(&mut self, from: &str, to: &str, player: Side) -> Verdict;

@@ -1,28 +1,63 @@
-//! The HTTP side: the JSON API and the WebSocket endpoint.
+//! The HTTP side: the JSON API, the WebSocket endpoint and the page, served with deadlines.
+//!
+//! * Each connection counts against the server's connection budget; a client must send a
+//!   request's headers within `http_header_timeout`, also while a kept-alive connection idles.
+//! * Requests whose `Host` is neither an IP address, `localhost` nor an allowed name are refused
+//!   (a page on another domain cannot reach the server through DNS rebinding); the WebSocket
+//!   also refuses pages of other origins unless they are allowed.
+//! * AI and analysis requests run a few at a time, a short queue waits, more get 503; a request
+//!   whose client goes away stops its search.
+//! * Every error is JSON: `{"error": "..."}`.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
+use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
-use axum::extract::{ConnectInfo, Path, Query, State};
-use axum::http::StatusCode;
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::Next as Middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
+use tokio::net::TcpListener;
+use tokio::sync::{watch, Semaphore};
+use tower::ServiceExt;
 
 use crate::conn::{ConnConfig, Next, Session};
+use crate::limits::Admissions;
+use crate::outbox::{Inbox, WRITE_TIMEOUT};
 use crate::protocol::MAX_LINE;
-use crate::room::{Hub, Outgoing};
+use crate::room::Hub;
 use crate::store::Store;
-use crate::web_api::{self, GameRequest};
+use crate::web_api::GameRequest;
+use crate::ServerConfig;
 
 #[derive(Clone)]
 pub struct AppState {
     pub hub: Arc<Hub>,
     pub store: Store,
     pub conn: ConnConfig,
+    ai: Arc<AiGate>,
+    allow_origins: Arc<Vec<String>>,
+    allow_hosts: Arc<Vec<String>>,
+}
+
+impl AppState {
+    pub fn new(hub: Arc<Hub>, store: Store, conn: ConnConfig, config: &ServerConfig) -> AppState {
+        AppState {
+            hub,
+            store,
+            conn,
+            ai: Arc::new(AiGate::new(config.ai_workers)),
+            allow_origins: Arc::new(config.allow_origins.clone()),
+            allow_hosts: Arc::new(config.allow_hosts.clone()),
+        }
+    }
 }
 
 pub fn router(state: AppState) -> Router {
@@ -36,7 +71,141 @@ pub fn router(state: AppState) -> Router {
         .route("/api/analyze", post(api_analyze))
         .route("/ws", get(websocket))
         .fallback(static_file)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            check_host,
+        ))
         .with_state(state)
+}
+
+/// Accepts HTTP connections until `stopped`, each within the connection budget and deadlines.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    admissions: Arc<Admissions>,
+    header_timeout: Duration,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let app = router(state);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = stopped.wait_for(|s| *s) => break,
+        };
+        let (stream, addr) = match accepted {
+            Ok(pair) => pair,
+            Err(e) => {
+                tracing::warn!("HTTP accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let admitted = match admissions.admit(addr.ip()) {
+            Ok(admitted) => admitted,
+            Err(why) => {
+                tokio::spawn(refuse_http(stream, why));
+                continue;
+            }
+        };
+        let app = app.clone();
+        tokio::spawn(async move {
+            let _admitted = admitted;
+            let _ = stream.set_nodelay(true);
+            let service = app.map_request(move |mut request: Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(addr));
+                request
+            });
+            let service = hyper_util::service::TowerToHyperService::new(service);
+            let mut builder =
+                hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+            builder
+                .http1()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout);
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let _ = builder.serve_connection_with_upgrades(io, service).await;
+        });
+    }
+}
+
+/// Answers a connection over the budget with a 503 and hangs up.
+async fn refuse_http(mut stream: tokio::net::TcpStream, why: String) {
+    use tokio::io::AsyncWriteExt;
+    let body = serde_json::json!({ "error": why }).to_string();
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(2), stream.write_all(answer.as_bytes())).await;
+}
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
+}
+
+async fn method_not_allowed(request: Request) -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!(
+            "{} does not take {}",
+            request.uri().path(),
+            request.method()
+        ),
+    )
+}
+
+/// The host part of a `Host` header or an origin's authority (`[::1]:8080` → `::1`).
+fn host_name(authority: &str) -> &str {
+    if let Some(rest) = authority.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or(rest);
+    }
+    authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+}
+
+fn host_allowed(host: &str, allowed: &[String]) -> bool {
+    let name = host_name(host);
+    name.parse::<std::net::IpAddr>().is_ok()
+        || name.eq_ignore_ascii_case("localhost")
+        || allowed
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(name) || a == "*")
+}
+
+async fn check_host(State(state): State<AppState>, request: Request, next: Middleware) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if !host.is_empty() && !host_allowed(host, &state.allow_hosts) {
+        return error(
+            StatusCode::MISDIRECTED_REQUEST,
+            format!(
+                "this server does not answer for the host `{}` (start it with --allow-host {})",
+                arbiter_core::text::shorten(host),
+                arbiter_core::text::shorten(host_name(host))
+            ),
+        );
+    }
+    next.run(request).await
+}
+
+/// A browser page may open the WebSocket from the server's own origin, or one allowed with
+/// `--allow-origin`; programs that send no `Origin` are not browsers and may.
+fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
+        return true;
+    };
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
+    authority.eq_ignore_ascii_case(host)
+        || allowed
+            .iter()
+            .any(|a| a == "*" || a.trim_end_matches('/').eq_ignore_ascii_case(origin))
 }
 
 async fn static_file(uri: axum::http::Uri) -> Response {
@@ -44,47 +213,117 @@ async fn static_file(uri: axum::http::Uri) -> Response {
         return StatusCode::NO_CONTENT.into_response();
     }
     match crate::web::find(uri.path()) {
-        Some(asset) => (
-            [(axum::http::header::CONTENT_TYPE, asset.content_type)],
-            asset.body,
-        )
-            .into_response(),
+        Some(asset) => ([(header::CONTENT_TYPE, asset.content_type)], asset.body).into_response(),
         None => error(StatusCode::NOT_FOUND, format!("no page at {}", uri.path())),
     }
 }
 
-/// Runs a computation on the blocking pool and answers with its JSON or a 400 with its error.
-async fn blocking<T: serde::Serialize + Send + 'static>(
-    f: impl FnOnce() -> Result<T, String> + Send + 'static,
+/// AI and analysis requests: a few computed at once, a short queue, 503 beyond it.
+struct AiGate {
+    running: Semaphore,
+    waiting: AtomicUsize,
+    queue: usize,
+}
+
+impl AiGate {
+    fn new(workers: usize) -> AiGate {
+        let workers = workers.max(1);
+        AiGate {
+            running: Semaphore::new(workers),
+            waiting: AtomicUsize::new(0),
+            queue: 4 * workers,
+        }
+    }
+}
+
+/// Raises the flag when dropped: a request whose client went away (hyper drops its future)
+/// stops its search.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs `f` on the blocking pool within the AI gate; answers with its JSON or a JSON error.
+async fn gated<T: serde::Serialize + Send + 'static>(
+    gate: &AiGate,
+    f: impl FnOnce(&AtomicBool) -> Result<T, String> + Send + 'static,
 ) -> Response {
-    match tokio::task::spawn_blocking(f).await {
+    if gate.waiting.fetch_add(1, Ordering::Relaxed) >= gate.queue {
+        gate.waiting.fetch_sub(1, Ordering::Relaxed);
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the AI is busy with other requests; try again in a moment",
+        );
+    }
+    let permit = gate.running.acquire().await;
+    gate.waiting.fetch_sub(1, Ordering::Relaxed);
+    let Ok(_permit) = permit else {
+        return error(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let _guard = StopOnDrop(stop.clone());
+    match tokio::task::spawn_blocking(move || f(&stop)).await {
         Ok(Ok(value)) => Json(value).into_response(),
         Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e),
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }
 
+fn bad_json(rejection: JsonRejection) -> Response {
+    error(
+        StatusCode::BAD_REQUEST,
+        format!(
+            "the request is not the JSON expected: {}",
+            rejection.body_text()
+        ),
+    )
+}
+
 async fn catalogue(State(state): State<AppState>) -> Response {
-    Json(web_api::catalogue(&state.conn.registry.games)).into_response()
+    Json(crate::web_api::catalogue(&state.conn.registry.games)).into_response()
 }
 
-async fn api_state(State(state): State<AppState>, Json(request): Json<GameRequest>) -> Response {
+async fn api_state(
+    State(state): State<AppState>,
+    request: Result<Json<GameRequest>, JsonRejection>,
+) -> Response {
+    let Json(request) = match request {
+        Ok(r) => r,
+        Err(rejection) => return bad_json(rejection),
+    };
     let describe = state.conn.registry.state;
-    blocking(move || describe(&request)).await
+    match tokio::task::spawn_blocking(move || describe(&request)).await {
+        Ok(Ok(view)) => Json(view).into_response(),
+        Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
 }
 
-async fn api_ai(State(state): State<AppState>, Json(request): Json<GameRequest>) -> Response {
+async fn api_ai(
+    State(state): State<AppState>,
+    request: Result<Json<GameRequest>, JsonRejection>,
+) -> Response {
+    let Json(request) = match request {
+        Ok(r) => r,
+        Err(rejection) => return bad_json(rejection),
+    };
     let ai = state.conn.registry.ai;
-    blocking(move || ai(&request)).await
+    gated(&state.ai, move |stop| ai(&request, stop)).await
 }
 
-async fn api_analyze(State(state): State<AppState>, Json(request): Json<GameRequest>) -> Response {
+async fn api_analyze(
+    State(state): State<AppState>,
+    request: Result<Json<GameRequest>, JsonRejection>,
+) -> Response {
+    let Json(request) = match request {
+        Ok(r) => r,
+        Err(rejection) => return bad_json(rejection),
+    };
     let analyze = state.conn.registry.analyze;
-    blocking(move || analyze(&request)).await
-}
-
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
+    gated(&state.ai, move |stop| analyze(&request, stop)).await
 }
 
 async fn rooms(State(state): State<AppState>) -> Response {
@@ -98,7 +337,14 @@ struct GamesQuery {
     player: Option<String>,
 }
 
-async fn games(State(state): State<AppState>, Query(q): Query<GamesQuery>) -> Response {
+async fn games(
+    State(state): State<AppState>,
+    query: Result<Query<GamesQuery>, QueryRejection>,
+) -> Response {
+    let Query(q) = match query {
+        Ok(q) => q,
+        Err(rejection) => return error(StatusCode::BAD_REQUEST, rejection.body_text()),
+    };
     let store = state.store.clone();
     let limit = q.limit.unwrap_or(50).min(1000);
     let result = tokio::task::spawn_blocking(move || {
@@ -116,7 +362,10 @@ async fn game(State(state): State<AppState>, Path(id): Path<String>) -> Response
     let Ok(id) = id.parse::<i64>() else {
         return error(
             StatusCode::BAD_REQUEST,
-            format!("`{id}` is not a game number"),
+            format!(
+                "`{}` is not a game number",
+                arbiter_core::text::shorten(&id)
+            ),
         );
     };
     let store = state.store.clone();
@@ -131,66 +380,89 @@ async fn game(State(state): State<AppState>, Path(id): Path<String>) -> Response
 async fn websocket(
     State(state): State<AppState>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
-    upgrade: WebSocketUpgrade,
+    headers: HeaderMap,
+    upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Response {
+    if !origin_allowed(&headers, &state.allow_origins) {
+        let origin = headers
+            .get(header::ORIGIN)
+            .and_then(|o| o.to_str().ok())
+            .unwrap_or("");
+        return error(
+            StatusCode::FORBIDDEN,
+            format!(
+                "pages from {} may not play here (start the server with --allow-origin {})",
+                arbiter_core::text::shorten(origin),
+                arbiter_core::text::shorten(origin)
+            ),
+        );
+    }
+    let upgrade = match upgrade {
+        Ok(u) => u,
+        Err(rejection) => return error(rejection.status(), rejection.body_text()),
+    };
     upgrade
         .max_message_size(MAX_LINE * 2)
         .on_upgrade(move |socket| serve_websocket(socket, addr, state))
 }
 
+/// How often the server pings a WebSocket client, and how long it waits for any frame back.
+const PING_EVERY: Duration = Duration::from_secs(20);
+const PING_DEADLINE: Duration = Duration::from_secs(60);
+
+async fn write_frames(
+    mut inbox: Inbox,
+    mut sink: futures_util::stream::SplitSink<WebSocket, WsMessage>,
+) {
+    let mut ping = tokio::time::interval(PING_EVERY);
+    ping.tick().await;
+    loop {
+        let frame = tokio::select! {
+            line = inbox.next() => match line {
+                Some(line) => {
+                    let frame = WsMessage::Text(line.as_ref().into());
+                    let sent = tokio::time::timeout(WRITE_TIMEOUT, sink.send(frame)).await;
+                    inbox.written(&line);
+                    sent
+                }
+                None => break,
+            },
+            _ = ping.tick() => tokio::time::timeout(WRITE_TIMEOUT, sink.send(WsMessage::Ping(Default::default()))).await,
+        };
+        if !matches!(frame, Ok(Ok(()))) {
+            break;
+        }
+    }
+    inbox.close();
+    let _ = tokio::time::timeout(Duration::from_secs(1), sink.close()).await;
+}
+
 async fn serve_websocket(socket: WebSocket, addr: SocketAddr, state: AppState) {
-    let idle = state.conn.idle_timeout;
-    let (mut sink, mut stream) = socket.split();
-    let (mut session, mut outgoing) =
+    let (sink, mut stream) = socket.split();
+    let (mut session, inbox) =
         Session::new(format!("ws:{addr}"), state.hub.clone(), state.conn.clone());
     tracing::info!("connection from {addr} (WebSocket)");
-    let mut writer = tokio::spawn(async move {
-        while let Some(out) = outgoing.recv().await {
-            match out {
-                Outgoing::Message(m) => {
-                    if sink
-                        .send(WsMessage::Text(m.to_line().into()))
-                        .await
-                        .is_err()
-                    {
-                        break;
-                    }
-                }
-                Outgoing::Close => break,
-            }
-        }
-        let _ = sink.close().await;
-    });
-    let mut spoke = false;
+    let mut writer = tokio::spawn(write_frames(inbox, sink));
+    let mut heard = tokio::time::Instant::now();
     loop {
+        let idle = session.idle_deadline();
         let frame = tokio::select! {
             frame = stream.next() => frame,
             _ = &mut writer => break,
-            _ = tokio::time::sleep(idle), if !spoke => break,
+            _ = session.changed() => continue,
+            _ = tokio::time::sleep_until(heard + PING_DEADLINE) => {
+                tracing::info!("closing ws:{addr}: no answer to pings");
+                break;
+            }
+            _ = async { tokio::time::sleep_until(idle.expect("guarded")).await }, if idle.is_some() => {
+                tracing::info!("closing ws:{addr}: no protocol progress for {} s", session.idle_limit().as_secs());
+                break;
+            }
         };
+        heard = tokio::time::Instant::now();
         let next = match frame {
             None | Some(Err(_)) => break,
-            Some(Ok(WsMessage::Text(text))) => {
-                spoke = true;
-                if text.len() > MAX_LINE {
-                    session.bad_line("the message is longer than 64 KiB")
-                } else {
-                    let mut next = Next::Continue;
-                    // A frame may carry several newline-separated messages.
-                    for line in text
-                        .as_str()
-                        .split('\n')
-                        .map(str::trim)
-                        .filter(|l| !l.is_empty())
-                    {
-                        next = session.line(line).await;
-                        if next == Next::Close {
-                            break;
-                        }
-                    }
-                    next
-                }
-            }
+            Some(Ok(WsMessage::Text(text))) => frame_lines(&mut session, text.as_str()),
             Some(Ok(WsMessage::Binary(_))) => session.bad_line("binary frames are not messages"),
             Some(Ok(WsMessage::Close(_))) => break,
             Some(Ok(_)) => Next::Continue,
@@ -199,6 +471,45 @@ async fn serve_websocket(socket: WebSocket, addr: SocketAddr, state: AppState) {
             break;
         }
     }
-    session.closed().await;
-    let _ = session.peer().tx.try_send(Outgoing::Close);
+    session.closed();
+    let _ = writer.await;
+}
+
+/// A frame may carry several newline-separated messages.
+fn frame_lines(session: &mut Session, text: &str) -> Next {
+    if text.len() > MAX_LINE {
+        return session.bad_line("the message is longer than 64 KiB");
+    }
+    for line in text.split('\n').map(str::trim).filter(|l| !l.is_empty()) {
+        if session.line(line) == Next::Close {
+            return Next::Close;
+        }
+    }
+    Next::Continue
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_and_origins() {
+        let none: Vec<String> = Vec::new();
+        for host in ["127.0.0.1:8080", "[::1]:8080", "localhost:8080", "10.1.2.3"] {
+            assert!(host_allowed(host, &none), "{host}");
+        }
+        assert!(!host_allowed("evil.example:8080", &none));
+        assert!(host_allowed(
+            "games.example.org",
+            &["games.example.org".into()]
+        ));
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, "127.0.0.1:8080".parse().unwrap());
+        assert!(origin_allowed(&headers, &none));
+        headers.insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());
+        assert!(origin_allowed(&headers, &none));
+        headers.insert(header::ORIGIN, "https://evil.example".parse().unwrap());
+        assert!(!origin_allowed(&headers, &none));
+        assert!(origin_allowed(&headers, &["https://evil.example".into()]));
+    }
 }

@@ -141,6 +141,13 @@ async fn start_server(exe: &PathBuf) -> Result<(ChildServer, SocketAddr, SocketA
         ])
         .arg(&db)
         .args(["--timeout-ms", "30000"])
+        // Every bot connects from this machine: lift the per-address cap.
+        .args([
+            "--max-connections-per-ip",
+            "1000000",
+            "--max-connections",
+            "1000000",
+        ])
         .env("RUST_LOG", "info")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

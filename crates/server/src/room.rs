@@ -1,5 +1,9 @@
 //! A room: up to two players and any number of spectators, one game at a time, run as its own
 //! task so rooms never wait on each other.
+//!
+//! Deadlines: the clock of the running game; a member waiting for an opponent keeps its seat for
+//! `wait_timeout`, and after a game for `rematch_window` unless it asks for a rematch — then the
+//! seat is freed, so silent or frozen clients cannot hold rooms forever.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -9,52 +13,73 @@ use std::time::Duration;
 
 use arbiter_core::{EndReason, MoveReason, Side};
 use serde::Serialize;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Notify};
 use tokio::time::Instant;
 
 use crate::games::{GameSettings, Match, Registry};
+use crate::outbox::{Kind, Outbox};
 use crate::protocol::{self, Message};
 use crate::store::Store;
 
 pub type ConnId = u64;
-
-/// What a connection's writer sends.
-#[derive(Debug)]
-pub enum Outgoing {
-    Message(Message),
-    /// Close the connection.
-    Close,
-}
 
 /// A connection as rooms see it.
 #[derive(Clone, Debug)]
 pub struct Peer {
     pub id: ConnId,
     pub addr: String,
-    pub tx: mpsc::Sender<Outgoing>,
+    pub outbox: Outbox,
     /// Set while the room waits for this peer's move. Such a move is paced by the game itself,
     /// so the connection lets it past the rate limit: a fast bot in a long game must never lose
     /// a legal move to flood protection.
     pub awaited: Arc<AtomicBool>,
+    /// Set while the peer holds a seat in a room (waiting, playing, or just after a game): the
+    /// room's deadlines then govern it, not the connection's idle limit.
+    pub seated: Arc<AtomicBool>,
+    /// Wakes the connection when the room changed what it depends on (a seat freed).
+    pub changed: Arc<Notify>,
 }
 
-/// Writes the log line of one message.
+/// How long a field of a message may be in the log.
+const LOGGED_FIELD: usize = 200;
+
+fn logged(field: &str) -> String {
+    if field.len() <= LOGGED_FIELD {
+        return format!("{field:?}");
+    }
+    let mut cut = LOGGED_FIELD;
+    while !field.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{:?}…({} bytes)", &field[..cut], field.len())
+}
+
+/// Writes the log line of one message (long fields cut short).
 pub fn log_message(move_no: Option<usize>, direction: &str, peer: &str, m: &Message) {
     let move_no = move_no.map_or("-".to_string(), |n| n.to_string());
     tracing::info!(
         target: "arbiter::message",
-        "move={move_no} {direction} peer={peer} op={} data1={:?} data2={:?} data3={:?}",
+        "move={move_no} {direction} peer={peer} op={} data1={} data2={} data3={}",
         m.op_name(),
-        m.data1,
-        m.data2,
-        m.data3
+        logged(&m.data1),
+        logged(&m.data2),
+        logged(&m.data3)
     );
 }
 
-/// Sends a message and logs it; false when the connection cannot take it (gone or too slow).
+/// Chat may be dropped for a slow client; everything else must arrive.
+fn kind_of(m: &Message) -> Kind {
+    if m.op == protocol::CHAT {
+        Kind::Lossy
+    } else {
+        Kind::Essential
+    }
+}
+
+/// Sends a message and logs it; false when the connection cannot take it (gone or not reading).
 pub fn send(peer: &Peer, m: Message, move_no: Option<usize>) -> bool {
     log_message(move_no, "sent", &peer.addr, &m);
-    peer.tx.try_send(Outgoing::Message(m)).is_ok()
+    peer.outbox.send(m.to_line().into(), kind_of(&m))
 }
 
 /// An event for a room.
@@ -94,6 +119,10 @@ pub enum RoomEvent {
     Info {
         reply: oneshot::Sender<RoomInfo>,
     },
+    /// The server is stopping: a running game ends as interrupted.
+    Shutdown {
+        done: oneshot::Sender<()>,
+    },
 }
 
 /// A room as the HTTP API shows it.
@@ -117,12 +146,31 @@ pub struct RoomPlayer {
     pub ready: bool,
 }
 
+/// How long seats are kept.
+#[derive(Clone, Copy, Debug)]
+pub struct SeatTimes {
+    /// A ready member waiting for an opponent.
+    pub wait_timeout: Duration,
+    /// A member after a game, unless it asks for a rematch.
+    pub rematch_window: Duration,
+}
+
 /// What every room shares.
 pub struct RoomContext {
     pub store: Store,
-    pub records_dir: Option<PathBuf>,
+    pub records: Records,
     pub hub: Arc<Hub>,
     pub registry: Arc<Registry>,
+    pub seats: SeatTimes,
+}
+
+/// Where finished games' records are written, besides the database.
+#[derive(Clone, Debug, Default)]
+pub struct Records {
+    /// `DIR/NNNNNN-roomR.txt` and `DIR/latest.txt`.
+    pub dir: Option<PathBuf>,
+    /// The course harness's file, `record/server/Team_X.txt`.
+    pub course_file: Option<PathBuf>,
 }
 
 struct Member {
@@ -134,6 +182,8 @@ struct Member {
     settings: GameSettings,
     /// The side played in the current or last game.
     side: Option<Side>,
+    /// When the member loses its seat unless something happens first.
+    evict_at: Option<Instant>,
 }
 
 struct Running {
@@ -157,35 +207,46 @@ struct Room {
 }
 
 /// Routes events to rooms, starting a room's task on first use and forgetting it once empty.
+///
+/// Events are sent and rooms forgotten under one lock, so an event can never land in a room
+/// that is shutting down: it either reaches the room before it checks its queue, or starts a new
+/// one.
 #[derive(Default)]
 pub struct Hub {
-    rooms: std::sync::Mutex<HashMap<u32, mpsc::Sender<RoomEvent>>>,
+    rooms: std::sync::Mutex<HashMap<u32, mpsc::UnboundedSender<RoomEvent>>>,
     weak_self: std::sync::OnceLock<std::sync::Weak<Hub>>,
-    context: std::sync::OnceLock<(Store, Option<PathBuf>, Arc<Registry>)>,
+    context: std::sync::OnceLock<(Store, Records, Arc<Registry>, SeatTimes)>,
+    closing: AtomicBool,
 }
 
 impl Hub {
-    pub fn new(store: Store, records_dir: Option<PathBuf>, registry: Arc<Registry>) -> Arc<Hub> {
+    pub fn new(
+        store: Store,
+        records: Records,
+        registry: Arc<Registry>,
+        seats: SeatTimes,
+    ) -> Arc<Hub> {
         let hub = Arc::new(Hub::default());
         let _ = hub.weak_self.set(Arc::downgrade(&hub));
-        let _ = hub.context.set((store, records_dir, registry));
+        let _ = hub.context.set((store, records, registry, seats));
         hub
     }
 
-    fn spawn_room(&self, id: u32) -> mpsc::Sender<RoomEvent> {
-        let (tx, rx) = mpsc::channel(1024);
+    fn spawn_room(&self, id: u32) -> mpsc::UnboundedSender<RoomEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
         let hub = self
             .weak_self
             .get()
             .and_then(|w| w.upgrade())
             .expect("hub alive while used");
-        let (store, records_dir, registry) =
+        let (store, records, registry, seats) =
             self.context.get().cloned().expect("hub has a context");
         let ctx = Arc::new(RoomContext {
             store,
-            records_dir,
+            records,
             hub,
             registry,
+            seats,
         });
         let room = Room {
             id,
@@ -196,57 +257,57 @@ impl Hub {
             ready_counter: 0,
             broken: Vec::new(),
         };
-        let me = tx.clone();
-        tokio::spawn(room.run(rx, me));
+        tokio::spawn(room.run(rx, tx.downgrade()));
         tx
     }
 
     /// Delivers an event to room `id`, starting the room if needed.
-    pub async fn send(&self, id: u32, event: RoomEvent) {
-        let mut event = event;
-        for _ in 0..2 {
-            let tx = {
-                let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-                rooms
-                    .entry(id)
-                    .or_insert_with(|| self.spawn_room(id))
-                    .clone()
-            };
-            match tx.send(event).await {
-                Ok(()) => return,
-                Err(mpsc::error::SendError(back)) => {
-                    // The room just closed: forget it and start a fresh one.
-                    let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-                    if rooms.get(&id).is_some_and(|t| t.same_channel(&tx)) {
-                        rooms.remove(&id);
-                    }
-                    event = back;
-                }
-            }
+    pub fn send(&self, id: u32, event: RoomEvent) {
+        let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+        let tx = rooms.entry(id).or_insert_with(|| self.spawn_room(id));
+        if let Err(mpsc::error::SendError(event)) = tx.send(event) {
+            let fresh = self.spawn_room(id);
+            let _ = fresh.send(event);
+            rooms.insert(id, fresh);
         }
     }
 
-    /// Removes a room that has emptied, unless a newer task already took its number.
-    fn forget(&self, id: u32, tx: &mpsc::Sender<RoomEvent>) {
+    /// Forgets an empty room unless an event is already waiting for it; true when forgotten.
+    fn try_forget(
+        &self,
+        id: u32,
+        me: &mpsc::WeakUnboundedSender<RoomEvent>,
+        rx: &mpsc::UnboundedReceiver<RoomEvent>,
+    ) -> bool {
         let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-        if rooms.get(&id).is_some_and(|t| t.same_channel(tx)) {
+        if !rx.is_empty() {
+            return false;
+        }
+        let mine = me
+            .upgrade()
+            .is_some_and(|m| rooms.get(&id).is_some_and(|t| t.same_channel(&m)));
+        if mine {
             rooms.remove(&id);
         }
+        true
+    }
+
+    /// Whether the server is stopping (no new games start).
+    pub fn is_closing(&self) -> bool {
+        self.closing.load(AtomicOrdering::Relaxed)
+    }
+
+    fn senders(&self) -> Vec<mpsc::UnboundedSender<RoomEvent>> {
+        let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+        rooms.values().cloned().collect()
     }
 
     /// Every open room's state.
     pub async fn rooms(&self) -> Vec<RoomInfo> {
-        let senders: Vec<mpsc::Sender<RoomEvent>> = self
-            .rooms
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
         let mut out = Vec::new();
-        for tx in senders {
+        for tx in self.senders() {
             let (reply, wait) = oneshot::channel();
-            if tx.send(RoomEvent::Info { reply }).await.is_ok() {
+            if tx.send(RoomEvent::Info { reply }).is_ok() {
                 if let Ok(Ok(info)) = tokio::time::timeout(Duration::from_secs(2), wait).await {
                     out.push(info);
                 }
@@ -254,6 +315,29 @@ impl Hub {
         }
         out.sort_by_key(|r| r.room);
         out
+    }
+
+    /// Stops new games, lets running ones go on for up to `grace`, then ends the rest as
+    /// interrupted (END with reason INTERRUPTED to their players).
+    pub async fn shut_down(&self, grace: Duration) {
+        self.closing.store(true, AtomicOrdering::Relaxed);
+        let until = Instant::now() + grace;
+        while Instant::now() < until {
+            if !self.rooms().await.iter().any(|r| r.status == "playing") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let mut waits = Vec::new();
+        for tx in self.senders() {
+            let (done, wait) = oneshot::channel();
+            if tx.send(RoomEvent::Shutdown { done }).is_ok() {
+                waits.push(wait);
+            }
+        }
+        for wait in waits {
+            let _ = tokio::time::timeout(Duration::from_secs(5), wait).await;
+        }
     }
 }
 
@@ -265,14 +349,21 @@ fn winner_code(winner: Option<Side>) -> &'static str {
     }
 }
 
+/// How often a move the database refused is tried again before the game is given up.
+const STORE_ATTEMPTS: u32 = 3;
+
 impl Room {
-    async fn run(mut self, mut rx: mpsc::Receiver<RoomEvent>, me: mpsc::Sender<RoomEvent>) {
+    async fn run(
+        mut self,
+        mut rx: mpsc::UnboundedReceiver<RoomEvent>,
+        me: mpsc::WeakUnboundedSender<RoomEvent>,
+    ) {
         loop {
-            let deadline = self.running.as_ref().and_then(|r| r.deadline);
+            let wake = self.next_deadline();
             let event = tokio::select! {
                 event = rx.recv() => event,
-                _ = async { tokio::time::sleep_until(deadline.expect("guarded")).await }, if deadline.is_some() => {
-                    self.time_out().await;
+                _ = async { tokio::time::sleep_until(wake.expect("guarded")).await }, if wake.is_some() => {
+                    self.on_deadline().await;
                     self.drop_broken().await;
                     continue;
                 }
@@ -280,17 +371,56 @@ impl Room {
             let Some(event) = event else { break };
             self.handle(event).await;
             self.drop_broken().await;
-            if self.members.is_empty() && self.spectators.is_empty() {
-                self.ctx.hub.forget(self.id, &me);
-                // Anything that raced in before we were forgotten is still served.
-                rx.close();
-                while let Some(event) = rx.recv().await {
-                    self.handle(event).await;
-                }
-                if self.members.is_empty() && self.spectators.is_empty() {
-                    break;
-                }
+            let empty = self.members.is_empty() && self.spectators.is_empty();
+            if empty && self.ctx.hub.try_forget(self.id, &me, &rx) {
+                break;
             }
+        }
+    }
+
+    /// The clock of the running game or the first seat to expire, whichever comes first.
+    fn next_deadline(&self) -> Option<Instant> {
+        let clock = self.running.as_ref().and_then(|r| r.deadline);
+        let seats = self.members.iter().filter_map(|m| m.evict_at);
+        clock.into_iter().chain(seats).min()
+    }
+
+    async fn on_deadline(&mut self) {
+        let now = Instant::now();
+        if self
+            .running
+            .as_ref()
+            .and_then(|r| r.deadline)
+            .is_some_and(|d| d <= now)
+        {
+            self.time_out().await;
+        }
+        while let Some(i) = self
+            .members
+            .iter()
+            .position(|m| m.evict_at.is_some_and(|t| t <= now))
+        {
+            self.evict(i);
+        }
+    }
+
+    /// Frees a seat whose time ran out; the other member hears of it.
+    fn evict(&mut self, i: usize) {
+        let member = self.members.remove(i);
+        tracing::info!(
+            "room {}: {} ({}) lost its seat after waiting",
+            self.id,
+            member.name,
+            member.peer.addr
+        );
+        member.peer.seated.store(false, AtomicOrdering::Relaxed);
+        member.peer.changed.notify_one();
+        if let Some(other) = self.members.first().map(|m| m.peer.clone()) {
+            let note = Message::new(protocol::LEAVE, member.name, "left the room", "");
+            self.send_to(&other, note);
+        }
+        if self.members.is_empty() {
+            self.running = None;
         }
     }
 
@@ -304,8 +434,14 @@ impl Room {
         }
     }
 
+    /// Sends to every spectator that is not also a member (members get their own copy).
     fn tell_spectators(&mut self, m: &Message) {
-        let peers: Vec<Peer> = self.spectators.values().cloned().collect();
+        let peers: Vec<Peer> = self
+            .spectators
+            .values()
+            .filter(|p| self.member(p.id).is_none())
+            .cloned()
+            .collect();
         for peer in peers {
             self.send_to(&peer, m.clone());
         }
@@ -333,31 +469,11 @@ impl Room {
             }
             RoomEvent::Resign { peer, message } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);
-                let turn = self.running.as_ref().and_then(|r| {
-                    let side = r.game.to_move();
-                    (r.players[side.index()] == peer.id && !r.game.is_over()).then_some(side)
-                });
-                if let Some(side) = turn {
-                    self.finish(EndReason::Resign, Some(side.opponent()), None)
-                        .await;
-                }
+                self.resign(&peer).await;
             }
             RoomEvent::Chat { peer, message } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);
-                if let Some(i) = self.member(peer.id) {
-                    let name = self.members[i].name.clone();
-                    let relay = Message::new(protocol::CHAT, name, message.data2.clone(), "");
-                    for other in self
-                        .members
-                        .iter()
-                        .filter(|m| m.peer.id != peer.id)
-                        .map(|m| m.peer.clone())
-                        .collect::<Vec<_>>()
-                    {
-                        self.send_to(&other, relay.clone());
-                    }
-                    self.tell_spectators(&relay);
-                }
+                self.chat(&peer, &message);
             }
             RoomEvent::Leave { peer, message } => {
                 if let Some(m) = &message {
@@ -377,16 +493,61 @@ impl Room {
             RoomEvent::Info { reply } => {
                 let _ = reply.send(self.info());
             }
+            RoomEvent::Shutdown { done } => {
+                if self.running.as_ref().is_some_and(|r| !r.game.is_over()) {
+                    self.interrupt("the server is shutting down").await;
+                }
+                let _ = done.send(());
+            }
         }
+    }
+
+    async fn resign(&mut self, peer: &Peer) {
+        let turn = self.running.as_ref().and_then(|r| {
+            let side = r.game.to_move();
+            (r.players[side.index()] == peer.id && !r.game.is_over()).then_some(side)
+        });
+        if let Some(side) = turn {
+            self.finish(EndReason::Resign, Some(side.opponent()), None, None)
+                .await;
+        }
+    }
+
+    /// Relays chat from a member to the other member and the spectators (cut to a sane length).
+    fn chat(&mut self, peer: &Peer, message: &Message) {
+        const LONGEST_CHAT: usize = 4096;
+        let Some(i) = self.member(peer.id) else {
+            return;
+        };
+        let mut text = message.data2.clone();
+        if text.len() > LONGEST_CHAT {
+            let mut cut = LONGEST_CHAT;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push('…');
+        }
+        let relay = Message::new(protocol::CHAT, self.members[i].name.clone(), text, "");
+        let others: Vec<Peer> = self
+            .members
+            .iter()
+            .filter(|m| m.peer.id != peer.id)
+            .map(|m| m.peer.clone())
+            .collect();
+        for other in others {
+            self.send_to(&other, relay.clone());
+        }
+        self.tell_spectators(&relay);
     }
 
     async fn drop_broken(&mut self) {
         while let Some(conn) = self.broken.pop() {
             if let Some(peer) = self.spectators.remove(&conn) {
-                let _ = peer.tx.try_send(Outgoing::Close);
+                peer.outbox.close();
             }
             if let Some(i) = self.member(conn) {
-                let _ = self.members[i].peer.tx.try_send(Outgoing::Close);
+                self.members[i].peer.outbox.close();
                 self.leave(conn, None).await;
             }
         }
@@ -404,35 +565,17 @@ impl Room {
         colour: Option<Side>,
         settings: GameSettings,
     ) {
-        if self.running.as_ref().is_some_and(|r| !r.game.is_over()) {
-            if self.member(peer.id).is_none() {
-                self.reject(&peer, &name, "the room is playing a game");
-            }
-            return;
-        }
-        let me = self.member(peer.id);
-        if me.is_none() && self.members.len() >= 2 {
-            self.reject(&peer, &name, "the room is full");
-            return;
-        }
-        if let Some(other) = self
-            .members
-            .iter()
-            .find(|m| m.peer.id != peer.id && m.ready)
-        {
-            if other.settings != settings {
-                let reason = format!("the room is set up for {}", other.settings.describe());
+        if let Some(reason) = self.refusal(&peer, colour, &settings) {
+            if self.member(peer.id).is_none() || reason != "the room is playing a game" {
                 self.reject(&peer, &name, &reason);
-                return;
             }
-            if colour.is_some() && other.colour == colour {
-                self.reject(&peer, &name, "that colour is taken");
-                return;
-            }
+            return;
         }
         self.ready_counter += 1;
         let order = self.ready_counter;
-        match me {
+        let evict_at = Some(Instant::now() + self.ctx.seats.wait_timeout);
+        peer.seated.store(true, AtomicOrdering::Relaxed);
+        match self.member(peer.id) {
             Some(i) => {
                 let m = &mut self.members[i];
                 m.name = name;
@@ -440,6 +583,7 @@ impl Room {
                 m.ready = true;
                 m.order = order;
                 m.settings = settings;
+                m.evict_at = evict_at;
             }
             None => self.members.push(Member {
                 peer,
@@ -449,11 +593,44 @@ impl Room {
                 order,
                 settings,
                 side: None,
+                evict_at,
             }),
         }
         if self.members.len() == 2 && self.members.iter().all(|m| m.ready) {
             self.start().await;
         }
+    }
+
+    /// Why a READY cannot be taken, if it cannot.
+    fn refusal(
+        &self,
+        peer: &Peer,
+        colour: Option<Side>,
+        settings: &GameSettings,
+    ) -> Option<String> {
+        if self.running.as_ref().is_some_and(|r| !r.game.is_over()) {
+            return Some("the room is playing a game".into());
+        }
+        if self.ctx.hub.is_closing() {
+            return Some("the server is shutting down".into());
+        }
+        if self.member(peer.id).is_none() && self.members.len() >= 2 {
+            return Some("the room is full".into());
+        }
+        let other = self
+            .members
+            .iter()
+            .find(|m| m.peer.id != peer.id && m.ready)?;
+        if other.settings != *settings {
+            return Some(format!(
+                "the room is set up for {}",
+                other.settings.describe()
+            ));
+        }
+        if colour.is_some() && other.colour == colour {
+            return Some("that colour is taken".into());
+        }
+        None
     }
 
     async fn start(&mut self) {
@@ -474,7 +651,7 @@ impl Room {
             self.members[second].name.clone(),
         ];
         let settings_json = serde_json::to_string(&settings).expect("settings serialise");
-        let id = match self
+        let stored = self
             .ctx
             .store
             .start_game(
@@ -484,17 +661,13 @@ impl Room {
                 &names[0],
                 &names[1],
             )
-            .await
-        {
+            .await;
+        let id = match stored {
             Ok(id) => id,
             Err(e) => {
                 tracing::error!("room {}: cannot store a new game: {e}", self.id);
-                for peer in self
-                    .members
-                    .iter()
-                    .map(|m| m.peer.clone())
-                    .collect::<Vec<_>>()
-                {
+                let peers: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
+                for peer in peers {
                     self.reject(&peer, "", "the server cannot store games right now");
                 }
                 self.members.iter_mut().for_each(|m| m.ready = false);
@@ -505,6 +678,7 @@ impl Room {
             let m = &mut self.members[i];
             m.side = Some(side);
             m.ready = false;
+            m.evict_at = None;
         }
         let timeout = Duration::from_millis(settings.timeout_ms);
         self.running = Some(Running {
@@ -518,21 +692,8 @@ impl Room {
         self.mark_awaited();
         for (me, opponent) in [(first, second), (second, first)] {
             let peer = self.members[me].peer.clone();
-            let colour = settings.colour_word(self.members[me].side.expect("just set"));
-            let mut m = Message::new(
-                protocol::READY,
-                self.members[opponent].name.clone(),
-                colour,
-                self.id.to_string(),
-            );
-            // The extension: what is being played, every option by name (course clients
-            // ignore unknown keys), so a client never has to guess a setting.
-            m.extra.insert("game".into(), settings.game().id.into());
-            for (name, value) in settings.options.pairs() {
-                m.extra.insert(name.into(), value.into());
-            }
-            m.extra
-                .insert("timeout_ms".into(), settings.timeout_ms.into());
+            let side = self.members[me].side.expect("just set");
+            let m = ready_message(&settings, &self.members[opponent].name, side, self.id);
             self.send_to(&peer, m);
         }
         let snapshot = self.snapshot();
@@ -577,17 +738,18 @@ impl Room {
         let verdict = running.game.play(from, to, side);
         let ply = running.game.moves.len();
         let (id, text) = (running.id, running.game.moves[ply - 1].clone());
+        // Stored before anyone hears of it: a move the database refuses is never forwarded.
+        if let Err(e) = self.store_move(id, ply, &text, verdict.reason).await {
+            tracing::error!("room {}: move {ply} of game {id} not stored: {e}", self.id);
+            if let Some(r) = self.running.as_mut() {
+                r.game.moves.pop();
+            }
+            self.interrupt(&format!("the server could not store move {ply}: {e}"))
+                .await;
+            return;
+        }
         // Before the move is forwarded, so the answer can never race the flag.
         self.mark_awaited();
-        // Stored before anyone hears of it.
-        if let Err(e) = self
-            .ctx
-            .store
-            .record_move(id, ply, &text, verdict.reason.name())
-            .await
-        {
-            tracing::error!("room {}: move {ply} of game {id} not stored: {e}", self.id);
-        }
         let marker = if verdict.end.is_some() {
             protocol::END_MARKER
         } else {
@@ -599,13 +761,48 @@ impl Room {
         }
         self.tell_spectators(&forward);
         match verdict.end {
-            Some((reason, winner)) => self.finish(reason, winner, Some(verdict.reason)).await,
+            Some((reason, winner)) => {
+                self.finish(reason, winner, Some(verdict.reason), None)
+                    .await
+            }
             None => {
                 let running = self.running.as_mut().expect("still running");
                 running.deadline =
                     Some(Instant::now() + Duration::from_millis(running.game.settings.timeout_ms));
             }
         }
+    }
+
+    /// Stores a move, trying again a few times when the database is busy or failing.
+    async fn store_move(
+        &self,
+        id: i64,
+        ply: usize,
+        text: &str,
+        reason: MoveReason,
+    ) -> Result<(), String> {
+        let mut last = String::new();
+        for attempt in 0..STORE_ATTEMPTS {
+            if attempt > 0 {
+                tokio::time::sleep(Duration::from_millis(100 << (2 * attempt))).await;
+            }
+            match self
+                .ctx
+                .store
+                .record_move(id, ply, text, reason.name())
+                .await
+            {
+                Ok(()) => return Ok(()),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
+    /// Ends the running game without a result: the server cannot go on with it.
+    async fn interrupt(&mut self, why: &str) {
+        self.finish(EndReason::Interrupted, None, None, Some(why))
+            .await;
     }
 
     async fn time_out(&mut self) {
@@ -616,17 +813,18 @@ impl Room {
             return;
         }
         let late = running.game.to_move();
-        self.finish(EndReason::Timeout, Some(late.opponent()), None)
+        self.finish(EndReason::Timeout, Some(late.opponent()), None, None)
             .await;
     }
 
-    /// Ends the running game: END to both players and the spectators, the end stored, the record
-    /// written.
+    /// Ends the running game: the end stored and the record written, then END to both players
+    /// and the spectators (with the server's reason when `error` is set).
     async fn finish(
         &mut self,
         reason: EndReason,
         winner: Option<Side>,
         move_reason: Option<MoveReason>,
+        error: Option<&str>,
     ) {
         let Some(running) = self.running.as_mut() else {
             return;
@@ -636,29 +834,20 @@ impl Room {
         let (id, record, plies) = (running.id, running.game.record(), running.game.moves.len());
         let winner_digit = winner_code(winner);
         self.mark_awaited();
+        let rematch_until = Instant::now() + self.ctx.seats.rematch_window;
+        for m in &mut self.members {
+            m.evict_at = Some(rematch_until);
+        }
+        let digit = Some(winner_digit.parse().expect("a digit"));
         if let Err(e) = self
             .ctx
             .store
-            .end_game(
-                id,
-                reason.name(),
-                Some(winner_digit.parse().expect("a digit")),
-                &record,
-            )
+            .end_game(id, reason.name(), digit, &record)
             .await
         {
             tracing::error!("room {}: end of game {id} not stored: {e}", self.id);
         }
-        if let Some(dir) = &self.ctx.records_dir {
-            // No final newline: the course's own programs write none, and its check compares files.
-            let text = record.clone();
-            let path = dir.join(format!("{id:06}-room{}.txt", self.id));
-            for target in [path, dir.join("latest.txt")] {
-                if let Err(e) = tokio::fs::write(&target, &text).await {
-                    tracing::error!("cannot write the record {}: {e}", target.display());
-                }
-            }
-        }
+        self.write_records(id, &record).await;
         let mut end = Message::new(
             protocol::END,
             move_reason.map_or(String::new(), |r| r.code().to_string()),
@@ -668,11 +857,30 @@ impl Room {
         // The extension: how many moves the game counted, so a client whose last move arrived
         // after its clock ran out can drop it from its own record.
         end.extra.insert("plies".into(), plies.into());
+        if let Some(error) = error {
+            end.extra.insert("error".into(), error.into());
+        }
         let players: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
         for peer in players {
             self.send_to(&peer, end.clone());
         }
         self.tell_spectators(&end);
+    }
+
+    /// The record files: no final newline, as the course's own programs write them.
+    async fn write_records(&self, id: i64, record: &str) {
+        let records = &self.ctx.records;
+        let mut targets = Vec::new();
+        if let Some(dir) = &records.dir {
+            targets.push(dir.join(format!("{id:06}-room{}.txt", self.id)));
+            targets.push(dir.join("latest.txt"));
+        }
+        targets.extend(records.course_file.clone());
+        for target in targets {
+            if let Err(e) = tokio::fs::write(&target, record).await {
+                tracing::error!("cannot write the record {}: {e}", target.display());
+            }
+        }
     }
 
     async fn leave(&mut self, conn: ConnId, message: Option<Message>) {
@@ -683,6 +891,8 @@ impl Room {
             .as_ref()
             .is_some_and(|r| !r.game.is_over() && r.players.contains(&conn));
         let leaver = self.members.remove(i);
+        leaver.peer.seated.store(false, AtomicOrdering::Relaxed);
+        leaver.peer.changed.notify_one();
         if let Some(opponent) = self.members.first().map(|m| m.peer.clone()) {
             let reason = message
                 .as_ref()
@@ -692,7 +902,7 @@ impl Room {
         }
         if in_game {
             let side = leaver.side.expect("players have sides");
-            self.finish(EndReason::Resign, Some(side.opponent()), None)
+            self.finish(EndReason::Resign, Some(side.opponent()), None, None)
                 .await;
         }
         if self.members.is_empty() {
@@ -747,4 +957,22 @@ impl Room {
             game_id: self.running.as_ref().map(|r| r.id),
         }
     }
+}
+
+/// The READY that starts a game: the opponent, the colour, the room, and (the extension) the
+/// game with every option by name, so a client never has to guess a setting.
+fn ready_message(settings: &GameSettings, opponent: &str, side: Side, room: u32) -> Message {
+    let mut m = Message::new(
+        protocol::READY,
+        opponent,
+        settings.colour_word(side),
+        room.to_string(),
+    );
+    m.extra.insert("game".into(), settings.game().id.into());
+    for (name, value) in settings.options.pairs() {
+        m.extra.insert(name.into(), value.into());
+    }
+    m.extra
+        .insert("timeout_ms".into(), settings.timeout_ms.into());
+    m
 }

@@ -311,7 +311,11 @@ pub struct AiMove {
     pub text: Option<String>,
 }
 
-fn ai_move<G: FullGame>(start: G, request: &GameRequest) -> Result<AiMove, String> {
+fn ai_move<G: FullGame>(
+    start: G,
+    request: &GameRequest,
+    stop: &AtomicBool,
+) -> Result<AiMove, String> {
     let (pos, _, rejected) = replay(start, &request.moves);
     if let Some(r) = rejected {
         return Err(format!("move {} `{}`: {}", r.index + 1, r.text, r.reason));
@@ -338,24 +342,24 @@ fn ai_move<G: FullGame>(start: G, request: &GameRequest) -> Result<AiMove, Strin
     limits.time = Some(limits.time.map_or(std::time::Duration::from_secs(5), |t| {
         t.min(std::time::Duration::from_secs(5))
     }));
-    let stop = AtomicBool::new(false);
-    let mv = player.choose(&pos, &limits, &stop, &mut |_| {});
+    let mv = player.choose(&pos, &limits, stop, &mut |_| {});
     Ok(AiMove {
         text: mv.map(|m| pos.format_move(m)),
     })
 }
 
-struct Ai<'a>(&'a GameRequest);
+struct Ai<'a>(&'a GameRequest, &'a AtomicBool);
 
 impl GameVisitor for Ai<'_> {
     type Output = Result<AiMove, String>;
     fn visit<G: FullGame>(self, start: G) -> Self::Output {
-        ai_move(start, self.0)
+        ai_move(start, self.0, self.1)
     }
 }
 
-pub fn ai<C: Catalogue>(request: &GameRequest) -> Result<AiMove, String> {
-    visit::<C, _, _>(request, Ai(request))
+/// The AI's move; `stop` ends the search early (the client went away).
+pub fn ai<C: Catalogue>(request: &GameRequest, stop: &AtomicBool) -> Result<AiMove, String> {
+    visit::<C, _, _>(request, Ai(request, stop))
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -367,7 +371,11 @@ pub struct AnalysisView {
     pub losing: Vec<String>,
 }
 
-fn analysis<G: FullGame>(start: G, request: &GameRequest) -> Result<AnalysisView, String> {
+fn analysis<G: FullGame>(
+    start: G,
+    request: &GameRequest,
+    stop: &AtomicBool,
+) -> Result<AnalysisView, String> {
     let (pos, _, rejected) = replay(start, &request.moves);
     if let Some(r) = rejected {
         return Err(format!("move {} `{}`: {}", r.index + 1, r.text, r.reason));
@@ -377,10 +385,11 @@ fn analysis<G: FullGame>(start: G, request: &GameRequest) -> Result<AnalysisView
         &Default::default(),
         &Limits {
             depth: Some(3),
-            time: Some(std::time::Duration::from_millis(500)),
+            time: Some(std::time::Duration::from_millis(1000)),
             ..Limits::default()
         },
         2,
+        stop,
     );
     Ok(AnalysisView {
         best: found.best.map(|m| pos.format_move(m)),
@@ -394,17 +403,21 @@ fn analysis<G: FullGame>(start: G, request: &GameRequest) -> Result<AnalysisView
     })
 }
 
-struct Analyze<'a>(&'a GameRequest);
+struct Analyze<'a>(&'a GameRequest, &'a AtomicBool);
 
 impl GameVisitor for Analyze<'_> {
     type Output = Result<AnalysisView, String>;
     fn visit<G: FullGame>(self, start: G) -> Self::Output {
-        analysis(start, self.0)
+        analysis(start, self.0, self.1)
     }
 }
 
-pub fn analyze_request<C: Catalogue>(request: &GameRequest) -> Result<AnalysisView, String> {
-    visit::<C, _, _>(request, Analyze(request))
+/// The analysis the page warns with; `stop` ends it early.
+pub fn analyze_request<C: Catalogue>(
+    request: &GameRequest,
+    stop: &AtomicBool,
+) -> Result<AnalysisView, String> {
+    visit::<C, _, _>(request, Analyze(request, stop))
 }
 
 #[cfg(test)]
@@ -428,7 +441,7 @@ mod tests {
     }
 
     fn ai(request: &GameRequest) -> Result<AiMove, String> {
-        super::ai::<Standard>(request)
+        super::ai::<Standard>(request, &AtomicBool::new(false))
     }
 
     #[test]
@@ -503,7 +516,8 @@ mod tests {
             let e = ai(&r).unwrap_err();
             assert!(e.contains("easy, medium or hard"), "{e}");
         }
-        let a = analyze_request::<Standard>(&request("surakarta", &[])).unwrap();
+        let a = analyze_request::<Standard>(&request("surakarta", &[]), &AtomicBool::new(false))
+            .unwrap();
         assert!(a.best.is_some());
     }
 }

@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, Write};
 
-use arbiter_core::text::{parse_integer, shorten};
+use arbiter_core::text::{line_error, parse_integer, read_line_capped, shorten, MAX_LINE_BYTES};
 use arbiter_core::{InputError, JudgeError};
 
 use crate::board::Point;
@@ -19,11 +19,9 @@ impl<R: BufRead> Lines<R> {
     fn next(&mut self) -> Result<Option<(usize, String)>, InputError> {
         loop {
             self.buf.clear();
-            let read = self
-                .reader
-                .read_until(b'\n', &mut self.buf)
-                .map_err(|e| InputError::new(self.number + 1, format!("cannot read input: {e}")))?;
-            if read == 0 {
+            let more = read_line_capped(&mut self.reader, &mut self.buf, MAX_LINE_BYTES)
+                .map_err(|e| InputError::new(self.number + 1, line_error(&e)))?;
+            if !more {
                 return Ok(None);
             }
             self.number += 1;
