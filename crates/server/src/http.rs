@@ -111,6 +111,15 @@ pub async fn serve(
         let app = app.clone();
         tokio::spawn(async move {
             let _admitted = admitted;
+            // hyper's header deadline starts with the first byte: a client that sends none at
+            // all is cut off here.
+            let mut first = [0u8; 1];
+            if !matches!(
+                tokio::time::timeout(header_timeout, stream.peek(&mut first)).await,
+                Ok(Ok(1))
+            ) {
+                return;
+            }
             let _ = stream.set_nodelay(true);
             let service = app.map_request(move |mut request: Request<hyper::body::Incoming>| {
                 request.extensions_mut().insert(ConnectInfo(addr));
