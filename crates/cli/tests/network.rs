@@ -173,3 +173,169 @@ fn connect_fails_clearly_on_reject_and_on_no_server() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A course team's client, as the course's programs behave: plays the first legal move it finds
+/// and writes its record without a final newline.
+fn foreign_client(
+    port: u16,
+    colour: &str,
+    record: &std::path::Path,
+) -> std::thread::JoinHandle<()> {
+    use arbiter_core::Game;
+    use std::io::{BufRead, BufReader, Write};
+    let (colour, record) = (colour.to_string(), record.to_path_buf());
+    std::thread::spawn(move || {
+        let stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut writer = stream.try_clone().unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut send = |line: String| writer.write_all(format!("{line}\n").as_bytes()).unwrap();
+        send(format!(
+            r#"{{"op":200000,"data1":"team_x","data2":"{colour}","data3":"1"}}"#
+        ));
+        let mut game = arbiter_surakarta::GameState::new(6, 40).unwrap();
+        let mine = if colour == "BLACK" {
+            arbiter_core::Side::First
+        } else {
+            arbiter_core::Side::Second
+        };
+        let mut moves: Vec<String> = Vec::new();
+        loop {
+            if game.side_to_move() == mine && !game.is_over() {
+                let mut legal = arbiter_core::MoveList::new();
+                game.legal_moves(&mut legal);
+                let text = game.format_move(legal[0]);
+                let (from, to) = text.split_once('-').unwrap();
+                send(format!(
+                    r#"{{"op":200001,"data1":"{from}","data2":"{to}","data3":""}}"#
+                ));
+                game.play(legal[0]);
+                moves.push(text);
+            }
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                panic!("the server closed the connection");
+            }
+            let m: serde_json::Value = serde_json::from_str(&line).unwrap();
+            match m["op"].as_i64() {
+                Some(200001) => {
+                    let text = format!(
+                        "{}-{}",
+                        m["data1"].as_str().unwrap(),
+                        m["data2"].as_str().unwrap()
+                    );
+                    let mv = game.parse_move(&text).unwrap();
+                    game.play(mv);
+                    moves.push(text);
+                }
+                Some(200006) => {
+                    let reason = m["data2"].as_str().unwrap().parse::<u8>().unwrap();
+                    let end = arbiter_core::EndReason::from_code(reason).unwrap();
+                    let text = arbiter_core::outcome::record_with_end(&moves, end);
+                    std::fs::write(&record, text).unwrap();
+                    return;
+                }
+                _ => {}
+            }
+        }
+    })
+}
+
+#[test]
+fn the_course_check_holds_with_a_course_team_s_client() {
+    let dir = temp("mixed");
+    let (_server, port, _) = start_server(&dir);
+    let ours = connect(
+        port,
+        "BLACK",
+        "team_a",
+        &dir.join("black.txt"),
+        &["--room", "1"],
+    );
+    let theirs = foreign_client(port, "WHITE", &dir.join("white.txt"));
+    let out = ours.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    theirs.join().unwrap();
+    let server = server_record(&dir);
+    let black = std::fs::read(dir.join("black.txt")).unwrap();
+    let white = std::fs::read(dir.join("white.txt")).unwrap();
+    // Byte for byte: the same moves, the same end mark, no final newline anywhere.
+    assert_eq!(black, server.as_bytes());
+    assert_eq!(white, server.as_bytes());
+    assert!(
+        !server.ends_with('\n') && server.ends_with('#'),
+        "{server:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_course_record_layout() {
+    let dir = temp("layout");
+    let (tcp, web) = (free_port(), free_port());
+    let server = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(&dir)
+        .args([
+            "serve",
+            "--tcp",
+            &format!("127.0.0.1:{tcp}"),
+            "--http",
+            &format!("127.0.0.1:{web}"),
+        ])
+        .args(["--course-team", "7"])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _server = common::Server::new(server);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", tcp)).is_err() {
+        assert!(Instant::now() < deadline, "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let clients: Vec<_> = ["BLACK", "WHITE"]
+        .iter()
+        .map(|colour| {
+            let cwd = dir.join(colour);
+            std::fs::create_dir_all(&cwd).unwrap();
+            Command::new(env!("CARGO_BIN_EXE_arbiter"))
+                .current_dir(&cwd)
+                .args([
+                    "connect",
+                    "127.0.0.1",
+                    &tcp.to_string(),
+                    colour,
+                    "--course-team",
+                    "7",
+                ])
+                .args(["--player", "alphabeta:depth=1"])
+                .stderr(Stdio::null())
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in clients {
+        assert!(c.wait().unwrap().success());
+    }
+    let server_file = dir.join("record").join("server").join("Team_7.txt");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server_file.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let server_record = std::fs::read_to_string(server_file).unwrap();
+    for colour in ["BLACK", "WHITE"] {
+        let client = dir
+            .join(colour)
+            .join("record")
+            .join("client")
+            .join("Team_7.txt");
+        assert_eq!(std::fs::read_to_string(client).unwrap(), server_record);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

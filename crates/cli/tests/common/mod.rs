@@ -53,6 +53,12 @@ pub fn assert_judge_reproduces(game: &str, sub: &str, test: &str) {
 /// A running `arbiter serve`, stopped when dropped.
 pub struct Server(Child);
 
+impl Server {
+    pub fn new(child: Child) -> Server {
+        Server(child)
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.0.kill();
