@@ -135,6 +135,8 @@ WHERE ended_at IS NULL";
 
 const READERS: usize = 4;
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+/// The WAL is started over once it is this large.
+const WAL_RESTART_BYTES: u64 = 256 << 20;
 
 fn connect(path: &Path) -> Result<Connection, String> {
     let conn =
@@ -209,9 +211,10 @@ impl Store {
             .spawn(move || write_loop(writer, rx))
             .map_err(|e| e.to_string())?;
         let alive = writes.downgrade();
+        let wal = PathBuf::from(format!("{}-wal", path.display()));
         std::thread::Builder::new()
             .name("arbiter-checkpoint".into())
-            .spawn(move || checkpoint_loop(checkpointer, alive))
+            .spawn(move || checkpoint_loop(checkpointer, alive, wal))
             .map_err(|e| e.to_string())?;
         Ok(Store {
             writes,
@@ -401,11 +404,17 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
     })
 }
 
-/// Checkpoints the WAL into the database now and then, beside the writer; ends with the store.
-fn checkpoint_loop(conn: Connection, store: mpsc::WeakUnboundedSender<Write>) {
+/// Checkpoints the WAL into the database now and then, beside the writer, so a commit never
+/// waits for one; ends with the store. A passive checkpoint never brings the WAL back to its start
+/// while the writer keeps committing, so once the WAL passes [`WAL_RESTART_BYTES`] a RESTART
+/// checkpoint (which waits for the writer between two commits) starts it over: the passive ones
+/// have copied almost everything by then, so the writer waits only a moment.
+fn checkpoint_loop(conn: Connection, store: mpsc::WeakUnboundedSender<Write>, wal: PathBuf) {
     while store.upgrade().is_some() {
         std::thread::sleep(CHECKPOINT_EVERY);
-        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+        let big = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_RESTART_BYTES);
+        let mode = if big { "RESTART" } else { "PASSIVE" };
+        if let Err(e) = conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(())) {
             tracing::warn!("checkpoint failed: {e}");
         }
     }
