@@ -318,8 +318,12 @@ impl Engine {
         say(&self.out, &format!("error {message}"));
     }
 
+    /// At `quit` or the end of the input: a limited search or analysis ends and answers, as
+    /// before any other command; only `go infinite` is stopped.
     fn finish(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        if self.infinite {
+            self.stop.store(true, Ordering::Relaxed);
+        }
         if let Some(session) = self.session.as_mut() {
             session.wait();
         }

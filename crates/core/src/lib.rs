@@ -22,6 +22,6 @@ pub use game::{Game, Side, Status};
 pub use movelist::{MoveList, MAX_MOVES};
 pub use outcome::{EndReason, MoveReason};
 pub use rules::{
-    Allowed, BoardView, CellView, End, GameDef, JudgeDef, OptionDef, OptionError, Options,
-    PerftRecord, PieceView, RouteStep, Rules, SideDef,
+    Allowed, BoardView, CellView, Changes, End, GameDef, JudgeDef, JudgeStep, OptionDef,
+    OptionError, Options, PerftRecord, PieceView, RouteStep, Rules, SharedOutput, SideDef,
 };

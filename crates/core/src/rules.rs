@@ -79,6 +79,15 @@ pub struct PerftRecord {
 #[derive(Clone, Copy)]
 pub struct JudgeDef {
     pub run: fn(&mut dyn BufRead, &mut dyn Write) -> Result<(), JudgeError>,
+    /// The same judge, step by step, for the visualiser: what it printed after each operation
+    /// and the board then.
+    pub trace: fn(&str) -> Result<Vec<JudgeStep>, JudgeError>,
+    /// A short input to try it with.
+    pub example: &'static str,
+    /// Whether the judge prints as it goes (each step's output is what it printed then, and
+    /// the outputs add up to the judge's); otherwise it answers once at the end, and each
+    /// step's output is the answer it would give if the input ended there.
+    pub streams: bool,
     /// The input format in one line, for `--help`.
     pub input: &'static str,
     /// A judge input that plays `moves` (in the game's notation) from the start of `options`.
@@ -94,6 +103,98 @@ impl fmt::Debug for JudgeDef {
             .field("input", &self.input)
             .finish()
     }
+}
+
+/// One operation of a judge's input, as the judge saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JudgeStep {
+    /// The 1-based input line the operation ended on, and that line.
+    pub line: usize,
+    pub input: String,
+    /// What the judge printed for it, exactly (possibly nothing, possibly several lines).
+    pub output: String,
+    /// The board after it.
+    pub board: BoardView,
+    /// What changed on the board, for the animation.
+    pub changes: Changes,
+}
+
+/// The difference between two boards of one game.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Squares a piece left, and squares a piece came to (or changed on).
+    pub vacated: Vec<String>,
+    pub arrived: Vec<String>,
+    /// Squares that lost a piece of the side that did not move (taken).
+    pub captured: Vec<String>,
+}
+
+impl BoardView {
+    /// What changed from `self` to `after` (of the same size), `mover` being the side that moved.
+    pub fn changes(&self, after: &BoardView, mover: Option<Side>) -> Changes {
+        let mut changes = Changes::default();
+        for (b, a) in self.cells.iter().zip(&after.cells) {
+            if b.piece == a.piece {
+                continue;
+            }
+            match (b.piece, a.piece) {
+                (Some(_), None) => changes.vacated.push(b.name.clone()),
+                (_, Some(_)) => changes.arrived.push(a.name.clone()),
+                _ => {}
+            }
+            let taken = b.piece.is_some_and(|p| Some(p.side.opponent()) == mover)
+                && a.piece.is_none_or(|p| Some(p.side) == mover);
+            if taken {
+                changes.captured.push(b.name.clone());
+            }
+        }
+        changes
+    }
+}
+
+/// A writer the judge writes into while a tracer reads what each operation added.
+#[derive(Clone, Default)]
+pub struct SharedOutput(std::rc::Rc<std::cell::RefCell<(Vec<u8>, usize)>>);
+
+impl SharedOutput {
+    /// The text written since the last call.
+    pub fn take_new(&self) -> String {
+        let mut inner = self.0.borrow_mut();
+        let (bytes, read) = &mut *inner;
+        let text = String::from_utf8_lossy(&bytes[*read..]).into_owned();
+        *read = bytes.len();
+        text
+    }
+}
+
+impl Write for SharedOutput {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Whether a trace tells the same as the judge's `output` for its input.
+pub fn trace_agrees(judge: &JudgeDef, steps: &[JudgeStep], output: &str) -> bool {
+    if judge.streams {
+        steps.iter().map(|s| s.output.as_str()).collect::<String>() == output
+    } else {
+        steps.last().is_some_and(|s| s.output == output)
+    }
+}
+
+/// The text of input line `line` (1-based), for a trace step.
+pub fn input_line(input: &str, line: usize) -> String {
+    input
+        .lines()
+        .nth(line.saturating_sub(1))
+        .unwrap_or("")
+        .trim()
+        .to_string()
 }
 
 /// Everything the layers above know of a game without a position at hand.

@@ -8,7 +8,8 @@
 //! * the hash contract: equal [`Rules::state_text`] ⇔ equal hash over every state visited;
 //! * perft of the start position equals the recorded counts, and the game's own perft the
 //!   plain one;
-//! * the judge (when the game has one) accepts every random game and reports its end.
+//! * the judge (when the game has one) accepts every random game and reports its end, and its
+//!   step-by-step trace (the visualiser's) tells the same.
 
 use std::collections::HashMap;
 
@@ -80,6 +81,18 @@ pub fn check_game<G: Rules>(options: &Options, config: SuiteConfig) -> Result<Su
             (judge.run)(&mut script.as_bytes(), &mut out)
                 .map_err(|e| format!("{}: the judge refused random game {game}: {e}", def.id))?;
             let text = String::from_utf8_lossy(&out);
+            let steps = (judge.trace)(&script).map_err(|e| {
+                format!(
+                    "{}: the judge's trace refused random game {game}: {e}",
+                    def.id
+                )
+            })?;
+            if !crate::rules::trace_agrees(&judge, &steps, &text) {
+                return Err(format!(
+                    "{}: the judge's trace tells another story than the judge on random game {game}",
+                    def.id
+                ));
+            }
             (judge.verdict)(&text, end_state.end().as_ref()).map_err(|e| {
                 format!(
                     "{}: the judge disagrees on random game {game} ({}): {e}",

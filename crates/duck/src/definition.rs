@@ -1,8 +1,10 @@
 //! Duck Chess as the registry sees it: its definition, options and the shared words for its ends.
 
+use arbiter_core::rules::input_line;
 use arbiter_core::{
-    Allowed, BoardView, CellView, End, EndReason, GameDef, JudgeDef, JudgeError, MoveReason,
-    OptionDef, Options, PerftRecord, PieceView, Rules, Side, SideDef,
+    Allowed, BoardView, CellView, Changes, End, EndReason, GameDef, JudgeDef, JudgeError,
+    JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, Rules, SharedOutput, Side,
+    SideDef,
 };
 
 use crate::board::{side_name, Square};
@@ -49,6 +51,9 @@ pub static DEFINITION: GameDef = GameDef {
     perft: &PERFT,
     judge: Some(JudgeDef {
         run: run_judge,
+        trace,
+        streams: true,
+        example: "8\n3 0 4 0\n6 0 5 0\n4 0 5 0\n6 2 5 2\n0 0 1 0\n9 9 9 9\n5 0 6 0\n9 0 8 0\n",
         input: "Q, then Q lines `xs ys xt yt` (row 0-9, column 0-8; red's back rank is row 0)",
         script: judge_script,
         verdict: judge_verdict,
@@ -60,6 +65,31 @@ fn run_judge(
     output: &mut dyn std::io::Write,
 ) -> Result<(), JudgeError> {
     crate::judge::judge(input, output)
+}
+
+/// The judge itself, step by step: what it printed for each operation and the board after it.
+fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
+    let out = SharedOutput::default();
+    let mut before = Position::initial().board();
+    let mut steps = vec![JudgeStep {
+        line: 0,
+        input: String::new(),
+        output: String::new(),
+        board: before.clone(),
+        changes: Changes::default(),
+    }];
+    crate::judge::judge_traced(input.as_bytes(), out.clone(), |line, pos| {
+        let board = pos.board();
+        steps.push(JudgeStep {
+            line,
+            input: input_line(input, line),
+            output: out.take_new(),
+            changes: before.changes(&board, Some(pos.side_to_move().opponent())),
+            board: board.clone(),
+        });
+        before = board;
+    })?;
+    Ok(steps)
 }
 
 fn judge_script(_: &Options, moves: &[String]) -> String {

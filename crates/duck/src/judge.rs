@@ -13,7 +13,17 @@ use crate::position::{Move, Position};
 ///
 /// Tokens may be spread over lines in any way (the contest's data puts one operation per line);
 /// anything after the `Q`-th operation is ignored.
-pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeError> {
+pub fn judge(input: impl BufRead, output: impl Write) -> Result<(), JudgeError> {
+    judge_traced(input, output, |_, _| {})
+}
+
+/// The judge, calling `observe(line, position)` after each operation with the input line it
+/// ended on: the visualiser's trace is this very loop.
+pub fn judge_traced(
+    input: impl BufRead,
+    mut output: impl Write,
+    mut observe: impl FnMut(usize, &Position),
+) -> Result<(), JudgeError> {
     let mut tokens = Tokens::new(input);
     let count = tokens.expect_int("the number of operations Q")?;
     if count < 0 {
@@ -44,6 +54,7 @@ pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeErr
                 output.write_all(if effect.game_over { b"yes\n" } else { b"no\n" })?;
             }
         }
+        observe(tokens.line(), &pos);
     }
     output.flush()?;
     Ok(())

@@ -1,9 +1,10 @@
 //! The RC-02 game as the registry sees it: its definition, options and the shared words for its
 //! ends.
 
+use arbiter_core::rules::input_line;
 use arbiter_core::{
-    Allowed, BoardView, CellView, End, EndReason, GameDef, JudgeDef, JudgeError, MoveReason,
-    OptionDef, Options, PerftRecord, PieceView, Rules, Side, SideDef,
+    Allowed, BoardView, CellView, Changes, End, EndReason, GameDef, JudgeDef, JudgeError,
+    JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, Rules, Side, SideDef,
 };
 
 use crate::position::{Cell, Move, Position};
@@ -74,6 +75,9 @@ pub static DEFINITION: GameDef = GameDef {
     perft: &PERFT,
     judge: Some(JudgeDef {
         run: run_judge,
+        trace,
+        streams: false,
+        example: "4 6\n1 2 2 2\n4 2 3 2\n1 3 1 2\n4 3 4 2\n2 2 3 2\n4 4 4 3\n",
         input: "N K, then K lines `x1 y1 x2 y2` (1-based, column first, row 1 at the top)",
         script: judge_script,
         verdict: judge_verdict,
@@ -85,6 +89,29 @@ fn run_judge(
     output: &mut dyn std::io::Write,
 ) -> Result<(), JudgeError> {
     crate::judge::judge(input, output)
+}
+
+/// The judge itself, step by step: after each move, what it would answer if the input ended
+/// there (the last step's is what it prints), and the board.
+fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
+    let mut before: Option<BoardView> = None;
+    let mut steps = Vec::new();
+    crate::judge::judge_traced(input.as_bytes(), |line, pos, illegal| {
+        let board = pos.board();
+        let mover = Some(pos.side_to_move().opponent());
+        let changes = before
+            .as_ref()
+            .map_or_else(Changes::default, |b| b.changes(&board, mover));
+        steps.push(JudgeStep {
+            line,
+            input: input_line(input, line),
+            output: crate::judge::answer(pos, illegal),
+            changes,
+            board: board.clone(),
+        });
+        before = Some(board);
+    })?;
+    Ok(steps)
 }
 
 fn judge_script(options: &Options, moves: &[String]) -> String {

@@ -12,6 +12,36 @@ use crate::position::Position;
 ///
 /// Moves after the end of the game are read (they must be integers) but not judged.
 pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeError> {
+    let mut verdict = String::new();
+    judge_traced(input, |_, pos, illegal| {
+        verdict = answer(pos, illegal);
+    })?;
+    output.write_all(verdict.as_bytes())?;
+    output.flush()?;
+    Ok(())
+}
+
+/// What the judge answers for a game that stopped at `pos`: `0` after an illegal move, `1`
+/// and the board when nobody has won, `2`, the winner and the board after a win.
+pub fn answer(pos: &Position, illegal: bool) -> String {
+    if illegal {
+        return "0\n".into();
+    }
+    match pos.winner() {
+        None => format!("1\n{}", pos.render()),
+        Some(side) => {
+            let name = if side == Side::First { "red" } else { "blue" };
+            format!("2\n{name}\n{}", pos.render())
+        }
+    }
+}
+
+/// Reads the game, calling `observe(line, position, illegal)` once the header is read and after
+/// each move (the judge answers for the last call): the visualiser's trace is this very loop.
+pub fn judge_traced(
+    input: impl BufRead,
+    mut observe: impl FnMut(usize, &Position, bool),
+) -> Result<(), JudgeError> {
     let mut tokens = Tokens::new(input);
     let n = tokens.expect_int("the board size N")?;
     let n_line = tokens.line();
@@ -30,33 +60,22 @@ pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeErr
         return Err(InputError::new(k_line, format!("K must not be negative, found {k}")).into());
     }
     let mut illegal = false;
+    observe(k_line, &pos, illegal);
     for i in 1..=k {
         let mut v = [0i64; 4];
         for (value, name) in v.iter_mut().zip(["x1", "y1", "x2", "y2"]) {
             *value = tokens.expect_int(format_args!("{name} of move {i} of {k}"))?;
         }
-        if pos.is_over() || illegal {
-            continue;
-        }
-        match pos.check_judge_move(v[0], v[1], v[2], v[3]) {
-            Ok(mv) => {
-                pos.play(mv);
-            }
-            Err(_) => illegal = true,
-        }
-    }
-    if illegal {
-        output.write_all(b"0\n")?;
-    } else {
-        match pos.winner() {
-            None => write!(output, "1\n{}", pos.render())?,
-            Some(side) => {
-                let name = if side == Side::First { "red" } else { "blue" };
-                write!(output, "2\n{name}\n{}", pos.render())?;
+        if !pos.is_over() && !illegal {
+            match pos.check_judge_move(v[0], v[1], v[2], v[3]) {
+                Ok(mv) => {
+                    pos.play(mv);
+                }
+                Err(_) => illegal = true,
             }
         }
+        observe(tokens.line(), &pos, illegal);
     }
-    output.flush()?;
     Ok(())
 }
 

@@ -1,9 +1,11 @@
 //! Surakarta as the registry sees it: its definition, options and the shared words for its ends.
 
 use arbiter_core::outcome::outside_end_text;
+use arbiter_core::rules::input_line;
 use arbiter_core::{
-    Allowed, BoardView, CellView, End, EndReason, Game, GameDef, JudgeDef, JudgeError, MoveReason,
-    OptionDef, Options, PerftRecord, PieceView, RouteStep, Rules, Side, SideDef, Status,
+    Allowed, BoardView, CellView, Changes, End, EndReason, Game, GameDef, JudgeDef, JudgeError,
+    JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, RouteStep, Rules,
+    SharedOutput, Side, SideDef, Status,
 };
 
 use crate::board::{Move, PathNode, Point};
@@ -73,7 +75,10 @@ pub static DEFINITION: GameDef = GameDef {
     perft: &PERFT,
     judge: Some(JudgeDef {
         run: run_judge,
-        input: "one command per line: new N M | position + a position file | probe/move fx fy tx ty B|W | end REASON | targets x y | state",
+        trace,
+        streams: true,
+        example: "new 6 40\nmove 0 1 0 2 B\nmove 5 4 4 3 W\nprobe 1 1 1 1 B\nmove 1 1 2 2 B\ntargets 4 3\nmove 4 3 3 2 W\nend LEGAL_NON_CAPTURE_MOVE\nstate\n",
+        input: "one command per line: `new N M` (a new N×N game whose max_no_capture_round is M) | `position` then a position file | `probe fx fy tx ty B|W` (judge a move) or `move …` (judge and play it) | `end REASON` (the end a move judged REASON would bring now, like end LEGAL_NON_CAPTURE_MOVE) | `targets x y` | `state`",
         script: judge_script,
         verdict: judge_verdict,
     }),
@@ -84,6 +89,38 @@ fn run_judge(
     output: &mut dyn std::io::Write,
 ) -> Result<(), JudgeError> {
     crate::judge::judge(input, output)
+}
+
+/// The judge itself, step by step: what it printed for each command and the board after it.
+fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
+    let out = SharedOutput::default();
+    let mut before = GameState::new(6, DEFAULT_MAX_NO_CAPTURE_ROUND)
+        .expect("6 is a size")
+        .board();
+    let mut steps = vec![JudgeStep {
+        line: 0,
+        input: String::new(),
+        output: String::new(),
+        board: before.clone(),
+        changes: Changes::default(),
+    }];
+    crate::judge::judge_traced(input.as_bytes(), out.clone(), |line, game| {
+        let board = game.board();
+        let changes = if board.cols == before.cols {
+            before.changes(&board, Some(game.side_to_move().opponent()))
+        } else {
+            Changes::default()
+        };
+        steps.push(JudgeStep {
+            line,
+            input: input_line(input, line),
+            output: out.take_new(),
+            changes,
+            board: board.clone(),
+        });
+        before = board;
+    })?;
+    Ok(steps)
 }
 
 fn judge_script(options: &Options, moves: &[String]) -> String {

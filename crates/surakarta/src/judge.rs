@@ -39,7 +39,17 @@ impl<R: BufRead> Lines<R> {
 ///
 /// Before the first `new` or `position` the game is a standard 6×6 one with
 /// `max_no_capture_round` 40.
-pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeError> {
+pub fn judge(input: impl BufRead, output: impl Write) -> Result<(), JudgeError> {
+    judge_traced(input, output, |_, _| {})
+}
+
+/// The judge, calling `observe(line, game)` after each command with the input line it ended
+/// on: the visualiser's trace is this very loop.
+pub fn judge_traced(
+    input: impl BufRead,
+    mut output: impl Write,
+    mut observe: impl FnMut(usize, &GameState),
+) -> Result<(), JudgeError> {
     let mut lines = Lines {
         reader: input,
         number: 0,
@@ -164,6 +174,7 @@ pub fn judge(input: impl BufRead, mut output: impl Write) -> Result<(), JudgeErr
                 .into())
             }
         }
+        observe(lines.number, &game);
     }
     output.flush()?;
     Ok(())
