@@ -49,6 +49,10 @@ pub struct ServeArgs {
     /// How long players keep their seats after a game to ask for a rematch.
     #[arg(long, value_name = "SECONDS", default_value_t = 120)]
     rematch_window: u64,
+    /// How long a page that lost its connection mid-game (or was reloaded) keeps its seat to
+    /// come back, its clock running, before that counts as leaving the game.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    seat_grace: u64,
     /// Connections held at once (TCP, HTTP and WebSocket together).
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     max_connections: usize,
@@ -109,6 +113,7 @@ fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
         seats: arbiter_server::SeatTimes {
             wait_timeout: seconds(args.wait_timeout.max(1)),
             rematch_window: seconds(args.rematch_window.max(1)),
+            seat_grace: seconds(args.seat_grace),
         },
         max_db_bytes: args.max_db_mib.map(|m| m.saturating_mul(1 << 20)),
         max_connections: args.max_connections,

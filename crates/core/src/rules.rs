@@ -187,14 +187,20 @@ pub fn trace_agrees(judge: &JudgeDef, steps: &[JudgeStep], output: &str) -> bool
     }
 }
 
-/// The text of input line `line` (1-based), for a trace step.
-pub fn input_line(input: &str, line: usize) -> String {
-    input
-        .lines()
-        .nth(line.saturating_sub(1))
-        .unwrap_or("")
-        .trim()
-        .to_string()
+/// The lines of a judge's input, to name each trace step's line.
+pub struct InputLines<'a>(Vec<&'a str>);
+
+impl<'a> InputLines<'a> {
+    pub fn new(input: &'a str) -> InputLines<'a> {
+        InputLines(input.lines().collect())
+    }
+
+    /// Line `line` (1-based), trimmed; empty for 0.
+    pub fn get(&self, line: usize) -> String {
+        line.checked_sub(1)
+            .and_then(|i| self.0.get(i))
+            .map_or(String::new(), |l| l.trim().to_string())
+    }
 }
 
 /// Everything the layers above know of a game without a position at hand.

@@ -1,6 +1,6 @@
 //! Duck Chess as the registry sees it: its definition, options and the shared words for its ends.
 
-use arbiter_core::rules::input_line;
+use arbiter_core::rules::InputLines;
 use arbiter_core::{
     Allowed, BoardView, CellView, Changes, End, EndReason, GameDef, JudgeDef, JudgeError,
     JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, Rules, SharedOutput, Side,
@@ -69,6 +69,7 @@ fn run_judge(
 
 /// The judge itself, step by step: what it printed for each operation and the board after it.
 fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
+    let lines = InputLines::new(input);
     let out = SharedOutput::default();
     let mut before = Position::initial().board();
     let mut steps = vec![JudgeStep {
@@ -82,7 +83,7 @@ fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
         let board = pos.board();
         steps.push(JudgeStep {
             line,
-            input: input_line(input, line),
+            input: lines.get(line),
             output: out.take_new(),
             changes: before.changes(&board, Some(pos.side_to_move().opponent())),
             board: board.clone(),

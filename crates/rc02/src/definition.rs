@@ -1,7 +1,7 @@
 //! The RC-02 game as the registry sees it: its definition, options and the shared words for its
 //! ends.
 
-use arbiter_core::rules::input_line;
+use arbiter_core::rules::InputLines;
 use arbiter_core::{
     Allowed, BoardView, CellView, Changes, End, EndReason, GameDef, JudgeDef, JudgeError,
     JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, Rules, Side, SideDef,
@@ -94,6 +94,7 @@ fn run_judge(
 /// The judge itself, step by step: after each move, what it would answer if the input ended
 /// there (the last step's is what it prints), and the board.
 fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
+    let lines = InputLines::new(input);
     let mut before: Option<BoardView> = None;
     let mut steps = Vec::new();
     crate::judge::judge_traced(input.as_bytes(), |line, pos, illegal| {
@@ -104,7 +105,7 @@ fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
             .map_or_else(Changes::default, |b| b.changes(&board, mover));
         steps.push(JudgeStep {
             line,
-            input: input_line(input, line),
+            input: lines.get(line),
             output: crate::judge::answer(pos, illegal),
             changes,
             board: board.clone(),

@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use crate::games::{GameSettings, Registry};
+use crate::games::{GameClock, GameSettings, Registry, Requested, CLOCK_RANGE, INCREMENT_RANGE};
 use crate::outbox::{outbox, Inbox};
 use crate::protocol::{self, Message};
 use crate::room::{log_message, send, Hub, Peer, RoomEvent};
@@ -20,9 +20,6 @@ static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 #[derive(Clone)]
 pub struct ConnConfig {
     pub registry: Arc<Registry>,
-    pub timeout_ms: u64,
-    /// Overrides every game's own default (a READY may still set its own).
-    pub max_no_capture_round: Option<u32>,
     /// A connection that makes no progress (a READY, a move, a WATCH …) for this long while it
     /// holds no seat and watches nothing is closed; trickled bytes and junk do not count.
     pub idle_timeout: Duration,
@@ -70,6 +67,7 @@ impl Session {
             awaited: Arc::new(AtomicBool::new(false)),
             seated: Arc::new(AtomicBool::new(false)),
             changed: Arc::new(Notify::new()),
+            extension: Arc::new(AtomicBool::new(false)),
         };
         let tokens = 2.0 * config.rate_limit as f64;
         let session = Session {
@@ -97,6 +95,11 @@ impl Session {
     /// Something the connection waits on changed (a seat was freed): recompute the deadline.
     pub async fn changed(&self) {
         self.peer.changed.notified().await;
+    }
+
+    /// The client is a browser (or speaks the extension): it may get NOTICE messages.
+    pub fn speaks_extension(&self) {
+        self.peer.extension.store(true, Ordering::Relaxed);
     }
 
     /// How long the connection may go without progress.
@@ -281,10 +284,25 @@ impl Session {
             Ok(room) => room,
             Err(reason) => return reject(reason),
         };
-        let settings = match self.settings(&message) {
-            Ok(s) => s,
+        let request = match self.request(&message) {
+            Ok(r) => r,
             Err(reason) => return reject(reason),
         };
+        let token = match message.extra.get("token") {
+            None => None,
+            Some(value) => match value.as_str().filter(|t| valid_token(t)) {
+                Some(t) => Some(t.to_string()),
+                None => {
+                    return reject(
+                        "bad token: 8 to 64 letters, digits, `-` or `_` (the page makes one)"
+                            .into(),
+                    )
+                }
+            },
+        };
+        if extended || token.is_some() {
+            self.peer.extension.store(true, Ordering::Relaxed);
+        }
         if self.hub.is_closing() {
             return reject("the server is shutting down".into());
         }
@@ -304,41 +322,63 @@ impl Session {
             message,
             name,
             colour,
-            settings,
+            request,
+            token,
         };
         self.hub.send(room, event);
     }
 
-    /// The game and options a READY asks for: the extension keys `game` (the course's game
-    /// without it) and each option by name, the server's defaults for the rest.
-    fn settings(&self, message: &Message) -> Result<GameSettings, String> {
+    /// What a READY asks for: the extension key `game` (the course's game without it), each
+    /// option of that game it names, and the time control; every value checked.
+    fn request(&self, message: &Message) -> Result<Requested, String> {
         let game = match message.extra.get("game") {
             None => protocol::COURSE_GAME,
             Some(value) => value.as_str().ok_or("`game` must be a string")?,
         };
         let def = self.config.registry.find(game)?;
-        let mut options = def.defaults();
-        if let Some(limit) = self.config.max_no_capture_round {
-            if def.option("max_no_capture_round").is_some() {
-                options
-                    .set("max_no_capture_round", limit.into())
-                    .map_err(|e| e.to_string())?;
-            }
-        }
+        let number = |key: &str| message.extra_u64(key).transpose();
+        let mut options = Vec::new();
         for (key, _) in message.extra.iter() {
-            if key == "game" || key == "timeout_ms" || protocol::is_client_key(key) {
+            if matches!(
+                key.as_str(),
+                "game" | "timeout_ms" | "clock_ms" | "increment_ms"
+            ) || protocol::is_client_key(key)
+            {
                 continue;
             }
-            let value = message.extra_u64(key).expect("the key is present")?;
-            options.set(key, value).map_err(|e| e.to_string())?;
+            let value = number(key)?.expect("the key is present");
+            let mut check = def.defaults();
+            check.set(key, value).map_err(|e| e.to_string())?;
+            let option = def.option(key).expect("checked just now");
+            options.push((option.name, value as u32));
         }
-        let timeout_ms = match message.extra_u64("timeout_ms") {
-            Some(value) => GameSettings::check_timeout(value?)?,
-            None => self.config.timeout_ms,
+        let timeout_ms = number("timeout_ms")?
+            .map(GameSettings::check_timeout)
+            .transpose()?;
+        let clock = match (number("clock_ms")?, number("increment_ms")?) {
+            (None, None) => None,
+            (None, Some(_)) => return Err("increment_ms needs clock_ms".into()),
+            (Some(initial_ms), increment) => {
+                let increment_ms = increment.unwrap_or(0);
+                if !CLOCK_RANGE.contains(&initial_ms) || !INCREMENT_RANGE.contains(&increment_ms) {
+                    return Err(format!(
+                        "clock_ms must be from {} to {} and increment_ms up to {}",
+                        CLOCK_RANGE.start(),
+                        CLOCK_RANGE.end(),
+                        INCREMENT_RANGE.end()
+                    ));
+                }
+                Some(GameClock {
+                    initial_ms,
+                    increment_ms,
+                })
+            }
         };
-        Ok(GameSettings {
+        Ok(Requested {
+            game: def,
             options,
             timeout_ms,
+            clock,
         })
     }
 
@@ -360,6 +400,14 @@ impl Session {
         }
         tracing::info!("connection {} closed", self.peer.addr);
     }
+}
+
+/// A seat token: long enough not to be guessed by accident, short enough to log.
+fn valid_token(token: &str) -> bool {
+    (8..=64).contains(&token.len())
+        && token
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// Reads a room number: `""` is room 1; 0-255, or up to [`MAX_EXTENDED_ROOM`] for extension clients.

@@ -82,15 +82,87 @@ fn new_game<C: Catalogue>(options: &Options) -> Option<Box<dyn LiveGame>> {
 }
 
 /// How a room's games are played. Serialised as `{"game":"surakarta","size":6,
-/// "max_no_capture_round":40,"timeout_ms":3000}`: every option of the game by name.
+/// "max_no_capture_round":40,"timeout_ms":3000}`: every option of the game by name, plus
+/// `clock_ms` and `increment_ms` for a game clock.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameSettings {
     pub options: Options,
+    /// The time for each move, when there is no game clock.
     pub timeout_ms: u64,
+    pub clock: Option<GameClock>,
 }
 
-/// The clock's bounds, in milliseconds.
+/// A clock per player for the whole game: `initial_ms` each, `increment_ms` added after every
+/// move. With it, a move may take whatever is left on the mover's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameClock {
+    pub initial_ms: u64,
+    pub increment_ms: u64,
+}
+
+/// The per-move clock's bounds, in milliseconds.
 pub const TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 100..=3_600_000;
+/// A game clock's bounds: from one second to three hours, increments up to a minute.
+pub const CLOCK_RANGE: std::ops::RangeInclusive<u64> = 1_000..=10_800_000;
+pub const INCREMENT_RANGE: std::ops::RangeInclusive<u64> = 0..=60_000;
+
+/// What a READY asks for: the game, and whichever settings it names. A room's first player
+/// gets the server's defaults for the rest; a player who joins takes the room's.
+#[derive(Clone, Debug)]
+pub struct Requested {
+    pub game: &'static GameDef,
+    pub options: Vec<(&'static str, u32)>,
+    pub timeout_ms: Option<u64>,
+    pub clock: Option<GameClock>,
+}
+
+/// The server's defaults for a room's first player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SettingsDefaults {
+    pub timeout_ms: u64,
+    /// Overrides each game's own no-capture limit.
+    pub max_no_capture_round: Option<u32>,
+}
+
+impl Requested {
+    /// The settings of a room opened by this request.
+    pub fn fresh(&self, defaults: &SettingsDefaults) -> Result<GameSettings, String> {
+        let mut options = self.game.defaults();
+        if let Some(limit) = defaults.max_no_capture_round {
+            if self.game.option("max_no_capture_round").is_some() {
+                options
+                    .set("max_no_capture_round", limit.into())
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        for &(name, value) in &self.options {
+            options.set(name, value.into()).map_err(|e| e.to_string())?;
+        }
+        Ok(GameSettings {
+            options,
+            timeout_ms: self.timeout_ms.unwrap_or(defaults.timeout_ms),
+            clock: self.clock,
+        })
+    }
+
+    /// Joins a room set up as `room`: what the request names must agree with it.
+    pub fn join(&self, room: &GameSettings) -> Result<GameSettings, String> {
+        let refuse = || format!("the room is set up for {}", room.describe());
+        if self.game.id != room.game().id {
+            return Err(refuse());
+        }
+        let differs = self
+            .options
+            .iter()
+            .any(|&(name, value)| room.options.get(name) != Some(value));
+        let timeout_differs = self.timeout_ms.is_some_and(|t| t != room.timeout_ms);
+        let clock_differs = self.clock.is_some() && self.clock != room.clock;
+        if differs || timeout_differs || clock_differs {
+            return Err(refuse());
+        }
+        Ok(room.clone())
+    }
+}
 
 impl GameSettings {
     pub fn game(&self) -> &'static GameDef {
@@ -114,17 +186,42 @@ impl GameSettings {
         }
     }
 
-    /// `surakarta (size 6, max_no_capture_round 40)`.
+    /// `surakarta (size 6, max_no_capture_round 40, 3 s a move)`.
     pub fn describe(&self) -> String {
-        let pairs: Vec<String> = self
+        let mut pairs: Vec<String> = self
             .options
             .pairs()
             .map(|(name, value)| format!("{name} {value}"))
             .collect();
+        pairs.push(self.time_control());
         if pairs.is_empty() {
             self.game().id.to_string()
         } else {
             format!("{} ({})", self.game().id, pairs.join(", "))
+        }
+    }
+}
+
+impl GameSettings {
+    /// `3 s a move`, `5 min + 3 s`.
+    pub fn time_control(&self) -> String {
+        let seconds = |ms: u64| {
+            if ms % 1000 == 0 {
+                format!("{} s", ms / 1000)
+            } else {
+                format!("{:.1} s", ms as f64 / 1000.0)
+            }
+        };
+        match self.clock {
+            None => format!("{} a move", seconds(self.timeout_ms)),
+            Some(c) if c.initial_ms % 60_000 == 0 => {
+                format!(
+                    "{} min + {}",
+                    c.initial_ms / 60_000,
+                    seconds(c.increment_ms)
+                )
+            }
+            Some(c) => format!("{} + {}", seconds(c.initial_ms), seconds(c.increment_ms)),
         }
     }
 }
@@ -137,6 +234,10 @@ impl Serialize for GameSettings {
             map.serialize_entry(name, &value)?;
         }
         map.serialize_entry("timeout_ms", &self.timeout_ms)?;
+        if let Some(clock) = self.clock {
+            map.serialize_entry("clock_ms", &clock.initial_ms)?;
+            map.serialize_entry("increment_ms", &clock.increment_ms)?;
+        }
         map.end()
     }
 }
@@ -234,6 +335,7 @@ mod tests {
         GameSettings {
             options: registry::options::<Standard>(game, options.iter().copied()).unwrap(),
             timeout_ms: 3000,
+            clock: None,
         }
     }
 

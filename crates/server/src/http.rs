@@ -69,6 +69,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/state", post(api_state))
         .route("/api/ai", post(api_ai))
         .route("/api/analyze", post(api_analyze))
+        .route("/api/judge/{game}", post(api_judge))
         .route("/ws", get(websocket))
         .fallback(static_file)
         .method_not_allowed_fallback(method_not_allowed)
@@ -335,6 +336,40 @@ async fn api_analyze(
     gated(&state.ai, move |stop| analyze(&request, stop)).await
 }
 
+#[derive(Deserialize)]
+struct JudgeRequest {
+    input: String,
+}
+
+/// The judge visualiser: the judge's trace of an input (at most 1 MiB).
+async fn api_judge(
+    State(state): State<AppState>,
+    Path(game): Path<String>,
+    request: Result<Json<JudgeRequest>, JsonRejection>,
+) -> Response {
+    let Json(request) = match request {
+        Ok(r) => r,
+        Err(rejection) => return bad_json(rejection),
+    };
+    let def = match state.conn.registry.find(&game) {
+        Ok(def) => def,
+        Err(e) => return error(StatusCode::NOT_FOUND, e),
+    };
+    if request.input.len() > arbiter_core::text::MAX_LINE_BYTES {
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "the visualiser takes at most 1 MiB of input",
+        );
+    }
+    match tokio::task::spawn_blocking(move || crate::web_api::judge_trace(def, &request.input))
+        .await
+    {
+        Ok(Ok(trace)) => Json(trace).into_response(),
+        Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
 async fn rooms(State(state): State<AppState>) -> Response {
     Json(state.hub.rooms().await).into_response()
 }
@@ -450,6 +485,7 @@ async fn serve_websocket(socket: WebSocket, addr: SocketAddr, state: AppState) {
     let (sink, mut stream) = socket.split();
     let (mut session, inbox) =
         Session::new(format!("ws:{addr}"), state.hub.clone(), state.conn.clone());
+    session.speaks_extension();
     tracing::info!("connection from {addr} (WebSocket)");
     let mut writer = tokio::spawn(write_frames(inbox, sink));
     let mut heard = tokio::time::Instant::now();

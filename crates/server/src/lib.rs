@@ -30,10 +30,11 @@ use arbiter_ai::Catalogue;
 pub use conn::ConnConfig;
 use conn::{Next, Session};
 use games::Registry;
+use games::SettingsDefaults;
 use limits::{Admissions, Admitted};
 use outbox::{Inbox, WRITE_TIMEOUT};
 use protocol::{Line, LineBuffer};
-pub use room::{Hub, Records, RoomInfo, SeatTimes};
+pub use room::{Hub, Records, RoomInfo, RoomSetup, SeatTimes};
 pub use store::{Store, StoreOptions};
 
 /// How `arbiter serve` runs.
@@ -85,6 +86,7 @@ impl Default for ServerConfig {
             seats: SeatTimes {
                 wait_timeout: Duration::from_secs(600),
                 rematch_window: Duration::from_secs(120),
+                seat_grace: Duration::from_secs(30),
             },
             rate_limit: 200,
             max_db_bytes: None,
@@ -147,11 +149,17 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     )?;
     let records = records(&config)?;
     let registry = Registry::of::<C>();
-    let hub = Hub::new(store.clone(), records, registry.clone(), config.seats);
+    let setup = RoomSetup {
+        records,
+        seats: config.seats,
+        defaults: SettingsDefaults {
+            timeout_ms: config.timeout_ms,
+            max_no_capture_round: config.max_no_capture_round,
+        },
+    };
+    let hub = Hub::new(store.clone(), registry.clone(), setup);
     let conn_config = ConnConfig {
         registry,
-        timeout_ms: config.timeout_ms,
-        max_no_capture_round: config.max_no_capture_round,
         idle_timeout: config.idle_timeout,
         rate_limit: config.rate_limit,
     };

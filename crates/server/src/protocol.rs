@@ -16,6 +16,10 @@ pub const WATCH: i64 = 200100;
 pub const STATE: i64 = 200101;
 /// The project's extension: stop watching (`data1` = room, `""` for all).
 pub const UNWATCH: i64 = 200102;
+/// The project's extension, to clients that speak it: a player's connection dropped
+/// (`data1` = `away`, `data2` = the name, `data3` = seconds its seat is held) or it came back
+/// (`back`).
+pub const NOTICE: i64 = 200103;
 
 /// The game of a READY without the extension's `game` key: the course protocol is Surakarta's.
 pub const COURSE_GAME: &str = "surakarta";
@@ -121,6 +125,7 @@ pub fn op_name(op: i64) -> &'static str {
         WATCH => "WATCH",
         STATE => "STATE",
         UNWATCH => "UNWATCH",
+        NOTICE => "NOTICE",
         _ => "UNKNOWN",
     }
 }

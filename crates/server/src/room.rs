@@ -16,7 +16,7 @@ use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, Notify};
 use tokio::time::Instant;
 
-use crate::games::{GameSettings, Match, Registry};
+use crate::games::{GameSettings, Match, Registry, Requested, SettingsDefaults};
 use crate::outbox::{Kind, Outbox};
 use crate::protocol::{self, Message};
 use crate::store::Store;
@@ -38,6 +38,9 @@ pub struct Peer {
     pub seated: Arc<AtomicBool>,
     /// Wakes the connection when the room changed what it depends on (a seat freed).
     pub changed: Arc<Notify>,
+    /// The client speaks the project's extension (a WebSocket, or a READY with `game` or
+    /// `token`): it may be sent the extension's messages (NOTICE).
+    pub extension: Arc<AtomicBool>,
 }
 
 /// How long a field of a message may be in the log.
@@ -90,7 +93,9 @@ pub enum RoomEvent {
         message: Message,
         name: String,
         colour: Option<Side>,
-        settings: GameSettings,
+        request: Requested,
+        /// A seat token: the same READY again (a reloaded page) takes the seat back.
+        token: Option<String>,
     },
     Move {
         peer: Peer,
@@ -137,6 +142,12 @@ pub struct RoomInfo {
     pub spectators: usize,
     /// The stored game now shown (playing or just over).
     pub game_id: Option<i64>,
+    /// With a game clock: what each side has left now, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<[u64; 2]>,
+    /// Players whose connection dropped and whose seats are held.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub away: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -153,15 +164,25 @@ pub struct SeatTimes {
     pub wait_timeout: Duration,
     /// A member after a game, unless it asks for a rematch.
     pub rematch_window: Duration,
+    /// A player with a seat token whose connection drops during a game keeps its seat this
+    /// long (its clock running) to come back, before that counts as leaving.
+    pub seat_grace: Duration,
+}
+
+/// How rooms are run: where records go, how long seats are kept, the settings' defaults.
+#[derive(Clone, Debug)]
+pub struct RoomSetup {
+    pub records: Records,
+    pub seats: SeatTimes,
+    pub defaults: SettingsDefaults,
 }
 
 /// What every room shares.
 pub struct RoomContext {
     pub store: Store,
-    pub records: Records,
     pub hub: Arc<Hub>,
     pub registry: Arc<Registry>,
-    pub seats: SeatTimes,
+    pub setup: RoomSetup,
 }
 
 /// Where finished games' records are written, besides the database.
@@ -184,6 +205,9 @@ struct Member {
     side: Option<Side>,
     /// When the member loses its seat unless something happens first.
     evict_at: Option<Instant>,
+    token: Option<String>,
+    /// Its connection dropped during a game; the seat is held until `evict_at`.
+    away: bool,
 }
 
 struct Running {
@@ -193,6 +217,41 @@ struct Running {
     players: [ConnId; 2],
     names: [String; 2],
     deadline: Option<Instant>,
+    /// With a game clock: what each side has left when its turn starts, and when the turn
+    /// of the side to move started.
+    clocks: Option<[Duration; 2]>,
+    turn_started: Instant,
+}
+
+impl Running {
+    /// The clocks now, in milliseconds, the running one counted down.
+    fn clocks_now(&self) -> Option<[u64; 2]> {
+        let mut left = self.clocks?;
+        if !self.game.is_over() {
+            let side = self.game.to_move().index();
+            left[side] = left[side].saturating_sub(self.turn_started.elapsed());
+        }
+        Some(left.map(|d| d.as_millis() as u64))
+    }
+
+    /// When the side to move runs out of time.
+    fn turn_deadline(&self) -> Instant {
+        let allowed = match self.clocks {
+            Some(left) => left[self.game.to_move().index()],
+            None => Duration::from_millis(self.game.settings.timeout_ms),
+        };
+        self.turn_started + allowed
+    }
+
+    /// The mover's move arrived now: its clock is charged and credited the increment.
+    fn charge_mover(&mut self, mover: Side) {
+        let now = Instant::now();
+        if let (Some(clocks), Some(clock)) = (self.clocks.as_mut(), self.game.settings.clock) {
+            let left = clocks[mover.index()].saturating_sub(now - self.turn_started);
+            clocks[mover.index()] = left + Duration::from_millis(clock.increment_ms);
+        }
+        self.turn_started = now;
+    }
 }
 
 struct Room {
@@ -215,20 +274,15 @@ struct Room {
 pub struct Hub {
     rooms: std::sync::Mutex<HashMap<u32, mpsc::UnboundedSender<RoomEvent>>>,
     weak_self: std::sync::OnceLock<std::sync::Weak<Hub>>,
-    context: std::sync::OnceLock<(Store, Records, Arc<Registry>, SeatTimes)>,
+    context: std::sync::OnceLock<(Store, Arc<Registry>, RoomSetup)>,
     closing: AtomicBool,
 }
 
 impl Hub {
-    pub fn new(
-        store: Store,
-        records: Records,
-        registry: Arc<Registry>,
-        seats: SeatTimes,
-    ) -> Arc<Hub> {
+    pub fn new(store: Store, registry: Arc<Registry>, setup: RoomSetup) -> Arc<Hub> {
         let hub = Arc::new(Hub::default());
         let _ = hub.weak_self.set(Arc::downgrade(&hub));
-        let _ = hub.context.set((store, records, registry, seats));
+        let _ = hub.context.set((store, registry, setup));
         hub
     }
 
@@ -239,14 +293,12 @@ impl Hub {
             .get()
             .and_then(|w| w.upgrade())
             .expect("hub alive while used");
-        let (store, records, registry, seats) =
-            self.context.get().cloned().expect("hub has a context");
+        let (store, registry, setup) = self.context.get().cloned().expect("hub has a context");
         let ctx = Arc::new(RoomContext {
             store,
-            records,
             hub,
             registry,
-            seats,
+            setup,
         });
         let room = Room {
             id,
@@ -400,12 +452,19 @@ impl Room {
             .iter()
             .position(|m| m.evict_at.is_some_and(|t| t <= now))
         {
-            self.evict(i);
+            self.evict(i).await;
         }
     }
 
-    /// Frees a seat whose time ran out; the other member hears of it.
-    fn evict(&mut self, i: usize) {
+    /// Frees a seat whose time ran out; the other member hears of it. A player who did not
+    /// come back to a running game has left it: that is a resignation.
+    async fn evict(&mut self, i: usize) {
+        let quit_game =
+            self.members[i].away && self.running.as_ref().is_some_and(|r| !r.game.is_over());
+        if let Some(side) = self.members[i].side.filter(|_| quit_game) {
+            self.finish(EndReason::Resign, Some(side.opponent()), None, None)
+                .await;
+        }
         let member = self.members.remove(i);
         tracing::info!(
             "room {}: {} ({}) lost its seat after waiting",
@@ -458,10 +517,19 @@ impl Room {
                 message,
                 name,
                 colour,
-                settings,
+                request,
+                token,
             } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);
-                self.ready(peer, name, colour, settings).await;
+                let returning = token.as_ref().and_then(|t| {
+                    self.members
+                        .iter()
+                        .position(|m| m.token.as_ref() == Some(t))
+                });
+                match returning {
+                    Some(i) => self.resume(i, peer, name, colour, request).await,
+                    None => self.ready(peer, name, colour, request, token).await,
+                }
             }
             RoomEvent::Move { peer, message } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);
@@ -563,17 +631,21 @@ impl Room {
         peer: Peer,
         name: String,
         colour: Option<Side>,
-        settings: GameSettings,
+        request: Requested,
+        token: Option<String>,
     ) {
-        if let Some(reason) = self.refusal(&peer, colour, &settings) {
-            if self.member(peer.id).is_none() || reason != "the room is playing a game" {
-                self.reject(&peer, &name, &reason);
+        let settings = match self.refusal(&peer, colour, &request) {
+            Ok(settings) => settings,
+            Err(reason) => {
+                if self.member(peer.id).is_none() || reason != "the room is playing a game" {
+                    self.reject(&peer, &name, &reason);
+                }
+                return;
             }
-            return;
-        }
+        };
         self.ready_counter += 1;
         let order = self.ready_counter;
-        let evict_at = Some(Instant::now() + self.ctx.seats.wait_timeout);
+        let evict_at = Some(Instant::now() + self.ctx.setup.seats.wait_timeout);
         peer.seated.store(true, AtomicOrdering::Relaxed);
         match self.member(peer.id) {
             Some(i) => {
@@ -584,6 +656,7 @@ impl Room {
                 m.order = order;
                 m.settings = settings;
                 m.evict_at = evict_at;
+                m.token = token.or(m.token.take());
             }
             None => self.members.push(Member {
                 peer,
@@ -594,6 +667,8 @@ impl Room {
                 settings,
                 side: None,
                 evict_at,
+                token,
+                away: false,
             }),
         }
         if self.members.len() == 2 && self.members.iter().all(|m| m.ready) {
@@ -601,36 +676,107 @@ impl Room {
         }
     }
 
-    /// Why a READY cannot be taken, if it cannot.
+    /// The settings a READY gets here, or why it cannot be taken.
     fn refusal(
         &self,
         peer: &Peer,
         colour: Option<Side>,
-        settings: &GameSettings,
-    ) -> Option<String> {
+        request: &Requested,
+    ) -> Result<GameSettings, String> {
         if self.running.as_ref().is_some_and(|r| !r.game.is_over()) {
-            return Some("the room is playing a game".into());
+            return Err("the room is playing a game".into());
         }
         if self.ctx.hub.is_closing() {
-            return Some("the server is shutting down".into());
+            return Err("the server is shutting down".into());
         }
         if self.member(peer.id).is_none() && self.members.len() >= 2 {
-            return Some("the room is full".into());
+            return Err("the room is full".into());
         }
-        let other = self
+        let Some(other) = self
             .members
             .iter()
-            .find(|m| m.peer.id != peer.id && m.ready)?;
-        if other.settings != *settings {
-            return Some(format!(
-                "the room is set up for {}",
-                other.settings.describe()
-            ));
-        }
+            .find(|m| m.peer.id != peer.id && m.ready)
+        else {
+            return request.fresh(&self.ctx.setup.defaults);
+        };
+        let settings = request.join(&other.settings)?;
         if colour.is_some() && other.colour == colour {
-            return Some("that colour is taken".into());
+            return Err("that colour is taken".into());
         }
-        None
+        Ok(settings)
+    }
+
+    /// A member comes back with its seat token (a reloaded page, a new connection): it takes
+    /// its seat again and, in a running game, hears the game so far.
+    async fn resume(
+        &mut self,
+        i: usize,
+        peer: Peer,
+        name: String,
+        colour: Option<Side>,
+        request: Requested,
+    ) {
+        let old = std::mem::replace(&mut self.members[i].peer, peer.clone());
+        if old.id != peer.id {
+            old.outbox.close();
+        }
+        peer.seated.store(true, AtomicOrdering::Relaxed);
+        let was_away = std::mem::replace(&mut self.members[i].away, false);
+        let in_game = self.running.as_ref().is_some_and(|r| !r.game.is_over())
+            && self.members[i].side.is_some();
+        if !in_game {
+            let token = self.members[i].token.clone();
+            self.ready(peer, name, colour, request, token).await;
+            return;
+        }
+        tracing::info!(
+            "room {}: {} came back ({})",
+            self.id,
+            self.members[i].name,
+            peer.addr
+        );
+        self.members[i].evict_at = None;
+        let side = self.members[i].side.expect("a player");
+        if let Some(running) = self.running.as_mut() {
+            running.players[side.index()] = peer.id;
+        }
+        self.mark_awaited();
+        let opponent = self
+            .members
+            .iter()
+            .find(|m| m.peer.id != peer.id)
+            .map(|m| m.name.clone());
+        let settings = self
+            .running
+            .as_ref()
+            .expect("in game")
+            .game
+            .settings
+            .clone();
+        let ready = ready_message(&settings, &opponent.unwrap_or_default(), side, self.id);
+        self.send_to(&peer, ready);
+        let snapshot = self.snapshot();
+        self.send_to(&peer, snapshot);
+        if was_away {
+            let name = self.members[i].name.clone();
+            self.notice("back", &name, 0);
+        }
+    }
+
+    /// Tells the extension clients in the room (players and spectators) that a player's
+    /// connection dropped (`away`, with the seconds its seat is held) or came back.
+    fn notice(&mut self, what: &str, name: &str, seconds: u64) {
+        let m = Message::new(protocol::NOTICE, what, name, seconds.to_string());
+        let peers: Vec<Peer> = self
+            .members
+            .iter()
+            .map(|m| m.peer.clone())
+            .chain(self.spectators.values().cloned())
+            .filter(|p| p.extension.load(AtomicOrdering::Relaxed) && !p.outbox.is_closed())
+            .collect();
+        for peer in peers {
+            self.send_to(&peer, m.clone());
+        }
     }
 
     async fn start(&mut self) {
@@ -680,14 +826,20 @@ impl Room {
             m.ready = false;
             m.evict_at = None;
         }
-        let timeout = Duration::from_millis(settings.timeout_ms);
-        self.running = Some(Running {
+        let clocks = settings
+            .clock
+            .map(|c| [Duration::from_millis(c.initial_ms); 2]);
+        let mut running = Running {
             game: self.ctx.registry.start(&settings),
             id,
             players: [self.members[first].peer.id, self.members[second].peer.id],
             names: names.clone(),
-            deadline: Some(Instant::now() + timeout),
-        });
+            deadline: None,
+            clocks,
+            turn_started: Instant::now(),
+        };
+        running.deadline = Some(running.turn_deadline());
+        self.running = Some(running);
         // Before anyone hears of the game, so the first move can never race the flag.
         self.mark_awaited();
         for (me, opponent) in [(first, second), (second, first)] {
@@ -736,6 +888,7 @@ impl Room {
             return;
         };
         let verdict = running.game.play(from, to, side);
+        running.charge_mover(side);
         let ply = running.game.moves.len();
         let (id, text) = (running.id, running.game.moves[ply - 1].clone());
         // Stored before anyone hears of it: a move the database refuses is never forwarded.
@@ -755,7 +908,13 @@ impl Room {
         } else {
             ""
         };
-        let forward = Message::new(protocol::MOVE, from, to, marker);
+        let mut forward = Message::new(protocol::MOVE, from, to, marker);
+        // The extension: each side's clock after the move, for pages that show it.
+        if let Some(clocks) = self.running.as_ref().and_then(Running::clocks_now) {
+            forward
+                .extra
+                .insert("clocks".into(), clocks.to_vec().into());
+        }
         if let Some(opponent) = self.opponent_of(peer.id) {
             self.send_to(&opponent, forward.clone());
         }
@@ -767,8 +926,7 @@ impl Room {
             }
             None => {
                 let running = self.running.as_mut().expect("still running");
-                running.deadline =
-                    Some(Instant::now() + Duration::from_millis(running.game.settings.timeout_ms));
+                running.deadline = Some(running.turn_deadline());
             }
         }
     }
@@ -834,7 +992,7 @@ impl Room {
         let (id, record, plies) = (running.id, running.game.record(), running.game.moves.len());
         let winner_digit = winner_code(winner);
         self.mark_awaited();
-        let rematch_until = Instant::now() + self.ctx.seats.rematch_window;
+        let rematch_until = Instant::now() + self.ctx.setup.seats.rematch_window;
         for m in &mut self.members {
             m.evict_at = Some(rematch_until);
         }
@@ -869,7 +1027,7 @@ impl Room {
 
     /// The record files: no final newline, as the course's own programs write them.
     async fn write_records(&self, id: i64, record: &str) {
-        let records = &self.ctx.records;
+        let records = &self.ctx.setup.records;
         let mut targets = Vec::new();
         if let Some(dir) = &records.dir {
             targets.push(dir.join(format!("{id:06}-room{}.txt", self.id)));
@@ -886,10 +1044,17 @@ impl Room {
     async fn leave(&mut self, conn: ConnId, message: Option<Message>) {
         self.spectators.remove(&conn);
         let Some(i) = self.member(conn) else { return };
+        if self.members[i].away {
+            return;
+        }
         let in_game = self
             .running
             .as_ref()
             .is_some_and(|r| !r.game.is_over() && r.players.contains(&conn));
+        if in_game && message.is_none() && self.members[i].token.is_some() {
+            self.hold_seat(i);
+            return;
+        }
         let leaver = self.members.remove(i);
         leaver.peer.seated.store(false, AtomicOrdering::Relaxed);
         leaver.peer.changed.notify_one();
@@ -908,6 +1073,23 @@ impl Room {
         if self.members.is_empty() {
             self.running = None;
         }
+    }
+
+    /// A player with a seat token lost its connection mid-game: the seat waits for it (the
+    /// clock runs on), and the others hear so.
+    fn hold_seat(&mut self, i: usize) {
+        let grace = self.ctx.setup.seats.seat_grace;
+        let member = &mut self.members[i];
+        member.away = true;
+        member.evict_at = Some(Instant::now() + grace);
+        member.peer.seated.store(false, AtomicOrdering::Relaxed);
+        let name = member.name.clone();
+        tracing::info!(
+            "room {}: {name} lost its connection; its seat is held for {} s",
+            self.id,
+            grace.as_secs()
+        );
+        self.notice("away", &name, grace.as_secs());
     }
 
     fn snapshot(&self) -> Message {
@@ -955,6 +1137,13 @@ impl Room {
                 .unwrap_or_default(),
             spectators: self.spectators.len(),
             game_id: self.running.as_ref().map(|r| r.id),
+            clocks: self.running.as_ref().and_then(Running::clocks_now),
+            away: self
+                .members
+                .iter()
+                .filter(|m| m.away)
+                .map(|m| m.name.clone())
+                .collect(),
         }
     }
 }
@@ -974,5 +1163,10 @@ fn ready_message(settings: &GameSettings, opponent: &str, side: Side, room: u32)
     }
     m.extra
         .insert("timeout_ms".into(), settings.timeout_ms.into());
+    if let Some(clock) = settings.clock {
+        m.extra.insert("clock_ms".into(), clock.initial_ms.into());
+        m.extra
+            .insert("increment_ms".into(), clock.increment_ms.into());
+    }
     m
 }

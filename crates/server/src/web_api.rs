@@ -60,6 +60,10 @@ pub struct MoveView {
     pub capture: bool,
     /// Surakarta captures: the route round the arcs.
     pub path: Option<Vec<PathView>>,
+    /// For the last move played: the pieces it took (an RC-02 move can take several), to mark
+    /// them on the board.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub captured: Vec<SquareView>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -148,7 +152,19 @@ fn move_view<G: Rules>(pos: &G, mv: G::Move) -> MoveView {
         to,
         capture,
         path,
+        captured: Vec::new(),
     }
+}
+
+/// The squares `before → after` emptied of the side that did not move, with what stood there.
+fn taken<G: Rules>(before: &G, after: &G) -> Vec<SquareView> {
+    let def = G::definition();
+    let (was, now) = (before.board(), after.board());
+    let changes = was.changes(&now, Some(before.side_to_move()));
+    squares(def, &was)
+        .into_iter()
+        .filter(|sq| changes.captured.contains(&sq.name))
+        .collect()
 }
 
 /// One game of the catalogue, for the page: names, sides, options with their allowed values.
@@ -163,6 +179,8 @@ pub struct GameInfo {
     pub notation: &'static str,
     /// The judge's input format, for games with a judge.
     pub judge: Option<&'static str>,
+    /// A short judge input to try.
+    pub judge_example: Option<&'static str>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -201,6 +219,7 @@ pub fn catalogue(games: &[&'static GameDef]) -> Vec<GameInfo> {
             sizes: def.sizes(),
             notation: def.notation,
             judge: def.judge.map(|j| j.input),
+            judge_example: def.judge.map(|j| j.example),
         })
         .collect()
 }
@@ -220,6 +239,122 @@ fn option_info(o: &arbiter_core::OptionDef) -> OptionInfo {
     }
 }
 
+/// A judge's run for the visualiser: its whole output, and each operation with what the judge
+/// printed for it and the board after it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TraceView {
+    pub game: &'static str,
+    pub output: String,
+    /// Whether the judge prints as it goes (else each step's output is its answer so far).
+    pub streams: bool,
+    pub steps: Vec<TraceStep>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TraceStep {
+    pub line: usize,
+    pub input: String,
+    pub output: String,
+    /// The board's points, when they differ from the previous step's (the first step, a new size).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub geometry: Option<Geometry>,
+    /// `[cell index, "first"|"second", kind or null]` of every piece.
+    pub pieces: Vec<(usize, &'static str, Option<&'static str>)>,
+    pub checked: Vec<String>,
+    pub vacated: Vec<String>,
+    pub arrived: Vec<String>,
+    pub captured: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Geometry {
+    pub cols: u8,
+    pub rows: u8,
+    pub cells: Vec<(String, u8, u8)>,
+}
+
+/// The most operations the visualiser steps through (`arbiter judge` takes any number).
+pub const MAX_TRACE_STEPS: usize = 20_000;
+
+/// Runs game `def`'s judge over `input`, step by step (the judge's own code).
+pub fn judge_trace(def: &GameDef, input: &str) -> Result<TraceView, String> {
+    let judge = def
+        .judge
+        .ok_or_else(|| format!("{} has no judge", def.id))?;
+    let too_many = |n: usize| {
+        format!(
+            "the input has {n} operations; the visualiser steps through at most {MAX_TRACE_STEPS} (`arbiter judge {}` judges any number)",
+            def.id
+        )
+    };
+    // Every operation takes a line (a Surakarta position a dozen): refuse the huge at once.
+    let lines = input.lines().count();
+    if lines > 2 * MAX_TRACE_STEPS {
+        return Err(too_many(lines));
+    }
+    let steps = (judge.trace)(input).map_err(|e| match e {
+        arbiter_core::JudgeError::Input(e) => format!("malformed input: {e}"),
+        other => other.to_string(),
+    })?;
+    if steps.len() > MAX_TRACE_STEPS + 1 {
+        return Err(too_many(steps.len() - 1));
+    }
+    let mut out = Vec::new();
+    (judge.run)(&mut input.as_bytes(), &mut out).map_err(|e| e.to_string())?;
+    let mut previous: Option<(u8, u8)> = None;
+    let steps = steps
+        .into_iter()
+        .map(|step| {
+            let b = &step.board;
+            let geometry = (previous != Some((b.cols, b.rows))).then(|| Geometry {
+                cols: b.cols,
+                rows: b.rows,
+                cells: b
+                    .cells
+                    .iter()
+                    .map(|c| (c.name.clone(), c.col, c.row))
+                    .collect(),
+            });
+            previous = Some((b.cols, b.rows));
+            let pieces = b
+                .cells
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| {
+                    c.piece.map(|p| {
+                        (
+                            i,
+                            if p.side == Side::First {
+                                "first"
+                            } else {
+                                "second"
+                            },
+                            p.kind,
+                        )
+                    })
+                })
+                .collect();
+            TraceStep {
+                line: step.line,
+                input: step.input,
+                output: step.output,
+                geometry,
+                pieces,
+                checked: b.checked.clone(),
+                vacated: step.changes.vacated,
+                arrived: step.changes.arrived,
+                captured: step.changes.captured,
+            }
+        })
+        .collect();
+    Ok(TraceView {
+        game: def.id,
+        output: String::from_utf8_lossy(&out).into_owned(),
+        streams: judge.streams,
+        steps,
+    })
+}
+
 /// Plays the request's moves from `start` (stopping at the first illegal one).
 fn replay<G: Rules>(start: G, moves: &[String]) -> (G, Option<MoveView>, Option<Rejected>) {
     let mut pos = start;
@@ -227,8 +362,13 @@ fn replay<G: Rules>(start: G, moves: &[String]) -> (G, Option<MoveView>, Option<
     for (index, text) in moves.iter().enumerate() {
         match pos.parse_move(text) {
             Ok(mv) => {
-                last = Some(move_view(&pos, mv));
+                let mut view = move_view(&pos, mv);
+                let before = (index + 1 == moves.len()).then(|| pos.clone());
                 pos.play(mv);
+                if let Some(before) = before {
+                    view.captured = taken(&before, &pos);
+                }
+                last = Some(view);
             }
             Err(e) => {
                 return (
@@ -469,6 +609,54 @@ mod tests {
             state(&sized).unwrap_err(),
             "rc02: size must be 4, 6, 8 or 10, not 7"
         );
+    }
+
+    #[test]
+    fn the_visualiser_tells_the_judges_verdicts_on_the_official_data() {
+        let cases = [
+            (&arbiter_duck::DEFINITION, "duck/official"),
+            (&arbiter_surakarta::DEFINITION, "surakarta/reference"),
+            (&arbiter_rc02::DEFINITION, "rc02"),
+        ];
+        for (def, sub) in cases {
+            let Some(dir) =
+                arbiter_core::shared_data::locate(env!("CARGO_MANIFEST_DIR"), sub, "visualiser")
+            else {
+                continue;
+            };
+            for (input, answer) in arbiter_core::shared_data::cases(&dir) {
+                let text = std::fs::read_to_string(&input).unwrap();
+                let expected = std::fs::read_to_string(&answer).unwrap();
+                let trace = match judge_trace(def, &text) {
+                    Ok(trace) => trace,
+                    Err(e) if e.contains("at most") => continue,
+                    Err(e) => panic!("{}: {e}", input.display()),
+                };
+                assert_eq!(trace.output, expected, "{}", input.display());
+                let told: String = if trace.streams {
+                    trace.steps.iter().map(|s| s.output.as_str()).collect()
+                } else {
+                    trace.steps.last().unwrap().output.clone()
+                };
+                assert_eq!(told, expected, "{}", input.display());
+            }
+        }
+    }
+
+    #[test]
+    fn the_last_move_says_what_it_took() {
+        let mut r = request("rc02", &["b1-b2", "c1-b1", "b4-b3"]);
+        r.options.insert("size".into(), 4);
+        let last = state(&r).unwrap().last.unwrap();
+        assert!(last.capture);
+        let taken: Vec<(&str, &str)> = last
+            .captured
+            .iter()
+            .map(|q| (q.name.as_str(), q.piece.as_ref().unwrap().colour))
+            .collect();
+        assert_eq!(taken, [("b1", "BLUE")]);
+        r.moves.pop();
+        assert!(state(&r).unwrap().last.unwrap().captured.is_empty());
     }
 
     #[test]

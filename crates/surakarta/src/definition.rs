@@ -1,7 +1,7 @@
 //! Surakarta as the registry sees it: its definition, options and the shared words for its ends.
 
 use arbiter_core::outcome::outside_end_text;
-use arbiter_core::rules::input_line;
+use arbiter_core::rules::InputLines;
 use arbiter_core::{
     Allowed, BoardView, CellView, Changes, End, EndReason, Game, GameDef, JudgeDef, JudgeError,
     JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, RouteStep, Rules,
@@ -93,6 +93,7 @@ fn run_judge(
 
 /// The judge itself, step by step: what it printed for each command and the board after it.
 fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
+    let lines = InputLines::new(input);
     let out = SharedOutput::default();
     let mut before = GameState::new(6, DEFAULT_MAX_NO_CAPTURE_ROUND)
         .expect("6 is a size")
@@ -113,7 +114,7 @@ fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
         };
         steps.push(JudgeStep {
             line,
-            input: input_line(input, line),
+            input: lines.get(line),
             output: out.take_new(),
             changes,
             board: board.clone(),

@@ -1,0 +1,181 @@
+//! Seats and clocks for people: a page that reloads or loses its connection takes its seat back
+//! with its token; a seat not taken back in time is a resignation; a game clock with
+//! increments; a player joining a room takes the room's settings.
+
+mod common;
+
+use std::time::Duration;
+
+use arbiter_server::protocol::{Message, END, MOVE, NOTICE, READY, REJECT, STATE};
+use common::{server_with, Client};
+
+fn duck_ready(
+    name: &str,
+    colour: &str,
+    room: &str,
+    extra: &[(&str, serde_json::Value)],
+) -> Message {
+    let mut m = Message::new(READY, name, colour, room);
+    m.extra.insert("game".into(), "duck".into());
+    for (k, v) in extra {
+        m.extra.insert((*k).into(), v.clone());
+    }
+    m
+}
+
+async fn next_of(c: &mut Client, op: i64) -> Message {
+    loop {
+        let m = c.recv().await;
+        if m.op == op {
+            return m;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_page_that_reloads_mid_game_takes_its_seat_back() {
+    let s = server_with(|_| {}).await;
+    let mut red = Client::connect(&s).await;
+    let mut blue = Client::connect(&s).await;
+    red.send_message(&duck_ready(
+        "r",
+        "RED",
+        "40",
+        &[("token", "red-token-1234".into())],
+    ))
+    .await;
+    blue.send_message(&duck_ready(
+        "b",
+        "BLUE",
+        "40",
+        &[("token", "blue-token-1234".into())],
+    ))
+    .await;
+    red.recv().await;
+    blue.recv().await;
+    red.send(MOVE, "a0", "a1", "").await;
+    assert_eq!(blue.recv().await.op, MOVE);
+    blue.send(MOVE, "a9", "a8", "").await;
+    // Red's page reloads: its connection drops before it read blue's move.
+    drop(red);
+    let away = next_of(&mut blue, NOTICE).await;
+    assert_eq!(
+        (
+            away.data1.as_str(),
+            away.data2.as_str(),
+            away.data3.as_str()
+        ),
+        ("away", "r", "30")
+    );
+    let mut red = Client::connect(&s).await;
+    red.send_message(&duck_ready(
+        "r",
+        "RED",
+        "40",
+        &[("token", "red-token-1234".into())],
+    ))
+    .await;
+    let again = red.recv().await;
+    assert_eq!(
+        (again.op, again.data1.as_str(), again.data2.as_str()),
+        (READY, "b", "RED")
+    );
+    assert_eq!(again.extra_str("game"), Some("duck"));
+    let state = red.recv().await;
+    assert_eq!(state.op, STATE);
+    let snapshot: serde_json::Value = serde_json::from_str(&state.data1).unwrap();
+    assert_eq!(snapshot["moves"], serde_json::json!(["a0-a1", "a9-a8"]));
+    assert_eq!(next_of(&mut blue, NOTICE).await.data1, "back");
+    red.send(MOVE, "a1", "a0", "").await;
+    assert_eq!(next_of(&mut blue, MOVE).await.data1, "a1");
+}
+
+#[tokio::test]
+async fn a_seat_not_taken_back_in_time_is_a_resignation() {
+    let s = server_with(|c| c.seats.seat_grace = Duration::from_millis(300)).await;
+    let mut red = Client::connect(&s).await;
+    let mut blue = Client::connect(&s).await;
+    red.send_message(&duck_ready(
+        "r",
+        "RED",
+        "41",
+        &[("token", "red-token-5678".into())],
+    ))
+    .await;
+    blue.send_message(&duck_ready(
+        "b",
+        "BLUE",
+        "41",
+        &[("token", "blue-token-5678".into())],
+    ))
+    .await;
+    red.recv().await;
+    blue.recv().await;
+    drop(red);
+    assert_eq!(next_of(&mut blue, NOTICE).await.data1, "away");
+    let end = next_of(&mut blue, END).await;
+    // Resigned (4): blue (1) wins.
+    assert_eq!((end.data2.as_str(), end.data3.as_str()), ("4", "1"));
+}
+
+#[tokio::test]
+async fn a_course_client_that_disconnects_resigns_at_once() {
+    let s = server_with(|_| {}).await;
+    let (black, mut white) = common::pair(&s, "42").await;
+    drop(black);
+    let leave = white.recv().await;
+    assert_eq!(leave.op, arbiter_server::protocol::LEAVE);
+    assert_eq!(white.recv().await.op, END);
+}
+
+#[tokio::test]
+async fn a_game_clock_counts_down_and_adds_the_increment() {
+    let s = server_with(|_| {}).await;
+    let mut red = Client::connect(&s).await;
+    let mut blue = Client::connect(&s).await;
+    let clock = [("clock_ms", 1000.into()), ("increment_ms", 500.into())];
+    red.send_message(&duck_ready("r", "RED", "43", &clock))
+        .await;
+    // Blue names no time control: it takes the room's.
+    blue.send_message(&duck_ready("b", "BLUE", "43", &[])).await;
+    let ready = blue.recv().await;
+    assert_eq!(ready.extra_u64("clock_ms"), Some(Ok(1000)));
+    assert_eq!(ready.extra_u64("increment_ms"), Some(Ok(500)));
+    red.recv().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    red.send(MOVE, "a0", "a1", "").await;
+    let forwarded = blue.recv().await;
+    let clocks: Vec<u64> = serde_json::from_value(forwarded.extra["clocks"].clone()).unwrap();
+    // Red spent about 300 ms and got 500 back; blue's clock is running.
+    assert!((1100..=1250).contains(&clocks[0]), "{clocks:?}");
+    assert!(clocks[1] <= 1000, "{clocks:?}");
+    // Blue thinks longer than the second it has: it loses on time.
+    let end = next_of(&mut red, END).await;
+    assert_eq!((end.data2.as_str(), end.data3.as_str()), ("5", "0"));
+}
+
+#[tokio::test]
+async fn a_joiner_takes_the_rooms_settings_and_a_conflicting_one_is_told_them() {
+    let s = server_with(|_| {}).await;
+    let mut a = Client::connect(&s).await;
+    let mut b = Client::connect(&s).await;
+    a.send_message(&duck_ready(
+        "a",
+        "",
+        "44",
+        &[("clock_ms", 300_000.into()), ("increment_ms", 3000.into())],
+    ))
+    .await;
+    b.send_message(&duck_ready("b", "", "44", &[("clock_ms", 60_000.into())]))
+        .await;
+    let refused = b.recv().await;
+    assert_eq!(refused.op, REJECT);
+    assert!(
+        refused
+            .data2
+            .contains("the room is set up for duck (max_no_capture_round 80, 5 min + 3 s)"),
+        "{refused:?}"
+    );
+    b.send_message(&duck_ready("b", "", "44", &[])).await;
+    assert_eq!(b.recv().await.extra_u64("clock_ms"), Some(Ok(300_000)));
+}
