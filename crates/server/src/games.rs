@@ -11,7 +11,7 @@ use arbiter_core::{EndReason, GameDef, MoveReason, Options, Rules, Side};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::web_api::{self, AiMove, AnalysisView, GameRequest, StateView};
+use crate::web_api::{self, AiMove, AnalysisView, GameRequest, Replayed, StateView};
 
 /// What the server knows of the games it hosts: their definitions and, for each, how to start
 /// one and answer the page's questions. Built once from a catalogue.
@@ -21,6 +21,7 @@ pub struct Registry {
     pub state: fn(&GameRequest) -> Result<StateView, String>,
     pub ai: fn(&GameRequest, &AtomicBool) -> Result<AiMove, String>,
     pub analyze: fn(&GameRequest, &AtomicBool) -> Result<AnalysisView, String>,
+    pub replayed: fn(&GameRequest) -> Result<Replayed, String>,
 }
 
 impl Registry {
@@ -31,6 +32,7 @@ impl Registry {
             state: web_api::state::<C>,
             ai: web_api::ai::<C>,
             analyze: web_api::analyze_request::<C>,
+            replayed: web_api::replayed::<C>,
         })
     }
 

@@ -24,6 +24,8 @@ enum Write {
         settings: String,
         first: String,
         second: String,
+        /// The secret that lets a page add moves to a game it plays itself (AI, one screen).
+        owner: Option<String>,
         done: oneshot::Sender<Result<i64, String>>,
     },
     Move {
@@ -59,6 +61,15 @@ pub struct Store {
     /// Games closed as interrupted when the store was opened.
     pub interrupted_at_open: usize,
     _lock: Arc<File>,
+}
+
+/// What the store knows of a game a page plays by itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnedGame {
+    pub owner: Option<String>,
+    pub settings: String,
+    pub ended: bool,
+    pub moves: Vec<String>,
 }
 
 /// A stored game, as the HTTP API lists it.
@@ -131,7 +142,7 @@ UPDATE games SET
     winner = 2,
     record = trim(coalesce((SELECT group_concat(text, ' ' ORDER BY ply) FROM moves
                             WHERE moves.game_id = games.id), '') || ' X#')
-WHERE ended_at IS NULL";
+WHERE ended_at IS NULL AND owner IS NULL";
 
 const READERS: usize = 4;
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
@@ -144,6 +155,17 @@ fn connect(path: &Path) -> Result<Connection, String> {
     conn.busy_timeout(Duration::from_secs(5))
         .map_err(|e| e.to_string())?;
     Ok(conn)
+}
+
+/// Brings a database made by an older arbiter up to date.
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let has_owner = conn
+        .prepare("SELECT 1 FROM pragma_table_info('games') WHERE name = 'owner'")?
+        .exists([])?;
+    if !has_owner {
+        conn.execute_batch("ALTER TABLE games ADD COLUMN owner TEXT;")?;
+    }
+    Ok(())
 }
 
 /// Takes the lock file beside the database, or says which server holds it.
@@ -177,6 +199,7 @@ impl Store {
         writer
             .execute_batch(SCHEMA)
             .map_err(|e| format!("cannot set up {}: {e}", path.display()))?;
+        migrate(&writer).map_err(|e| format!("cannot update {}: {e}", path.display()))?;
         // Every commit reaches the disk before the move it holds is forwarded; checkpoints run
         // elsewhere so a commit never waits for one.
         writer
@@ -250,9 +273,64 @@ impl Store {
             settings: settings.into(),
             first: first.into(),
             second: second.into(),
+            owner: None,
             done,
         })
         .await
+    }
+
+    /// Starts a game a page plays by itself (against the AI, at one screen): room 0, and the
+    /// owner's secret, without which nobody adds to it.
+    pub async fn start_owned_game(
+        &self,
+        game: &str,
+        settings: &str,
+        players: [&str; 2],
+        owner: &str,
+    ) -> Result<i64, String> {
+        self.request(|done| Write::StartGame {
+            room: 0,
+            game: game.into(),
+            settings: settings.into(),
+            first: players[0].into(),
+            second: players[1].into(),
+            owner: Some(owner.into()),
+            done,
+        })
+        .await
+    }
+
+    /// A page's own game: its owner secret, its settings, whether it ended, its moves so far.
+    pub fn owned_game(&self, id: i64) -> Result<Option<OwnedGame>, String> {
+        self.readers.read(|conn| {
+            let row = conn
+                .query_row(
+                    "SELECT owner, settings, ended_at IS NOT NULL FROM games WHERE id = ?1",
+                    params![id],
+                    |r| {
+                        Ok((
+                            r.get::<_, Option<String>>(0)?,
+                            r.get::<_, String>(1)?,
+                            r.get::<_, bool>(2)?,
+                        ))
+                    },
+                )
+                .optional()?;
+            let Some((owner, settings, ended)) = row else {
+                return Ok(None);
+            };
+            let mut stmt =
+                conn.prepare_cached("SELECT text FROM moves WHERE game_id = ?1 ORDER BY ply")?;
+            let moves = stmt
+                .query_map(params![id], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(Some(OwnedGame {
+                owner,
+                settings,
+                ended,
+                moves,
+            }))
+        })
     }
 
     /// Returns once the move is committed.
@@ -488,11 +566,12 @@ fn apply(tx: &rusqlite::Savepoint<'_>, w: &Write) -> rusqlite::Result<Option<i64
             settings,
             first,
             second,
+            owner,
             ..
         } => {
             tx.execute(
-                "INSERT INTO games (room, game, settings, first_player, second_player, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![room, game, settings, first, second, now_ms()],
+                "INSERT INTO games (room, game, settings, first_player, second_player, started_at, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![room, game, settings, first, second, now_ms(), owner],
             )?;
             Ok(Some(tx.last_insert_rowid()))
         }

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_ai::{analyze, Level, Limits, PlayerSpec};
-use arbiter_core::{Allowed, GameDef, MoveList, Options, RouteStep, Rules, Side, Status};
+use arbiter_core::{
+    Allowed, End, GameDef, MoveList, MoveReason, Options, RouteStep, Rules, Side, Status,
+};
 use serde::{Deserialize, Serialize};
 
 /// A request about a game: what is played (the game and its options by name, e.g. `"size": 8`;
@@ -165,6 +167,40 @@ fn taken<G: Rules>(before: &G, after: &G) -> Vec<SquareView> {
         .into_iter()
         .filter(|sq| changes.captured.contains(&sq.name))
         .collect()
+}
+
+/// A game's moves checked by its rules: each with the course's reason, and how it ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replayed {
+    pub moves: Vec<(String, MoveReason)>,
+    pub end: Option<End>,
+}
+
+struct Replay<'a>(&'a [String]);
+
+impl GameVisitor for Replay<'_> {
+    type Output = Result<Replayed, String>;
+    fn visit<G: FullGame>(self, start: G) -> Self::Output {
+        let mut pos = start;
+        let mut moves = Vec::with_capacity(self.0.len());
+        for (i, text) in self.0.iter().enumerate() {
+            let mv = pos
+                .parse_move(text)
+                .map_err(|e| format!("move {} `{}`: {}", i + 1, e.text, e.reason))?;
+            let reason = MoveReason::legal(pos.is_capture(mv));
+            pos.play(mv);
+            moves.push((text.trim().to_string(), reason));
+        }
+        Ok(Replayed {
+            moves,
+            end: pos.end(),
+        })
+    }
+}
+
+/// Checks the request's moves by its game's rules (for a game a page stores as it plays).
+pub fn replayed<C: Catalogue>(request: &GameRequest) -> Result<Replayed, String> {
+    visit::<C, _, _>(request, Replay(&request.moves))
 }
 
 /// One game of the catalogue, for the page: names, sides, options with their allowed values.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use arbiter_server::protocol::{
     Message, CHAT, END, MOVE, READY, REJECT, RESIGN, STATE, UNWATCH, WATCH,
 };
-use common::{duck_pair, pair, server_with, Client};
+use common::{duck_pair, http, pair, server_with, Client};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -333,35 +333,6 @@ async fn a_second_server_on_the_same_database_is_refused() {
     .await;
     let error = second.err().expect("the second server is refused");
     assert!(error.contains("another arbiter server"), "{error}");
-}
-
-/// A raw HTTP/1.1 request; the status and the body (`Connection: close`).
-async fn http(
-    addr: std::net::SocketAddr,
-    method: &str,
-    path: &str,
-    headers: &str,
-    body: &str,
-) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut answer = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut answer)).await;
-    let answer = String::from_utf8_lossy(&answer).into_owned();
-    let status = answer
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = answer
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, b)| b)
-        .to_string();
-    (status, body)
 }
 
 fn is_json_error(body: &str) -> bool {

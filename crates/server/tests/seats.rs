@@ -179,3 +179,89 @@ async fn a_joiner_takes_the_rooms_settings_and_a_conflicting_one_is_told_them() 
     b.send_message(&duck_ready("b", "", "44", &[])).await;
     assert_eq!(b.recv().await.extra_u64("clock_ms"), Some(Ok(300_000)));
 }
+
+#[tokio::test]
+async fn a_game_against_the_ai_is_stored_as_it_goes_and_only_by_its_owner() {
+    let s = server_with(|_| {}).await;
+    let addr = s.server.http_addr;
+    let (status, body) = common::http(
+        addr,
+        "POST",
+        "/api/games",
+        "",
+        r#"{"game":"rc02","size":4,"players":["me","AI (hard)"],"mode":"ai","level":"hard"}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let created: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let (id, token) = (
+        created["id"].as_i64().unwrap(),
+        created["token"].as_str().unwrap().to_string(),
+    );
+    let put = |moves: &str, token: &str, extra: &str| {
+        format!(r#"{{"token":"{token}","moves":{moves}{extra}}}"#)
+    };
+    let path = format!("/api/games/{id}");
+    let (status, body) = common::http(
+        addr,
+        "PUT",
+        &path,
+        "",
+        &put(r#"["b1-b2","c1-b1"]"#, &token, ""),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    // Somebody else, a rewritten past, an illegal move: refused, nothing stored.
+    let (status, _) = common::http(
+        addr,
+        "PUT",
+        &path,
+        "",
+        &put(r#"["b1-b2","c1-b1","b4-b3"]"#, "not-the-owner", ""),
+    )
+    .await;
+    assert_eq!(status, 403);
+    let (status, _) = common::http(addr, "PUT", &path, "", &put(r#"["a2-a1"]"#, &token, "")).await;
+    assert_eq!(status, 409);
+    let (status, body) = common::http(
+        addr,
+        "PUT",
+        &path,
+        "",
+        &put(r#"["b1-b2","c1-b1","a1-a9"]"#, &token, ""),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    // The capture, then blue resigns: the game is over and replayable.
+    let (status, body) = common::http(
+        addr,
+        "PUT",
+        &path,
+        "",
+        &put(
+            r#"["b1-b2","c1-b1","b4-b3"]"#,
+            &token,
+            r#","resign":"second""#,
+        ),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, body) = common::http(addr, "GET", &path, "", "").await;
+    let start = body.find('{').unwrap();
+    let game: serde_json::Value =
+        serde_json::from_str(&body[start..body.rfind('}').unwrap() + 1]).unwrap();
+    assert_eq!(game["record"], "b1-b2 c1-b1 b4-b3 R#");
+    assert_eq!(game["winner"], 0);
+    assert_eq!(game["settings"]["mode"], "ai");
+    assert_eq!(game["moves"][2]["reason"], "LEGAL_CAPTURE_MOVE");
+    assert!(game.get("owner").is_none(), "the secret is never shown");
+    let (status, _) = common::http(
+        addr,
+        "PUT",
+        &path,
+        "",
+        &put(r#"["b1-b2","c1-b1","b4-b3"]"#, &token, ""),
+    )
+    .await;
+    assert_eq!(status, 409);
+}
