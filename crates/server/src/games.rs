@@ -208,7 +208,7 @@ impl GameSettings {
     /// `3 s a move`, `5 min + 3 s`.
     pub fn time_control(&self) -> String {
         let seconds = |ms: u64| {
-            if ms % 1000 == 0 {
+            if ms.is_multiple_of(1000) {
                 format!("{} s", ms / 1000)
             } else {
                 format!("{:.1} s", ms as f64 / 1000.0)
@@ -216,7 +216,7 @@ impl GameSettings {
         };
         match self.clock {
             None => format!("{} a move", seconds(self.timeout_ms)),
-            Some(c) if c.initial_ms % 60_000 == 0 => {
+            Some(c) if c.initial_ms.is_multiple_of(60_000) => {
                 format!(
                     "{} min + {}",
                     c.initial_ms / 60_000,
