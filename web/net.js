@@ -1,4 +1,6 @@
-// The course protocol over the server's WebSocket: one JSON message per text frame.
+// The course protocol over the server's WebSocket: one JSON message per text frame, handled one
+// at a time in arrival order (a handler that awaits a refresh delays the next message, so an
+// END can never overtake the MOVE before it).
 
 export const OP = {
   READY: 200000,
@@ -11,6 +13,7 @@ export const OP = {
   WATCH: 200100,
   STATE: 200101,
   UNWATCH: 200102,
+  NOTICE: 200103,
 };
 
 export const END_MARKER = "998244353";
@@ -18,13 +21,15 @@ export const MOVE_REASONS = [
   "LEGAL", "LEGAL_CAPTURE_MOVE", "LEGAL_NON_CAPTURE_MOVE", "ILLIGAL", "NOT_PLAYER_TURN", "OUT_OF_BOARD",
   "NOT_PIECE", "NOT_PLAYER_PIECE", "ILLIGAL_CAPTURE_MOVE", "ILLIGAL_NON_CAPTURE_MOVE", "GAME_ALREADY_END", "GAME_NOT_START",
 ];
-export const END_REASONS = ["NONE", "STALEMATE", "CHECKMATE", "TRAPPED", "RESIGN", "TIMEOUT", "ILLIGAL_MOVE"];
+export const END_REASONS = ["NONE", "STALEMATE", "CHECKMATE", "TRAPPED", "RESIGN", "TIMEOUT", "ILLIGAL_MOVE", "INTERRUPTED"];
 
 export class Connection {
-  // `onMessage(message)`, `onOpen()`, `onLost()` (the connection dropped without us closing it).
+  // `onMessage(message)` may return a promise: the next message waits for it. `onOpen()`,
+  // `onLost()` (the connection dropped without us closing it).
   constructor({ onMessage, onOpen, onLost }) {
     this.handlers = { onMessage, onOpen, onLost };
     this.closing = false;
+    this.chain = Promise.resolve();
     this.open();
   }
 
@@ -35,20 +40,30 @@ export class Connection {
     this.socket.onmessage = (event) => {
       for (const line of String(event.data).split("\n")) {
         if (!line.trim()) continue;
+        let message;
         try {
-          this.handlers.onMessage(JSON.parse(line));
+          message = JSON.parse(line);
         } catch (e) {
           console.warn("unreadable message", line, e);
+          continue;
         }
+        this.chain = this.chain
+          .then(() => this.handlers.onMessage(message))
+          .catch((e) => console.error("handling", message, e));
       }
     };
     this.socket.onclose = () => {
-      if (!this.closing && this.handlers.onLost) this.handlers.onLost();
+      if (this.closing) return;
+      this.chain = this.chain.then(() => this.handlers.onLost && this.handlers.onLost());
     };
   }
 
+  isOpen() {
+    return this.socket.readyState === WebSocket.OPEN;
+  }
+
   send(op, data1 = "", data2 = "", data3 = "", extra = {}) {
-    if (this.socket.readyState !== WebSocket.OPEN) return false;
+    if (!this.isOpen()) return false;
     this.socket.send(JSON.stringify({ op, data1, data2, data3, ...extra }));
     return true;
   }

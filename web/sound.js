@@ -45,3 +45,7 @@ export function playEnd() {
   tone(659, 0.15, "sine", 0.15);
   tone(784, 0.3, "sine", 0.3);
 }
+
+export function playMove() {
+  tone(440, 0.06, "triangle");
+}

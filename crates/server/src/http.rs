@@ -486,7 +486,8 @@ async fn create_game(
     }
 }
 
-/// The moves of a page's own game so far (all of them, each time), and a resignation.
+/// The moves of a page's own game so far (all of them, each time: moves taken back are left
+/// out), and a resignation.
 #[derive(Deserialize)]
 struct UpdateGame {
     token: String,

@@ -42,6 +42,12 @@ enum Write {
         record: String,
         done: oneshot::Sender<Result<(), String>>,
     },
+    /// Forgets a game's moves after the first `keep` (a page's undo).
+    TruncateMoves {
+        game_id: i64,
+        keep: usize,
+        done: oneshot::Sender<Result<(), String>>,
+    },
     /// Reports once every write queued before it is committed.
     Flush { done: oneshot::Sender<()> },
 }
@@ -368,6 +374,16 @@ impl Store {
         .await
     }
 
+    /// Keeps only the first `keep` moves of a game (a page taking moves back in its own game).
+    pub async fn truncate_moves(&self, game_id: i64, keep: usize) -> Result<(), String> {
+        self.request(|done| Write::TruncateMoves {
+            game_id,
+            keep,
+            done,
+        })
+        .await
+    }
+
     /// Waits until every write sent so far is committed (for shutdown).
     pub async fn flush(&self) {
         let (done, wait) = oneshot::channel();
@@ -518,7 +534,9 @@ fn write_loop(mut conn: Connection, mut rx: mpsc::UnboundedReceiver<Write>) {
                 Write::StartGame { done, .. } => {
                     let _ = done.send(outcome.map(|id| id.unwrap_or_default()));
                 }
-                Write::Move { done, .. } | Write::EndGame { done, .. } => {
+                Write::Move { done, .. }
+                | Write::EndGame { done, .. }
+                | Write::TruncateMoves { done, .. } => {
                     let _ = done.send(outcome.map(drop));
                 }
                 Write::Flush { done } => {
@@ -598,6 +616,13 @@ fn apply(tx: &rusqlite::Savepoint<'_>, w: &Write) -> rusqlite::Result<Option<i64
             tx.execute(
                 "UPDATE games SET ended_at = ?2, end_reason = ?3, winner = ?4, record = ?5 WHERE id = ?1",
                 params![game_id, now_ms(), end_reason, winner, record],
+            )?;
+            Ok(None)
+        }
+        Write::TruncateMoves { game_id, keep, .. } => {
+            tx.execute(
+                "DELETE FROM moves WHERE game_id = ?1 AND ply > ?2",
+                params![game_id, *keep as i64],
             )?;
             Ok(None)
         }

@@ -21,8 +21,14 @@ pub const ASSETS: &[Asset] = &[
     asset!("/", "index.html", "text/html; charset=utf-8"),
     asset!("/app.js", "app.js", "text/javascript; charset=utf-8"),
     asset!("/board.js", "board.js", "text/javascript; charset=utf-8"),
+    asset!("/game.js", "game.js", "text/javascript; charset=utf-8"),
+    asset!("/home.js", "home.js", "text/javascript; charset=utf-8"),
+    asset!("/judge.js", "judge.js", "text/javascript; charset=utf-8"),
     asset!("/net.js", "net.js", "text/javascript; charset=utf-8"),
+    asset!("/online.js", "online.js", "text/javascript; charset=utf-8"),
+    asset!("/replay.js", "replay.js", "text/javascript; charset=utf-8"),
     asset!("/sound.js", "sound.js", "text/javascript; charset=utf-8"),
+    asset!("/ui.js", "ui.js", "text/javascript; charset=utf-8"),
     asset!("/style.css", "style.css", "text/css; charset=utf-8"),
 ];
 

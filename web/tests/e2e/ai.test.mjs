@@ -1,10 +1,12 @@
-// A whole game against the AI in each game, and a screenshot of each board.
+// Playing the AI: seeded moves, a reload mid-game that finds the game again, undo while the AI
+// thinks, the warning before a losing move, and the stored game replayable afterwards.
 
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
 import { after, before, test } from "node:test";
-import { clickMove, launch, newPage, screenshotDir, settled, startServer } from "./helpers.mjs";
+import {
+  checkAccessibility, drawn, launch, newPage, playSeeded, seeded, settled, shot, startServer,
+  typeMove, waitPly,
+} from "./helpers.mjs";
 
 let server;
 let browser;
@@ -12,7 +14,6 @@ let browser;
 before(async () => {
   server = await startServer();
   browser = await launch();
-  mkdirSync(screenshotDir, { recursive: true });
 });
 
 after(async () => {
@@ -20,59 +21,63 @@ after(async () => {
   server?.stop();
 });
 
-for (const [name, hash] of [
-  ["duck", "#/play?game=duck&mode=ai&level=easy&colour=first"],
-  ["surakarta", "#/play?game=surakarta&size=6&mode=ai&level=easy&colour=first"],
-  ["rc02", "#/play?game=rc02&size=4&mode=ai&level=easy&colour=second"],
-]) {
-  test(`a whole ${name} game against the AI`, { timeout: 600000 }, async () => {
-    const page = await newPage(browser);
-    await page.goto(`${server.url}/${hash}`);
-    let state = await settled(page);
-    await page.screenshot({ path: path.join(screenshotDir, `${name}-start.png`) });
-    for (let i = 0; i < 400 && !state.over; i++) {
-      await clickMove(page);
-      state = await settled(page);
-    }
-    assert.ok(state.over, `the ${name} game should end: ${state.status}`);
-    assert.match(state.status, /wins|Draw/);
-    await page.screenshot({ path: path.join(screenshotDir, `${name}-end.png`) });
-    // Undo takes the game back to a position where the person moves again.
-    await page.click("#undo");
-    const back = await settled(page);
-    assert.ok(back.ply < state.ply);
-    assert.deepEqual(page.errors, []);
-    await page.close();
-  });
-}
-
-test("the losing-move warning asks before the move is played", async () => {
+test("a reload mid-game against the AI finds the game again, and it is stored", { timeout: 120000 }, async () => {
   const page = await newPage(browser);
-  // Duck Chess: blue's car stands on the e-file and only red's soldier on e3 shields red's
-  // captain, so moving that soldier aside loses the captain.
-  const moves = ["a0-a1", "e6-d5", "a1-a0", "i9-i8", "a0-a1", "i8-e8"];
-  await page.goto(`${server.url}/#/play?game=duck&mode=local`);
+  const rng = seeded(7);
+  await page.goto(`${server.url}/#/play?game=rc02&size=6&mode=ai&level=easy&colour=first`);
   await settled(page);
-  const losing = await page.evaluate(async (moves) => {
-    const r = await fetch("/api/analyze", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ game: "duck", moves }) });
-    return (await r.json()).losing;
-  }, moves);
-  assert.ok(losing.includes("e3-d2"), `moving the shielding soldier loses: ${losing}`);
-  await page.evaluate((moves) => {
-    window.arbiter.moves = moves;
-    return window.arbiter.refresh();
-  }, moves);
-  await page.waitForFunction(() => window.arbiter.losing.size > 0, null, { timeout: 10000 });
-  const [from, to] = ["e3", "d2"];
-  await page.click(`svg.board [data-square="${from}"]`);
-  await page.click(`svg.board [data-square="${to}"]`);
-  await page.waitForSelector("#modal:not([hidden])");
-  await page.click("#modal-no");
-  assert.equal(await page.evaluate(() => window.arbiter.moves.length), 6, "cancelled: nothing played");
-  await page.click(`svg.board [data-square="e3"]`);
-  await page.click(`svg.board [data-square="d2"]`);
-  await page.waitForSelector("#modal:not([hidden])");
-  await page.click("#modal-yes");
-  await page.waitForFunction(() => window.arbiter.moves.length === 7);
-  await page.close();
+  for (let i = 0; i < 3; i++) {
+    await playSeeded(page, rng);
+    await settled(page);
+  }
+  const before = await drawn(page);
+  assert.equal(before.ply, 6);
+  await checkAccessibility(page, "a game against the AI");
+  await page.reload();
+  await waitPly(page, 6);
+  const after = await drawn(page);
+  assert.deepEqual(after.pieces, before.pieces);
+  assert.match(after.statusText, /Red to move \(you\)/);
+  // Forward again after Back: the same game, not a new one.
+  const url = page.url();
+  await page.goto(`${server.url}/#/`);
+  await page.goBack();
+  await waitPly(page, 6);
+  assert.equal(page.url(), url);
+  await playSeeded(page, rng);
+  await settled(page);
+  const id = new URLSearchParams(url.split("?")[1]).get("id");
+  const game = await (await fetch(`${server.url}/api/games/${id}`)).json();
+  assert.equal(game.settings.mode, "ai");
+  assert.equal(game.moves.length, 8);
+  // …and replayable.
+  await page.goto(`${server.url}/#/replay?id=${id}`);
+  await waitPly(page, 0);
+  await page.click("#end");
+  await waitPly(page, 8);
+  assert.deepEqual(page.errors, []);
+});
+
+test("undo while the AI thinks gives the move back at once", { timeout: 60000 }, async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/#/play?game=duck&mode=ai&level=hard&colour=first`);
+  await waitPly(page, 0);
+  await typeMove(page, "a3-a4");
+  await page.waitForFunction(() => /thinking/.test(document.getElementById("status").textContent));
+  await page.click("#undo");
+  await waitPly(page, 0);
+  const board = await drawn(page);
+  assert.match(board.statusText, /^Red to move \(you\)$/);
+  await page.waitForTimeout(1500);
+  assert.equal((await drawn(page)).ply, 0, "the abandoned search must not play");
+  await shot(page, "duck-ai-desktop");
+});
+
+test("the AI plays first when the person takes the second side, on a turned board", { timeout: 60000 }, async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/#/play?game=surakarta&size=6&mode=ai&level=easy&colour=second`);
+  const board = await settled(page);
+  assert.equal(board.ply, 1);
+  assert.ok(board.flipped);
+  assert.match(board.statusText, /White to move \(you\)/);
 });

@@ -1,8 +1,10 @@
-// Shared by the end-to-end tests: a fresh `arbiter serve`, Debian's chromium through
-// playwright-core, and moves made by clicking the board like a person.
+// Shared by the end-to-end tests: a fresh `arbiter serve` per test file, Debian's chromium
+// through playwright-core, moves made like a person (clicks, keys, typing) and chosen with a
+// seeded random generator, and reading what the page *draws* — never a hook into its code.
 
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -13,6 +15,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const repo = path.resolve(here, "../../..");
 export const arbiterBin = process.env.ARBITER_BIN || path.join(repo, "target/release/arbiter");
 export const screenshotDir = process.env.SCREENSHOT_DIR || path.join(repo, "target/e2e-screenshots");
+mkdirSync(screenshotDir, { recursive: true });
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -25,11 +31,11 @@ export function freePort() {
   });
 }
 
-export async function startServer() {
+export async function startServer(extra = []) {
   const [tcp, http] = [await freePort(), await freePort()];
   const dir = mkdtempSync(path.join(os.tmpdir(), "arbiter-e2e-"));
   const child = spawn(arbiterBin, ["serve", "--tcp", `127.0.0.1:${tcp}`, "--http", `127.0.0.1:${http}`,
-    "--db", path.join(dir, "games.sqlite"), "--timeout-ms", "20000"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RUST_LOG: "warn" } });
+    "--db", path.join(dir, "games.sqlite"), ...extra], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RUST_LOG: "warn" } });
   let log = "";
   child.stderr.on("data", (d) => (log += d));
   const url = `http://127.0.0.1:${http}`;
@@ -54,41 +60,130 @@ export async function launch() {
   });
 }
 
-export async function newPage(browser) {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 850 } });
+export async function newPage(browser, viewport = DESKTOP) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(e.message));
   return page;
 }
 
-// Waits until the page's game view has settled: a person may move, or the game is over.
-export async function settled(page, timeout = 20000) {
-  await page.waitForFunction(() => {
-    const a = window.arbiter;
-    if (!a || !a.view) return false;
-    const over = a.outcome || a.view.status !== "ongoing";
-    return over || a.humanToMove();
-  }, null, { timeout });
+// A small seeded generator (mulberry32): the same seed, the same moves.
+export function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// What the board shows: its ply, whose move, the status, every piece by square, the marks.
+export async function drawn(page) {
   return page.evaluate(() => {
-    const a = window.arbiter;
-    return { over: Boolean(a.outcome || a.view.status !== "ongoing"), ply: a.moves.length, status: document.getElementById("status").textContent };
+    const svg = document.querySelector("svg.board");
+    if (!svg) return null;
+    const pieces = {};
+    for (const p of svg.querySelectorAll(".pieces [data-piece]")) pieces[p.dataset.at] = p.dataset.piece;
+    const marks = {};
+    for (const m of svg.querySelectorAll("[data-mark]")) (marks[m.dataset.mark] ||= []).push(m.dataset.square);
+    return {
+      ply: Number(svg.dataset.ply),
+      toMove: svg.dataset.toMove,
+      status: svg.dataset.status,
+      flipped: svg.dataset.flipped === "true",
+      pieces,
+      marks,
+      statusText: (document.getElementById("status") || {}).textContent || "",
+      result: document.getElementById("result") && !document.getElementById("result").hidden
+        ? `${document.getElementById("result-title").textContent}: ${document.getElementById("result-reason").textContent}` : null,
+    };
   });
 }
 
-// Picks a legal move (a capture when there is one, else a random move) and makes it by
-// clicking the piece and then its target; confirms the losing-move warning if it comes.
-export async function clickMove(page, pick = "capture-first") {
-  const move = await page.evaluate((pick) => {
-    const legal = window.arbiter.view.legal;
-    const captures = legal.filter((m) => m.capture);
-    const pool = pick === "capture-first" && captures.length ? captures : legal;
-    return pool[Math.floor(Math.random() * pool.length)];
-  }, pick);
-  const before = await page.evaluate(() => window.arbiter.moves.length);
-  await page.click(`svg.board [data-square="${move.from}"]`);
-  await page.click(`svg.board [data-square="${move.to}"]`);
-  const warned = await page.waitForSelector("#modal:not([hidden])", { timeout: 400 }).catch(() => null);
-  if (warned) await page.click("#modal-yes");
-  await page.waitForFunction((n) => window.arbiter.moves.length > n || window.arbiter.outcome, before, { timeout: 10000 });
-  return move;
+// Waits until the drawn board shows ply `n` (and the page is not busy drawing it).
+export async function waitPly(page, n, timeout = 20000) {
+  await page.waitForSelector(`svg.board[data-ply="${n}"]`, { timeout });
+}
+
+// Waits until someone may move on this screen, or the game is over; what is drawn then.
+export async function settled(page, timeout = 30000) {
+  await page.waitForFunction(() => {
+    const status = document.getElementById("status");
+    const over = document.getElementById("status")?.dataset.over === "true";
+    const form = document.querySelector(".move-entry");
+    return status && (over || (form && !form.hidden));
+  }, null, { timeout });
+  return drawn(page);
+}
+
+// Plays a move like a person: picks, with `rng`, a piece that has targets and one of them,
+// clicking both; says yes to a losing-move warning. Returns the move's text.
+export async function playSeeded(page, rng) {
+  const before = await drawn(page);
+  const movable = await page.evaluate(() => {
+    const svg = document.querySelector("svg.board");
+    const colour = svg.dataset.toMove.toLowerCase();
+    return [...svg.querySelectorAll(`.pieces .piece.${colour}`)].map((p) => p.dataset.at);
+  });
+  const order = movable.map((sq) => [rng(), sq]).sort((a, b) => a[0] - b[0]).map(([, sq]) => sq);
+  for (const from of order) {
+    await page.click(`svg.board .hit[data-square="${from}"]`);
+    const targets = await page.$$eval("svg.board [data-target]", (ts) => ts.map((t) => t.dataset.target));
+    if (!targets.length) continue;
+    const to = targets[Math.floor(rng() * targets.length)];
+    await page.click(`svg.board .hit[data-square="${to}"]`);
+    const warned = await page.waitForSelector("dialog[open]", { timeout: 500 }).catch(() => null);
+    if (warned) await page.click("#dialog-yes");
+    await page.waitForFunction((n) => Number(document.querySelector("svg.board").dataset.ply) > n, before.ply, { timeout: 15000 });
+    return `${from}-${to}`;
+  }
+  throw new Error("no piece of the side to move has a move");
+}
+
+// Types a move into the move box.
+export async function typeMove(page, text) {
+  const before = (await drawn(page)).ply;
+  await page.fill("#move-input", text);
+  await page.press("#move-input", "Enter");
+  await waitPly(page, before + 1);
+}
+
+// The axe-core accessibility check: no serious or critical violation on what is shown.
+export async function checkAccessibility(page, what) {
+  const axe = path.join(repo, "web/tests/node_modules/axe-core/axe.min.js");
+  await page.addScriptTag({ path: axe });
+  const result = await page.evaluate(async () => window.axe.run(document, { resultTypes: ["violations"] }));
+  const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const words = bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+  assert.deepEqual(words, [], `${what}: accessibility violations`);
+}
+
+export async function shot(page, name) {
+  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: false });
+}
+
+// Official judge samples: the repository's copy, else ../shared/data.
+export function judgeData(sub) {
+  for (const base of [path.join(repo, "tests/data"), path.join(repo, "../shared/data")]) {
+    const dir = path.join(base, sub);
+    if (existsSync(dir)) return (name) => readFileSync(path.join(dir, name), "utf8");
+  }
+  throw new Error(`no judge data for ${sub}`);
+}
+
+// Makes a stored game through the API (as the page does) with `moves` played.
+export async function storedGame(url, game, options, moves, resign = null) {
+  const created = await (await fetch(`${url}/api/games`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ game, ...options, players: ["alice", "bob"], mode: "local" }),
+  })).json();
+  const put = await fetch(`${url}/api/games/${created.id}`, {
+    method: "PUT", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ token: created.token, moves, ...(resign ? { resign } : {}) }),
+  });
+  assert.equal(put.status, 200, await put.text());
+  return created.id;
 }

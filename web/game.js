@@ -1,0 +1,491 @@
+// A game on the screen: the board, the status and result, clocks, the move list, a box to type
+// moves, and the modes played at this screen — two players, or one against the AI. Every game
+// is stored on the server as it is played (so it can be replayed and shared) and in this
+// browser (so a reload, Back or Forward finds it again).
+
+import { Board } from "./board.js";
+import * as sound from "./sound.js";
+import {
+  announce, api, app, clockText, colourWords, confirmDialog, gameOptions, gameTitle, h,
+  playerName, Serial, settingsFrom, sideNames,
+} from "./ui.js";
+
+// What every mode shares: drawing a position fetched for `this.moves`, one step at a time.
+export class GameView {
+  constructor(params) {
+    this.params = params;
+    this.settings = settingsFrom(params, params.get("game"));
+    this.moves = [];
+    this.view = null;
+    this.outcome = null; // an end from outside the board: { winner: 0|1|null, reason }
+    this.mySide = null; // 0 or 1 when this screen plays one side
+    this.losing = new Set();
+    this.serial = new Serial((e) => this.showBanner(`Something went wrong: ${e.message}`));
+    this.disposed = false;
+    this.build();
+    this.ticker = setInterval(() => this.tick(), 250);
+    this.lastTick = performance.now();
+  }
+
+  dispose() {
+    this.disposed = true;
+    clearInterval(this.ticker);
+    this.board.dispose();
+  }
+
+  colours() {
+    return colourWords(this.settings.game);
+  }
+
+  names() {
+    return sideNames(this.settings.game);
+  }
+
+  build() {
+    this.title = h("h1", { class: "game-title" });
+    this.clocks = [0, 1].map((i) => h("div", { class: "clock", id: `clock-${i === 0 ? "first" : "second"}` }));
+    this.status = h("p", { id: "status", class: "status" });
+    this.resultTitle = h("h2", { id: "result-title" });
+    this.resultReason = h("p", { id: "result-reason" });
+    this.result = h("section", { id: "result", class: "result", hidden: true, "aria-label": "Result" }, this.resultTitle, this.resultReason);
+    this.banner = h("div", { id: "banner", class: "banner", role: "alert", hidden: true });
+    this.controls = h("div", { class: "controls" });
+    this.moveInput = h("input", { id: "move-input", autocomplete: "off", spellcheck: "false", size: 9 });
+    this.moveError = h("p", { id: "move-error", class: "hint", "aria-live": "polite" });
+    this.moveForm = h("form", { class: "move-entry", onsubmit: (e) => this.typedMove(e) },
+      h("label", { for: "move-input" }, "Type a move "), this.moveInput, " ", h("button", { type: "submit" }, "Play"), this.moveError);
+    this.extra = h("div", { class: "extra" });
+    this.moveList = h("ol", { id: "moves", class: "moves", "aria-label": "Moves played" });
+    this.boardWrap = h("div", { class: "board-wrap" });
+    this.zoomButton = h("button", { id: "zoom", class: "small", hidden: true, onclick: () => this.board.toggleZoom() }, "Zoom");
+    app.replaceChildren(h("section", { class: "game" },
+      h("div", { class: "board-col" }, this.boardWrap, this.zoomButton),
+      h("aside", {}, this.title, h("div", { class: "clocks" }, ...this.clocks), this.status, this.result, this.banner,
+        this.controls, this.moveForm, this.extra, h("h2", { class: "visually-hidden" }, "Moves"), this.moveList)));
+    this.board = new Board(this.boardWrap, { onMove: (m) => this.serial.run(() => this.humanMove(m)), sides: this.names() });
+    this.moveInput.placeholder = this.notationExample();
+  }
+
+  notationExample() {
+    const first = { duck: "a0-a1", surakarta: "A2-A3", rc02: "a3-b3" }[this.settings.game];
+    return first || "from-to";
+  }
+
+  button(id, label, action, attrs = {}) {
+    return h("button", { id, type: "button", onclick: action, ...attrs }, label);
+  }
+
+  commonButtons() {
+    const buttons = [this.button("flip", "Flip board", () => this.board.setFlipped(!this.board.flipped))];
+    if (this.settings.game === "duck") {
+      buttons.push(this.button("letters", "Latin letters", (e) => {
+        this.board.setLatin(!this.board.latin);
+        e.target.textContent = this.board.latin ? "Chinese pieces" : "Latin letters";
+      }));
+    }
+    buttons.push(this.button("sound", sound.soundOn() ? "Sound: on" : "Sound: off", (e) => {
+      sound.setSound(!sound.soundOn());
+      e.target.textContent = sound.soundOn() ? "Sound: on" : "Sound: off";
+    }, { "aria-pressed": String(sound.soundOn()) }));
+    buttons.push(h("a", { href: "#/", class: "button", id: "home" }, "Home"));
+    return buttons;
+  }
+
+  // Whether a person may move on this screen now.
+  humanToMove() {
+    const v = this.view;
+    if (!v || v.status !== "ongoing" || this.outcome || this.busy) return false;
+    return this.mayMove(this.colours().indexOf(v.to_move));
+  }
+
+  // Overridden by each mode: may this screen move side `side`?
+  mayMove() {
+    return false;
+  }
+
+  // Fetches and draws the position after `this.moves`. Call inside `this.serial`.
+  async refresh({ animate = null } = {}) {
+    let view;
+    try {
+      view = await api("/api/state", { ...gameOptions(this.settings), moves: this.moves });
+    } catch (e) {
+      this.showBanner(`The server cannot show this position: ${e.message}`);
+      return;
+    }
+    if (this.disposed) return;
+    if (animate && this.view && view.ply === this.view.ply + 1) await this.board.animate(animate);
+    const previous = this.view;
+    this.view = view;
+    this.draw();
+    if (view.last && previous && view.ply > previous.ply) {
+      if (view.last.capture) sound.playCapture();
+      if (view.check) sound.playCheck();
+    }
+    if (view.status !== "ongoing" && previous && previous.status === "ongoing") sound.playEnd();
+    this.afterRefresh();
+  }
+
+  afterRefresh() {}
+
+  draw() {
+    if (!this.view) return;
+    try {
+      this.board.render(this.view, { interactive: this.humanToMove() });
+    } catch (e) {
+      this.showBanner(`Cannot show this game: ${e.message}.`);
+      return;
+    }
+    this.zoomButton.hidden = !this.board.needsZoom() && !this.boardWrap.classList.contains("zoomed");
+    this.renderSide();
+  }
+
+  // The end, if the game has one: from outside the board (resign, time, server), or its rules.
+  end() {
+    if (this.outcome) return this.outcome;
+    const v = this.view;
+    if (!v || v.status === "ongoing") return null;
+    const winner = v.winner ? this.colours().indexOf(v.winner) : null;
+    return { winner, reason: v.end || "the game is over" };
+  }
+
+  statusText() {
+    const v = this.view;
+    if (!v) return "Loading…";
+    const name = this.names()[this.colours().indexOf(v.to_move)];
+    let text = `${name[0].toUpperCase()}${name.slice(1)} to move`;
+    if (this.mySide !== null) text += this.colours().indexOf(v.to_move) === this.mySide ? " (you)" : "";
+    if (v.check) text += " — check!";
+    return text;
+  }
+
+  renderSide() {
+    const end = this.end();
+    this.result.hidden = !end;
+    if (end) {
+      const names = this.names();
+      let title;
+      if (end.winner === null) title = "Draw";
+      else if (this.mySide !== null) title = end.winner === this.mySide ? "You won" : "You lost";
+      else title = `${names[end.winner][0].toUpperCase()}${names[end.winner].slice(1)} won`;
+      this.resultTitle.textContent = title;
+      this.resultReason.textContent = end.reason[0].toUpperCase() + end.reason.slice(1) + ".";
+      this.result.dataset.winner = end.winner === null ? "none" : String(end.winner);
+    }
+    const status = end ? `${this.resultTitle.textContent}: ${end.reason}.` : this.statusText();
+    this.status.textContent = status;
+    this.status.dataset.over = String(Boolean(end));
+    announce(status);
+    this.moveForm.hidden = !this.humanToMove();
+    this.renderMoves();
+    this.renderControls();
+    this.renderClocks();
+  }
+
+  renderControls() {}
+
+  // One line per full move: the first player's ply and the second's.
+  renderMoves() {
+    const items = [];
+    for (let i = 0; i < this.moves.length; i += 2) {
+      const ply = (j) => h("span", {
+        class: j === this.moves.length - 1 ? "ply current" : "ply",
+        "data-ply": j + 1,
+        tabindex: this.pliesClickable ? 0 : null,
+        role: this.pliesClickable ? "button" : null,
+      }, this.moves[j]);
+      items.push(h("li", {}, ply(i), i + 1 < this.moves.length ? ply(i + 1) : ""));
+    }
+    this.moveList.replaceChildren(...items);
+    this.moveList.scrollTop = this.moveList.scrollHeight;
+  }
+
+  tick() {
+    const now = performance.now();
+    this.elapsed(now - this.lastTick);
+    this.lastTick = now;
+    this.renderClocks();
+  }
+
+  elapsed() {}
+
+  // [first, second] in ms to show, and which one runs (or null).
+  clockValues() {
+    return null;
+  }
+
+  renderClocks() {
+    const values = this.clockValues();
+    const names = this.names();
+    for (const i of [0, 1]) {
+      const text = values ? clockText(values.ms[i]) : "—";
+      this.clocks[i].textContent = `${names[i]} ${text}`;
+      this.clocks[i].classList.toggle("running", Boolean(values) && values.running === i);
+      this.clocks[i].classList.toggle("low", Boolean(values && values.countdown) && values.running === i && values.ms[i] < 10000);
+    }
+  }
+
+  showBanner(text, action = null) {
+    this.banner.hidden = false;
+    this.banner.replaceChildren(h("span", {}, text), action ? " " : "", action || "");
+  }
+
+  hideBanner() {
+    this.banner.hidden = true;
+  }
+
+  // A move typed in the game's notation (or its judge form).
+  typedMove(event) {
+    event.preventDefault();
+    const text = this.moveInput.value.trim().replace(/\s+/g, "");
+    if (!text || !this.view) return;
+    const wanted = text.toLowerCase().replace(/([a-z]\d+)([a-z]\d+)/, "$1-$2");
+    const move = this.view.legal.find((m) => m.text.toLowerCase() === wanted);
+    if (!move) {
+      this.moveError.textContent = `${text} is not a legal move here (moves look like ${this.notationExample()}).`;
+      return;
+    }
+    this.moveError.textContent = "";
+    this.moveInput.value = "";
+    this.serial.run(() => this.humanMove(move));
+  }
+
+  // Warns before a move the AI sees losing by force; true to go on.
+  async confirmSafe(move) {
+    if (!this.losing.has(move.text)) return true;
+    this.busy = true;
+    const play = await confirmDialog(`${move.text} loses: after it your opponent can force a win. Play it anyway?`, "Play it", "Cancel");
+    this.busy = false;
+    if (!play) this.draw();
+    return play;
+  }
+
+  async fetchWarnings() {
+    const ply = this.moves.length;
+    try {
+      const analysis = await api("/api/analyze", { ...gameOptions(this.settings), moves: this.moves }, { timeout: 10000 });
+      if (ply === this.moves.length) this.losing = new Set(analysis.losing);
+    } catch (e) {
+      // Warnings are a help, not a requirement.
+    }
+  }
+
+  async humanMove() {}
+}
+
+// Two players at this screen, or one against the AI.
+export class PlayView extends GameView {
+  constructor(params) {
+    super(params);
+    this.mode = params.get("mode") === "ai" ? "ai" : "local";
+    this.level = params.get("level") || "medium";
+    this.humanSide = params.get("colour") === "second" ? 1 : 0;
+    this.clock = [0, 0];
+    this.thinking = null; // the AbortController of the AI's search
+    this.serial.run(() => this.start());
+  }
+
+  dispose() {
+    super.dispose();
+    if (this.thinking) this.thinking.abort();
+  }
+
+  mayMove(side) {
+    return this.mode === "local" || side === this.humanSide;
+  }
+
+  storageKey() {
+    return `arbiter-game-${this.id}`;
+  }
+
+  async start() {
+    const title = gameTitle(this.settings.game, this.settings.size);
+    const names = this.names();
+    this.title.textContent = this.mode === "ai"
+      ? `${title} — you (${names[this.humanSide]}) against the AI (${this.level})`
+      : `${title} — two players at this screen`;
+    if (this.mode === "ai") {
+      this.mySide = this.humanSide;
+      if (this.humanSide === 1) this.board.setFlipped(true);
+    }
+    this.id = this.params.get("id");
+    if (this.id) await this.restore();
+    else await this.create();
+    await this.refresh();
+  }
+
+  // A new stored game; the address then names it, so a reload finds it.
+  async create() {
+    const names = this.names();
+    const players = this.mode === "ai"
+      ? (this.humanSide === 0 ? [playerName(), `AI (${this.level})`] : [`AI (${this.level})`, playerName()])
+      : [`${playerName()} (${names[0]})`, `${playerName()} (${names[1]})`];
+    try {
+      const created = await api("/api/games", { ...gameOptions(this.settings), players, mode: this.mode, level: this.level });
+      this.id = String(created.id);
+      this.token = created.token;
+      this.save();
+      const q = new URLSearchParams(this.params);
+      q.set("id", this.id);
+      history.replaceState(null, "", `#/play?${q}`);
+    } catch (e) {
+      this.showBanner(`This game is not being saved: ${e.message}.`);
+    }
+  }
+
+  // A reload, Back or Forward: this browser remembers the game; else the server's copy.
+  async restore() {
+    const saved = JSON.parse(localStorage.getItem(this.storageKey()) || "null");
+    if (saved) {
+      this.token = saved.token;
+      this.moves = saved.moves || [];
+      this.outcome = saved.outcome || null;
+      this.clock = saved.clock || [0, 0];
+      return;
+    }
+    try {
+      const game = await api(`/api/games/${this.id}`);
+      this.moves = game.moves.map((m) => m.move);
+      this.showBanner("This game was started in another browser: you can play on here, but your moves are not saved.");
+    } catch (e) {
+      this.showBanner(`Cannot load game ${this.id}: ${e.message}. A new game starts.`);
+      this.id = null;
+      await this.create();
+    }
+  }
+
+  save() {
+    if (!this.id) return;
+    localStorage.setItem(this.storageKey(), JSON.stringify({
+      token: this.token, moves: this.moves, outcome: this.outcome, clock: this.clock,
+    }));
+  }
+
+  // Sends the moves (and a resignation) to the server's copy of the game.
+  async store(resign = null) {
+    this.save();
+    if (!this.id || !this.token) return;
+    try {
+      await api(`/api/games/${this.id}`, { token: this.token, moves: this.moves, ...(resign ? { resign } : {}) }, { method: "PUT" });
+    } catch (e) {
+      this.showBanner(`The server did not save the last move: ${e.message}.`);
+    }
+  }
+
+  renderControls() {
+    if (this.controlsBuilt) {
+      this.undoButton.disabled = !this.canUndo();
+      this.resignButton.disabled = !this.view || this.view.status !== "ongoing" || Boolean(this.outcome);
+      return;
+    }
+    this.controlsBuilt = true;
+    this.undoButton = this.button("undo", "Undo", () => this.serial.run(() => this.undo()));
+    this.resignButton = this.button("resign", "Resign", () => this.serial.run(() => this.resign()));
+    this.controls.replaceChildren(
+      this.undoButton, this.resignButton,
+      this.button("rematch", "New game", () => this.newGame()),
+      ...this.commonButtons());
+    this.extra.replaceChildren(h("p", {}, "Every move is saved: ",
+      h("a", { id: "replay-link", href: "#/" }, "replay or share this game")));
+    this.renderControls();
+  }
+
+  afterRefresh() {
+    const link = this.extra.querySelector("#replay-link");
+    if (link && this.id) link.href = `#/replay?id=${this.id}`;
+    this.losing = new Set();
+    const v = this.view;
+    if (v.status !== "ongoing" || this.outcome) return;
+    if (this.humanToMove()) this.fetchWarnings();
+    else if (this.mode === "ai") this.aiMove();
+  }
+
+  statusText() {
+    if (this.thinking) return `${super.statusText()} — the AI is thinking…`;
+    return super.statusText();
+  }
+
+  canUndo() {
+    return Boolean(this.moves.length && this.view && this.view.status === "ongoing" && !this.outcome);
+  }
+
+  aiMove() {
+    const controller = new AbortController();
+    this.thinking = controller;
+    this.renderSide();
+    const moves = [...this.moves];
+    api("/api/ai", { ...gameOptions(this.settings), moves, level: this.level, seed: moves.length + 1 }, { signal: controller.signal, timeout: 30000 })
+      .then((answer) => this.serial.run(async () => {
+        if (controller.signal.aborted || this.thinking !== controller) return;
+        this.thinking = null;
+        const move = this.view.legal.find((m) => m.text === answer.move);
+        if (!move) return;
+        this.moves.push(move.text);
+        await this.store();
+        await this.refresh({ animate: move });
+      }))
+      .catch((e) => {
+        if (controller.signal.aborted) return;
+        this.thinking = null;
+        this.showBanner(`The AI could not move: ${e.message}`, this.button("retry-ai", "Try again", () => this.serial.run(() => this.refresh())));
+        this.renderSide();
+      });
+  }
+
+  async humanMove(move) {
+    if (!this.humanToMove()) return;
+    if (!(await this.confirmSafe(move))) return;
+    this.moves.push(move.text);
+    await this.store();
+    await this.refresh({ animate: move });
+  }
+
+  async undo() {
+    if (!this.canUndo()) return;
+    if (this.thinking) {
+      this.thinking.abort();
+      this.thinking = null;
+    }
+    let count = 1;
+    const toMove = this.colours().indexOf(this.view.to_move);
+    if (this.mode === "ai" && toMove === this.humanSide && this.moves.length >= 2) count = 2;
+    if (this.mode === "ai" && toMove !== this.humanSide) count = 1;
+    this.moves.splice(this.moves.length - count, count);
+    await this.store();
+    await this.refresh();
+  }
+
+  async resign() {
+    if (!this.view || this.view.status !== "ongoing" || this.outcome) return;
+    const loser = this.mode === "ai" ? this.humanSide : this.colours().indexOf(this.view.to_move);
+    const names = this.names();
+    const sure = await confirmDialog(`Resign the game for ${names[loser]}?`, "Resign", "Keep playing");
+    if (!sure) return;
+    if (this.thinking) {
+      this.thinking.abort();
+      this.thinking = null;
+    }
+    this.outcome = { winner: 1 - loser, reason: `${names[loser]} resigned` };
+    await this.store(loser === 0 ? "first" : "second");
+    this.draw();
+    sound.playEnd();
+  }
+
+  newGame() {
+    const q = new URLSearchParams(this.params);
+    q.delete("id");
+    location.hash = `#/play?${q}&new=${Date.now()}`;
+  }
+
+  elapsed(dt) {
+    const v = this.view;
+    if (!v || v.status !== "ongoing" || this.outcome) return;
+    this.clock[this.colours().indexOf(v.to_move)] += dt;
+  }
+
+  clockValues() {
+    const v = this.view;
+    if (!v) return null;
+    const running = v.status === "ongoing" && !this.outcome ? this.colours().indexOf(v.to_move) : null;
+    return { ms: this.clock, running };
+  }
+}

@@ -1,0 +1,142 @@
+// The home page: choose a game and a mode, open or join a room with a time control, and the
+// lists of live rooms and stored games (which say so when the server cannot be reached).
+
+import {
+  api, app, CATALOGUE, gameTitle, h, playerName, setPlayerName, TIME_CONTROLS,
+} from "./ui.js";
+
+// One choice per game and board size: "surakarta:8", or just "duck" for a game with one board.
+function gameChoices() {
+  return CATALOGUE.flatMap((g) => (g.sizes.length
+    ? g.sizes.map((n) => ({ value: `${g.id}:${n}`, label: `${g.title} ${n}×${n}` }))
+    : [{ value: g.id, label: g.title }]));
+}
+
+function labelled(id, text, control) {
+  return h("p", {}, h("label", { for: id }, text), " ", control);
+}
+
+export class HomeView {
+  constructor() {
+    const choice = localStorage.getItem("arbiter-game") || "surakarta:6";
+    this.select = h("select", { id: "game-choice" }, gameChoices().map((g) => h("option", { value: g.value, selected: g.value === choice }, g.label)));
+    this.select.addEventListener("change", () => localStorage.setItem("arbiter-game", this.select.value));
+    this.level = h("select", { id: "ai-level" }, ["easy", "medium", "hard"].map((l) => h("option", { value: l, selected: l === "medium" }, l)));
+    this.aiColour = h("select", { id: "ai-colour" }, h("option", { value: "first" }, "I move first"), h("option", { value: "second" }, "I move second"));
+    this.name = h("input", { id: "name", value: playerName(), maxlength: 32, size: 12 });
+    this.name.addEventListener("change", () => {
+      this.name.value = setPlayerName(this.name.value);
+    });
+    const saved = localStorage.getItem("arbiter-time") || "20s";
+    this.timeControl = h("select", { id: "time-control" }, TIME_CONTROLS.map((t) => h("option", { value: t.id, selected: t.id === saved }, t.label)));
+    this.timeControl.addEventListener("change", () => localStorage.setItem("arbiter-time", this.timeControl.value));
+    this.joinRoom = h("input", { id: "join-room", inputmode: "numeric", size: 8, "aria-describedby": "join-error" });
+    this.joinError = h("span", { id: "join-error", class: "error", "aria-live": "polite" });
+    this.rooms = h("ul", { id: "rooms", class: "list" }, h("li", {}, "Loading…"));
+    this.games = h("ul", { id: "games", class: "list" }, h("li", {}, "Loading…"));
+    app.replaceChildren(
+      h("section", { class: "home" },
+        h("h1", {}, "Play"),
+        labelled("game-choice", "Game", this.select),
+        h("div", { class: "modes" },
+          h("div", { class: "mode" }, h("h2", {}, "Two players"), h("p", {}, "Take turns at this screen."),
+            h("button", { id: "mode-local", type: "button", onclick: () => this.go("local") }, "Play here")),
+          h("div", { class: "mode" }, h("h2", {}, "Against the AI"),
+            labelled("ai-level", "Level", this.level), labelled("ai-colour", "Colour", this.aiColour),
+            h("button", { id: "mode-ai", type: "button", onclick: () => this.go("ai") }, "Play the AI")),
+          h("div", { class: "mode" }, h("h2", {}, "Online"),
+            labelled("name", "Name", this.name),
+            labelled("time-control", "Time", this.timeControl),
+            h("p", {}, h("button", { id: "online-create", type: "button", onclick: () => this.online() }, "Create a room")),
+            h("form", { onsubmit: (e) => this.join(e) },
+              h("label", { for: "join-room" }, "Room number"), " ", this.joinRoom, " ",
+              h("button", { id: "online-join", type: "submit" }, "Join"), " ", this.joinError))),
+        h("p", {}, h("a", { href: "#/judge", id: "judge-link" }, "Judge visualiser"), " — step through a judge's input on the board."),
+        h("h1", {}, "Watch a live game"), this.rooms,
+        h("h1", {}, "Replay a stored game"), this.games));
+    this.load();
+  }
+
+  settings() {
+    const [game, size] = this.select.value.split(":");
+    return { game, size: size ? Number(size) : undefined };
+  }
+
+  go(mode) {
+    const { game, size } = this.settings();
+    const q = new URLSearchParams({ game, mode });
+    if (size) q.set("size", size);
+    if (mode === "ai") {
+      q.set("level", this.level.value);
+      q.set("colour", this.aiColour.value);
+    }
+    location.hash = `#/play?${q}`;
+  }
+
+  // A new room: a random number beyond the course's 0-255, with the chosen time control.
+  online() {
+    const number = Math.floor(1000 + Math.random() * 998000);
+    this.openRoom(number, this.timeControl.value);
+  }
+
+  join(event) {
+    event.preventDefault();
+    const text = this.joinRoom.value.trim();
+    const number = Number(text);
+    if (!text || !/^\d+$/.test(text) || number > 1000000) {
+      this.joinError.textContent = "Type the number of a room, from 0 to 1000000.";
+      this.joinRoom.focus();
+      return;
+    }
+    this.joinError.textContent = "";
+    // The joiner takes the room's time control from the server.
+    this.openRoom(number, null);
+  }
+
+  openRoom(number, tc) {
+    const { game, size } = this.settings();
+    const q = new URLSearchParams({ game });
+    if (size) q.set("size", size);
+    q.set("room", number);
+    if (tc) q.set("tc", tc);
+    location.hash = `#/online?${q}`;
+  }
+
+  async load() {
+    await Promise.all([this.loadRooms(), this.loadGames()]);
+  }
+
+  failed(list, what, e) {
+    list.replaceChildren(h("li", { class: "error" }, `Cannot load ${what}: ${e.message}. `,
+      h("button", { type: "button", class: "small", onclick: () => this.load() }, "Try again")));
+  }
+
+  async loadRooms() {
+    try {
+      const rooms = await api("/api/rooms", undefined, { timeout: 8000 });
+      const live = rooms.filter((r) => r.status === "playing" || r.players.length > 0);
+      this.rooms.replaceChildren(...(live.length ? live.map((r) => h("li", {},
+        h("a", { href: `#/watch?room=${r.room}` }, `Room ${r.room}`), " ",
+        r.settings ? gameTitle(r.settings.game, r.settings.size) : "",
+        " — ", r.players.map((p) => p.name || "anonymous").join(" vs "), ` (${r.status}, ${r.moves.length} moves)`))
+        : [h("li", {}, "No game is being played right now.")]));
+    } catch (e) {
+      this.failed(this.rooms, "the rooms", e);
+    }
+  }
+
+  async loadGames() {
+    try {
+      const games = await api("/api/games?limit=20", undefined, { timeout: 8000 });
+      const modes = { ai: "against the AI", local: "at one screen" };
+      this.games.replaceChildren(...(games.length ? games.map((g) => h("li", {},
+        h("a", { href: `#/replay?id=${g.id}` }, `Game ${g.id}`), " ", gameTitle(g.game, g.settings && g.settings.size),
+        ` — ${g.first || "anonymous"} vs ${g.second || "anonymous"}`,
+        g.settings && modes[g.settings.mode] ? ` (${modes[g.settings.mode]})` : "",
+        g.end_reason ? `, ${g.end_reason.toLowerCase().replace(/_/g, " ")}` : ", not finished"))
+        : [h("li", {}, "No stored games yet.")]));
+    } catch (e) {
+      this.failed(this.games, "the stored games", e);
+    }
+  }
+}

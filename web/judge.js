@@ -1,0 +1,200 @@
+// The judge visualiser: paste or upload a judge's input, then step through it on the board with
+// each operation's verdict exactly as `arbiter judge` prints it (the server runs the judge itself
+// and reports every step). Captured pieces flash before they go, an invalid operation flashes
+// red, and there are sounds for a move, a capture and the end.
+
+import { Board } from "./board.js";
+import * as sound from "./sound.js";
+import { announce, api, app, CATALOGUE, colourWords, gameDef, h, sideNames } from "./ui.js";
+
+const INVALID = /Invalid command|ILLIGAL|NOT_PLAYER|NOT_PIECE|OUT_OF_BOARD/;
+
+export class JudgeView {
+  constructor(params) {
+    this.params = params;
+    this.games = CATALOGUE.filter((g) => g.judge);
+    this.trace = null;
+    this.index = 0;
+    this.playing = false;
+    this.build(params.get("game") || (this.games[0] && this.games[0].id));
+  }
+
+  dispose() {
+    this.pause();
+    if (this.board) this.board.dispose();
+  }
+
+  build(game) {
+    this.gameSelect = h("select", { id: "judge-game" },
+      this.games.map((g) => h("option", { value: g.id, selected: g.id === game }, g.title)));
+    this.format = h("p", { id: "judge-format", class: "hint" });
+    this.input = h("textarea", { id: "judge-input", rows: 8, cols: 40, spellcheck: "false" });
+    this.file = h("input", { id: "judge-file", type: "file", accept: ".in,.txt,text/plain" });
+    this.file.addEventListener("change", async () => {
+      const f = this.file.files[0];
+      if (f) this.input.value = await f.text();
+    });
+    this.gameSelect.addEventListener("change", () => this.describe());
+    this.message = h("p", { id: "judge-message", role: "alert" });
+    this.stepInfo = h("p", { id: "judge-step" });
+    this.verdict = h("pre", { id: "judge-verdict", class: "verdict", "aria-live": "polite" });
+    this.boardWrap = h("div", { class: "board-wrap" });
+    this.goTo = h("input", { id: "judge-goto", type: "number", min: 0, value: 0, size: 5 });
+    this.speed = h("select", { id: "judge-speed" }, [["1200", "slow"], ["600", "normal"], ["250", "fast"], ["80", "very fast"]]
+      .map(([v, l]) => h("option", { value: v, selected: v === "600" }, l)));
+    this.playButton = h("button", { id: "judge-play", type: "button", onclick: () => (this.playing ? this.pause() : this.play()) }, "Play");
+    const button = (id, label, aria, action) => h("button", { id, type: "button", "aria-label": aria, onclick: action }, label);
+    this.controls = h("div", { class: "replay", role: "group", "aria-label": "Steps", hidden: true },
+      button("judge-first", "First", "First step", () => this.jump(0)),
+      button("judge-back", "◀", "Previous operation", () => this.jump(this.index - 1)),
+      this.playButton,
+      button("judge-next", "▶", "Next operation", () => this.jump(this.index + 1, true)),
+      button("judge-last", "Last", "Last operation", () => this.jump(this.trace.steps.length - 1)),
+      h("label", { for: "judge-goto" }, " operation "), this.goTo,
+      button("judge-go", "Go", "Go to that operation", () => this.jump(Number(this.goTo.value))),
+      h("label", { for: "judge-speed" }, " speed "), this.speed);
+    this.output = h("pre", { id: "judge-output", class: "verdict" });
+    app.replaceChildren(h("section", { class: "judge" },
+      h("h1", {}, "Judge visualiser"),
+      h("p", {}, "Step through a judge's input on the board, with each verdict exactly as ", h("code", {}, "arbiter judge"), " prints it."),
+      this.form = h("details", { class: "judge-form", open: true }, h("summary", {}, "Input"),
+        h("p", {}, h("label", { for: "judge-game" }, "Judge "), this.gameSelect), this.format,
+        h("p", {}, h("label", { for: "judge-input" }, "Input"), h("br"), this.input),
+        h("p", {}, h("label", { for: "judge-file" }, "or a file "), this.file),
+        h("p", {}, h("button", { id: "judge-example", type: "button", onclick: () => this.example() }, "Load an example"), " ",
+          h("button", { id: "judge-run", type: "button", class: "primary", onclick: () => this.run() }, "Step through it"))),
+      this.message,
+      h("div", { class: "judge-view" },
+        h("div", { class: "board-col" }, this.boardWrap),
+        h("div", {}, this.controls, this.stepInfo, h("h2", {}, "Verdict"), this.verdict,
+          h("details", {}, h("summary", {}, "The whole output"), this.output)))));
+    this.board = new Board(this.boardWrap, { sides: ["first", "second"] });
+    this.describe();
+  }
+
+  describe() {
+    const def = gameDef(this.gameSelect.value);
+    this.format.textContent = def && def.judge ? `Input: ${def.judge}` : "";
+    this.board.sides = sideNames(this.gameSelect.value);
+  }
+
+  example() {
+    const def = gameDef(this.gameSelect.value);
+    if (def && def.judge_example) this.input.value = def.judge_example;
+  }
+
+  async run() {
+    this.pause();
+    this.message.textContent = "Judging…";
+    const game = this.gameSelect.value;
+    try {
+      this.trace = await api(`/api/judge/${game}`, { input: this.input.value }, { timeout: 60000 });
+    } catch (e) {
+      this.trace = null;
+      this.controls.hidden = true;
+      this.message.textContent = `The judge stopped: ${e.message}`;
+      return;
+    }
+    this.game = game;
+    this.geometries = [];
+    let geometry = null;
+    for (const step of this.trace.steps) {
+      geometry = step.geometry || geometry;
+      this.geometries.push(geometry);
+    }
+    const n = this.trace.steps.length - 1;
+    this.message.textContent = `${n} operation${n === 1 ? "" : "s"} judged.`;
+    this.output.textContent = this.trace.output;
+    this.form.open = false;
+    this.goTo.max = n;
+    this.controls.hidden = false;
+    await this.show(0, false);
+  }
+
+  // A board the Board draws, from step `k` of the trace.
+  viewOf(k, doomed = []) {
+    const step = this.trace.steps[k];
+    const geometry = this.geometries[k];
+    const colours = colourWords(this.game);
+    const squares = geometry.cells.map(([name, col, row]) => ({ name, col, row, piece: null }));
+    for (const [i, side, kind] of step.pieces) {
+      squares[i].piece = { side, kind, colour: colours[side === "first" ? 0 : 1] };
+    }
+    const from = step.vacated.length === 1 ? step.vacated[0] : null;
+    const to = step.arrived.length === 1 ? step.arrived[0] : null;
+    return {
+      game: this.game,
+      cols: geometry.cols,
+      rows: geometry.rows,
+      squares,
+      legal: [],
+      status: "ongoing",
+      to_move: "",
+      ply: k,
+      checked: step.checked,
+      last: from && to ? { from, to } : null,
+      flash_invalid: doomed,
+    };
+  }
+
+  invalid(step) {
+    if (this.game === "rc02") return step.output.trim() === "0";
+    return INVALID.test(step.output);
+  }
+
+  // Shows step `k`; stepping forward, the pieces it takes flash on the board before they go.
+  async show(k, animate) {
+    const steps = this.trace.steps;
+    const step = steps[k];
+    if (animate && k > 0 && step.captured.length) {
+      this.board.render(this.viewOf(k - 1, step.captured));
+      await new Promise((r) => setTimeout(r, 350));
+    }
+    this.index = k;
+    this.goTo.value = k;
+    this.board.render(this.viewOf(k));
+    const bad = this.invalid(step);
+    this.boardWrap.classList.toggle("invalid-flash", bad && animate);
+    this.verdict.classList.toggle("invalid", bad);
+    this.verdict.textContent = step.output || (k === 0 ? "" : "(nothing printed)");
+    const where = k === 0 ? "The start, before any operation." : `Operation ${k} of ${steps.length - 1} (line ${step.line}): ${step.input}`;
+    this.stepInfo.textContent = this.trace.streams || k === 0 ? where : `${where} — the answer if the input ended here:`;
+    announce(`${where} ${step.output}`);
+    if (animate) {
+      if (/;yes\s*$|CHECKMATE|STALEMATE/.test(step.output) || (this.game === "rc02" && step.output.startsWith("2"))) sound.playEnd();
+      else if (step.captured.length) sound.playCapture();
+      else if (step.arrived.length) sound.playMove();
+    }
+  }
+
+  jump(k, animate = false) {
+    if (!this.trace) return;
+    this.pause();
+    const target = Math.max(0, Math.min(this.trace.steps.length - 1, k));
+    this.show(target, animate && target === this.index + 1);
+  }
+
+  play() {
+    if (!this.trace) return;
+    if (this.index >= this.trace.steps.length - 1) this.show(0, false);
+    this.playing = true;
+    this.playButton.textContent = "Pause";
+    this.schedule();
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(async () => {
+      if (!this.playing) return;
+      await this.show(this.index + 1, true);
+      if (this.index >= this.trace.steps.length - 1) this.pause();
+      else if (this.playing) this.schedule();
+    }, Number(this.speed.value));
+  }
+
+  pause() {
+    this.playing = false;
+    clearTimeout(this.timer);
+    if (this.playButton) this.playButton.textContent = "Play";
+  }
+}

@@ -1,0 +1,166 @@
+// Replaying a stored game: step, play at a chosen speed, go to move N, share, and try moves of
+// one's own from any position. Playback waits for each position to be drawn before the next, so
+// it never skips one, and Pause stops where it is.
+
+import { GameView } from "./game.js";
+import { api, gameTitle, h, settingsFrom } from "./ui.js";
+
+export class ReplayView extends GameView {
+  constructor(params) {
+    super(params);
+    this.id = params.get("id");
+    this.cursor = 0;
+    this.speed = 800;
+    this.playing = false;
+    this.trying = false;
+    this.title.textContent = `Replay of game ${this.id}`;
+    this.pliesClickable = true;
+    const pick = (e) => {
+      const ply = e.target.closest(".ply");
+      if (ply && (e.type === "click" || e.key === "Enter")) this.step(Number(ply.dataset.ply));
+    };
+    this.moveList.addEventListener("click", pick);
+    this.moveList.addEventListener("keydown", pick);
+    this.serial.run(() => this.load());
+  }
+
+  dispose() {
+    super.dispose();
+    this.pause();
+  }
+
+  mayMove() {
+    return this.trying;
+  }
+
+  async load() {
+    let game;
+    try {
+      game = await api(`/api/games/${this.id}`);
+    } catch (e) {
+      this.showBanner(`Cannot load game ${this.id}: ${e.message}. `, h("a", { href: "#/" }, "Back home"));
+      this.status.textContent = "No game to replay.";
+      return;
+    }
+    this.settings = settingsFrom(game.settings || {}, game.game);
+    this.record = game.moves.map((m) => m.move);
+    this.title.textContent = `Replay of game ${this.id}: ${gameTitle(this.settings.game, this.settings.size)} — ${game.first} vs ${game.second}`;
+    const names = this.names();
+    const winner = game.winner === 0 || game.winner === 1 ? game.winner : null;
+    const loser = winner === null ? null : names[1 - winner];
+    const words = {
+      RESIGN: `${loser} resigned`,
+      TIMEOUT: `${loser} ran out of time`,
+      ILLIGAL_MOVE: `${loser} made an illegal move`,
+      INTERRUPTED: "the game was interrupted",
+    };
+    this.finalOutcome = game.end_reason ? { winner, reason: words[game.end_reason] || null } : null;
+    this.buildControls();
+    await this.seek(0);
+  }
+
+  buildControls() {
+    this.goTo = h("input", { id: "goto", type: "number", min: 0, max: this.record.length, value: 0, size: 4 });
+    this.speedSelect = h("select", { id: "speed" }, [["1600", "½×"], ["800", "1×"], ["400", "2×"], ["200", "4×"]]
+      .map(([v, l]) => h("option", { value: v, selected: v === "800" }, l)));
+    this.speedSelect.addEventListener("change", () => {
+      this.speed = Number(this.speedSelect.value);
+    });
+    this.playButton = this.button("play", "Play", () => (this.playing ? this.pause() : this.play()));
+    this.replayControls = h("div", { class: "replay", role: "group", "aria-label": "Replay controls" },
+      this.button("start", "First", () => this.step(0), { "aria-label": "First position" }),
+      this.button("back", "◀", () => this.step(this.cursor - 1), { "aria-label": "Previous move" }),
+      this.playButton,
+      this.button("forward", "▶", () => this.step(this.cursor + 1), { "aria-label": "Next move" }),
+      this.button("end", "Last", () => this.step(this.record.length), { "aria-label": "Last position" }),
+      h("label", { for: "goto" }, " move "), this.goTo, this.button("go", "Go", () => this.step(Number(this.goTo.value))),
+      h("label", { for: "speed" }, " speed "), this.speedSelect);
+    this.tryButton = this.button("try", "Try from here", () => this.tryFromHere());
+    this.controls.replaceChildren(this.tryButton, ...this.commonButtons());
+    const share = `${location.origin}${location.pathname}#/replay?id=${this.id}`;
+    this.extra.replaceChildren(this.replayControls,
+      h("p", {}, `${this.record.length} moves. `, h("label", { for: "share-link" }, "Share: "),
+        h("input", { id: "share-link", readonly: true, value: share, size: 28, onfocus: (e) => e.target.select() })));
+  }
+
+  end() {
+    if (this.trying) return super.end();
+    if (this.cursor !== this.record.length) return null;
+    const rules = super.end();
+    if (!this.finalOutcome) return rules;
+    return { winner: this.finalOutcome.winner, reason: this.finalOutcome.reason || (rules && rules.reason) || "the game is over" };
+  }
+
+  statusText() {
+    if (this.trying) return `Trying moves from move ${this.triedFrom} — ${super.statusText()}`;
+    return `Move ${this.cursor} of ${this.record.length} — ${super.statusText()}`;
+  }
+
+  // A user's step: stops playback, then shows position `n`.
+  step(n) {
+    this.pause();
+    this.serial.run(() => this.seek(n));
+  }
+
+  async seek(n) {
+    const target = Math.max(0, Math.min(this.record.length, n));
+    const forward = target === this.cursor + 1 && this.view;
+    const move = forward ? this.view.legal.find((m) => m.text === this.record[this.cursor]) : null;
+    this.cursor = target;
+    this.goTo.value = target;
+    this.moves = this.record.slice(0, target);
+    await this.refresh({ animate: move });
+  }
+
+  play() {
+    if (this.cursor >= this.record.length) this.serial.run(() => this.seek(0));
+    this.playing = true;
+    this.playButton.textContent = "Pause";
+    this.schedule();
+  }
+
+  // The next step once this one is drawn and the speed's delay has passed.
+  schedule() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (!this.playing) return;
+      this.serial.run(async () => {
+        if (!this.playing) return;
+        await this.seek(this.cursor + 1);
+        if (this.cursor >= this.record.length) this.pause();
+        else if (this.playing) this.schedule();
+      });
+    }, this.speed);
+  }
+
+  pause() {
+    this.playing = false;
+    clearTimeout(this.timer);
+    if (this.playButton) this.playButton.textContent = "Play";
+  }
+
+  tryFromHere() {
+    this.pause();
+    this.trying = true;
+    this.triedFrom = this.cursor;
+    this.outcome = null;
+    this.controls.replaceChildren(
+      this.button("undo", "Undo", () => this.serial.run(async () => {
+        if (this.moves.length > this.triedFrom) this.moves.pop();
+        await this.refresh();
+      })),
+      this.button("back-to-record", "Back to the record", () => {
+        this.trying = false;
+        this.controls.replaceChildren(this.tryButton, ...this.commonButtons());
+        this.step(this.triedFrom);
+      }),
+      ...this.commonButtons());
+    this.draw();
+  }
+
+  async humanMove(move) {
+    if (!this.trying || !this.humanToMove()) return;
+    this.moves.push(move.text);
+    await this.refresh({ animate: move });
+  }
+}

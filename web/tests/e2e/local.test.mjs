@@ -1,0 +1,140 @@
+// Playing at one screen: with the keyboard alone, what the board draws (labels outside the grid
+// however it is turned, one check ring, captured pieces marked), resigning and undo, and the
+// game stored as it is played.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import {
+  checkAccessibility, DESKTOP, drawn, launch, newPage, shot, startServer, typeMove, waitPly,
+} from "./helpers.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+test("a whole game played with the keyboard alone", { timeout: 60000 }, async () => {
+  const page = await newPage(browser);
+  // Duck Chess drawn after four quiet moves: short enough to play to its end here.
+  await page.goto(`${server.url}/#/play?game=duck&mode=local&max_no_capture_round=4`);
+  await waitPly(page, 0);
+  // Tab to the board, walk with the arrows, pick with Enter, play with Space.
+  await page.focus('svg.board .hit[tabindex="0"]');
+  const walkTo = async (name) => {
+    for (let i = 0; i < 30; i++) {
+      const at = await page.evaluate(() => document.activeElement.dataset.square);
+      if (at === name) return;
+      const [col, row] = [at.charCodeAt(0), Number(at.slice(1))];
+      const [wantCol, wantRow] = [name.charCodeAt(0), Number(name.slice(1))];
+      const key = col < wantCol ? "ArrowRight" : col > wantCol ? "ArrowLeft" : row < wantRow ? "ArrowUp" : "ArrowDown";
+      await page.keyboard.press(key);
+    }
+    throw new Error(`cannot reach ${name}`);
+  };
+  await walkTo("a0");
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-label")), "a0, red car");
+  await page.keyboard.press("Enter");
+  await walkTo("a1");
+  assert.match(await page.evaluate(() => document.activeElement.getAttribute("aria-label")), /a move can go here/);
+  await page.keyboard.press(" ");
+  await waitPly(page, 1);
+  // The rest typed in the move box, reached with Tab.
+  await typeMove(page, "a9-a8");
+  await typeMove(page, "a1a0");
+  await typeMove(page, "a8-a9");
+  const board = await drawn(page);
+  assert.equal(board.status, "drawn");
+  assert.equal(board.result, "Draw: No capture in 4 plies: a draw.");
+  assert.deepEqual([board.marks.from, board.marks.to], [["a8"], ["a9"]]);
+  assert.equal(board.pieces.a9, "second car");
+  await checkAccessibility(page, "a finished game at one screen");
+  assert.deepEqual(page.errors, []);
+});
+
+test("labels stay outside the grid, turned or not, and two-digit rows are whole", { timeout: 60000 }, async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/#/play?game=surakarta&size=12&mode=local`);
+  await waitPly(page, 0);
+  for (const turned of [false, true]) {
+    if (turned) await page.click("#flip");
+    const geometry = await page.evaluate(() => {
+      const svg = document.querySelector("svg.board");
+      const box = (e) => e.getBBox();
+      const hits = [...svg.querySelectorAll(".hit")].map(box);
+      const grid = {
+        left: Math.min(...hits.map((b) => b.x)), right: Math.max(...hits.map((b) => b.x + b.width)),
+        top: Math.min(...hits.map((b) => b.y)), bottom: Math.max(...hits.map((b) => b.y + b.height)),
+      };
+      const view = svg.viewBox.baseVal;
+      const labels = [...svg.querySelectorAll("[data-coord]")].map((t) => ({ kind: t.dataset.coord, text: t.textContent, ...box(t).toJSON?.() ?? (({ x, y, width, height }) => ({ x, y, width, height }))(box(t)) }));
+      return { grid, labels, view: { x: view.x, width: view.width } };
+    });
+    const centre = (l) => [l.x + l.width / 2, l.y + l.height / 2];
+    for (const l of geometry.labels) {
+      const [x, y] = centre(l);
+      if (l.kind === "column") assert.ok(y > geometry.grid.bottom - 30 + 30 * 0.5, `column ${l.text} inside the grid (turned ${turned})`);
+      else assert.ok(x < geometry.grid.left + 30, `row ${l.text} inside the grid (turned ${turned})`);
+      assert.ok(l.x >= geometry.view.x, `label ${l.text} clipped`);
+    }
+    const rows = geometry.labels.filter((l) => l.kind === "row").map((l) => l.text);
+    assert.deepEqual(rows, turned ? ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"] : ["12", "11", "10", "9", "8", "7", "6", "5", "4", "3", "2", "1"]);
+    await shot(page, `surakarta-12-${turned ? "turned" : "upright"}-desktop`);
+  }
+});
+
+test("a check rings the captain attacked, and only that one", { timeout: 60000 }, async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/#/play?game=duck&mode=local`);
+  await waitPly(page, 0);
+  for (const mv of ["a0-a1", "a6-a5", "e0-e1", "a7-c4", "c3-b2"]) await typeMove(page, mv);
+  const board = await drawn(page);
+  assert.deepEqual(board.marks.check, ["e1"]);
+  assert.equal(board.pieces.e1, "first captain");
+  assert.match(board.statusText, /check/);
+  await shot(page, "duck-check-desktop");
+});
+
+test("an RC-02 capture is marked where the piece was", { timeout: 60000 }, async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/#/play?game=rc02&size=4&mode=local`);
+  await waitPly(page, 0);
+  for (const mv of ["b1-b2", "c1-b1", "b4-b3"]) await typeMove(page, mv);
+  const board = await drawn(page);
+  assert.deepEqual(board.marks.captured, ["b1"]);
+  assert.equal(board.pieces.b1, undefined);
+  // The sides differ in shape as well as colour.
+  const shapes = await page.evaluate(() => ["first", "second"].map((side) => document.querySelector(`.pieces .piece.${side} .disc`).tagName));
+  assert.deepEqual(shapes, ["circle", "rect"]);
+  await shot(page, "rc02-capture-desktop");
+});
+
+test("resigning asks first, ends the game for good, and the game is stored", { timeout: 60000 }, async () => {
+  const page = await newPage(browser, DESKTOP);
+  await page.goto(`${server.url}/#/play?game=surakarta&size=6&mode=local`);
+  await waitPly(page, 0);
+  await typeMove(page, "A2-A3");
+  await page.click("#resign");
+  assert.ok(await page.isVisible("dialog[open]"));
+  assert.equal(await page.evaluate(() => document.activeElement.id), "dialog-no");
+  await page.keyboard.press("Escape");
+  assert.equal((await drawn(page)).result, null, "Escape keeps playing");
+  await page.click("#resign");
+  await page.click("#dialog-yes");
+  await page.waitForSelector("#result:not([hidden])");
+  const board = await drawn(page);
+  assert.equal(board.result, "Black won: White resigned.");
+  assert.ok(await page.isDisabled("#undo"), "undo after resigning would revive the game");
+  // The address names the stored game; the server has it, resignation and all.
+  const id = new URLSearchParams(page.url().split("?")[1]).get("id");
+  const game = await (await fetch(`${server.url}/api/games/${id}`)).json();
+  assert.equal(game.record, "A2-A3 R#");
+  assert.equal(game.settings.mode, "local");
+});
