@@ -8,7 +8,7 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 const S = 60; // the distance between two points, in SVG units
-const MIN_PITCH = 30; // CSS pixels between two points, at least, so fingers can hit them
+const MIN_PITCH = 28; // CSS pixels between two points, at least, so fingers can hit them
 
 const CHINESE = { captain: "王", guard: "士", elephant: "象", horse: "马", car: "车", duck: "鸭", soldier: "兵" };
 const LATIN = { captain: "K", guard: "A", elephant: "E", horse: "H", car: "R", duck: "D", soldier: "P" };
@@ -118,8 +118,12 @@ export class Board {
       this.svg.style.width = `${width}px`;
       this.container.classList.add("zoomed");
       if (first) {
-        // Start with the points in view, the arcs round them to scroll to.
-        this.container.scrollLeft = (this.container.scrollWidth - this.container.clientWidth) / 2;
+        // Start with the points and their row labels in view, the arcs round them to scroll to.
+        const px = MIN_PITCH / S;
+        const left = (m - 1.15 * S) * px;
+        const span = (this.state.cols - 1 + 1.6) * MIN_PITCH;
+        const spare = Math.max(0, this.container.clientWidth - span);
+        this.container.scrollLeft = Math.max(0, left - spare / 2);
         this.container.scrollTop = (this.container.scrollHeight - this.container.clientHeight) / 2;
       }
     } else {
@@ -225,7 +229,7 @@ export class Board {
     const byDrawn = (col, row) => s.squares.find((q) => q.col === col && q.row === row);
     const bottomRow = this.flipped ? 0 : s.rows - 1;
     const leftCol = this.flipped ? s.cols - 1 : 0;
-    const offset = s.game === "surakarta" ? S * 0.42 : S * 0.72;
+    const offset = s.game === "surakarta" ? S * 0.64 : S * 0.72;
     for (let c = 0; c < s.cols; c++) {
       const q = byDrawn(c, bottomRow);
       if (!q) continue;

@@ -104,16 +104,22 @@ export class GameView {
   }
 
   // Fetches and draws the position after `this.moves`. Call inside `this.serial`.
-  async refresh({ animate = null } = {}) {
+  // Fetches and draws the position after `this.moves`; whether it was drawn. `wanted` says
+  // whether the position is still wanted once it arrives (a paused replay does not move on).
+  async refresh({ animate = null, wanted = null } = {}) {
     let view;
     try {
       view = await api("/api/state", { ...gameOptions(this.settings), moves: this.moves });
     } catch (e) {
       this.showBanner(`The server cannot show this position: ${e.message}`);
-      return;
+      return false;
     }
-    if (this.disposed) return;
+    if (this.disposed || (wanted && !wanted())) return false;
     if (animate && this.view && view.ply === this.view.ply + 1) await this.board.animate(animate);
+    if (wanted && !wanted()) {
+      this.draw();
+      return false;
+    }
     const previous = this.view;
     this.view = view;
     this.draw();
@@ -123,6 +129,7 @@ export class GameView {
     }
     if (view.status !== "ongoing" && previous && previous.status === "ongoing") sound.playEnd();
     this.afterRefresh();
+    return true;
   }
 
   afterRefresh() {}
@@ -183,17 +190,23 @@ export class GameView {
 
   renderControls() {}
 
+  // The moves the list shows, and how many of them the board has played.
+  listedMoves() {
+    return { moves: this.moves, played: this.moves.length };
+  }
+
   // One line per full move: the first player's ply and the second's.
   renderMoves() {
+    const { moves, played } = this.listedMoves();
     const items = [];
-    for (let i = 0; i < this.moves.length; i += 2) {
+    for (let i = 0; i < moves.length; i += 2) {
       const ply = (j) => h("span", {
-        class: j === this.moves.length - 1 ? "ply current" : "ply",
+        class: j === played - 1 ? "ply current" : j >= played ? "ply ahead" : "ply",
         "data-ply": j + 1,
         tabindex: this.pliesClickable ? 0 : null,
         role: this.pliesClickable ? "button" : null,
-      }, this.moves[j]);
-      items.push(h("li", {}, ply(i), i + 1 < this.moves.length ? ply(i + 1) : ""));
+      }, moves[j]);
+      items.push(h("li", {}, ply(i), i + 1 < moves.length ? ply(i + 1) : ""));
     }
     this.moveList.replaceChildren(...items);
     this.moveList.scrollTop = this.moveList.scrollHeight;

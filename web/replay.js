@@ -102,14 +102,25 @@ export class ReplayView extends GameView {
     this.serial.run(() => this.seek(n));
   }
 
-  async seek(n) {
+  listedMoves() {
+    return this.trying ? super.listedMoves() : { moves: this.record || [], played: this.cursor };
+  }
+
+  // Shows position `n`; during playback only while still playing.
+  async seek(n, { playback = false } = {}) {
     const target = Math.max(0, Math.min(this.record.length, n));
     const forward = target === this.cursor + 1 && this.view;
     const move = forward ? this.view.legal.find((m) => m.text === this.record[this.cursor]) : null;
+    const before = { cursor: this.cursor, moves: this.moves };
     this.cursor = target;
-    this.goTo.value = target;
     this.moves = this.record.slice(0, target);
-    await this.refresh({ animate: move });
+    const shown = await this.refresh({ animate: move, wanted: playback ? () => this.playing : null });
+    if (!shown && playback) {
+      this.cursor = before.cursor;
+      this.moves = before.moves;
+      this.draw();
+    }
+    this.goTo.value = this.cursor;
   }
 
   play() {
@@ -126,7 +137,7 @@ export class ReplayView extends GameView {
       if (!this.playing) return;
       this.serial.run(async () => {
         if (!this.playing) return;
-        await this.seek(this.cursor + 1);
+        await this.seek(this.cursor + 1, { playback: true });
         if (this.cursor >= this.record.length) this.pause();
         else if (this.playing) this.schedule();
       });

@@ -25,6 +25,10 @@ pub struct ServeArgs {
     /// Time a player has for each move, for rooms whose READY does not set its own.
     #[arg(long, value_name = "MS", default_value_t = 3000)]
     timeout_ms: u64,
+    /// The same for rooms a page opens over the WebSocket without choosing a time control
+    /// (people, not bots: the course's 3 s is too short for a hand on a mouse).
+    #[arg(long, value_name = "MS", default_value_t = 20_000)]
+    web_timeout_ms: u64,
     /// Moves in a row without a capture that end a game (Surakarta by its rule, the others as
     /// a draw), for rooms whose READY does not set it; each game's own default without it.
     #[arg(long, value_name = "N")]
@@ -96,12 +100,15 @@ fn course_record(team: &str, side: &str) -> anyhow::Result<PathBuf> {
 fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
     arbiter_server::games::GameSettings::check_timeout(args.timeout_ms)
         .map_err(|e| anyhow::anyhow!("--timeout-ms: {e}"))?;
+    arbiter_server::games::GameSettings::check_timeout(args.web_timeout_ms)
+        .map_err(|e| anyhow::anyhow!("--web-timeout-ms: {e}"))?;
     let seconds = Duration::from_secs;
     Ok(ServerConfig {
         tcp: args.tcp,
         http: args.http,
         db: args.db,
         timeout_ms: args.timeout_ms,
+        web_timeout_ms: args.web_timeout_ms,
         max_no_capture_round: args.max_no_capture_round,
         records_dir: args.records_dir,
         course_record: args

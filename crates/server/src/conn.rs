@@ -25,6 +25,9 @@ pub struct ConnConfig {
     pub idle_timeout: Duration,
     /// Messages per second a client may send on average (with bursts of twice as many).
     pub rate_limit: u32,
+    /// The move time of a room opened without one over this transport: the page's people get
+    /// `--web-timeout-ms`, TCP bots the course's `--timeout-ms` (None).
+    pub opening_timeout_ms: Option<u64>,
 }
 
 /// How many bad lines (unparsable, too long) a connection may send before it is closed.
@@ -379,6 +382,7 @@ impl Session {
             options,
             timeout_ms,
             clock,
+            opening_timeout_ms: self.config.opening_timeout_ms,
         })
     }
 

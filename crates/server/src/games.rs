@@ -116,6 +116,9 @@ pub struct Requested {
     pub options: Vec<(&'static str, u32)>,
     pub timeout_ms: Option<u64>,
     pub clock: Option<GameClock>,
+    /// The move time of a room this request opens without naming one: a page's person gets
+    /// longer than the course's bots (None: the server's default).
+    pub opening_timeout_ms: Option<u64>,
 }
 
 /// The server's defaults for a room's first player.
@@ -142,7 +145,10 @@ impl Requested {
         }
         Ok(GameSettings {
             options,
-            timeout_ms: self.timeout_ms.unwrap_or(defaults.timeout_ms),
+            timeout_ms: self
+                .timeout_ms
+                .or(self.opening_timeout_ms)
+                .unwrap_or(defaults.timeout_ms),
             clock: self.clock,
         })
     }

@@ -44,6 +44,8 @@ pub struct ServerConfig {
     pub http: SocketAddr,
     pub db: PathBuf,
     pub timeout_ms: u64,
+    /// The same for rooms opened over the WebSocket (people at the page, not bots).
+    pub web_timeout_ms: u64,
     /// Overrides every game's own no-capture limit for rooms whose READY does not set it.
     pub max_no_capture_round: Option<u32>,
     pub records_dir: Option<PathBuf>,
@@ -79,6 +81,7 @@ impl Default for ServerConfig {
             http: "127.0.0.1:8080".parse().expect("valid address"),
             db: PathBuf::from("arbiter.sqlite"),
             timeout_ms: 3000,
+            web_timeout_ms: 20_000,
             max_no_capture_round: None,
             records_dir: None,
             course_record: None,
@@ -162,6 +165,7 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         registry,
         idle_timeout: config.idle_timeout,
         rate_limit: config.rate_limit,
+        opening_timeout_ms: None,
     };
     let admissions = Admissions::new(config.max_connections, config.max_connections_per_ip);
     let (stop, stopped) = watch::channel(false);
@@ -171,7 +175,11 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         conn_config.clone(),
         admissions.clone(),
     ));
-    let state = http::AppState::new(hub.clone(), store.clone(), conn_config, &config);
+    let web_conn = ConnConfig {
+        opening_timeout_ms: Some(config.web_timeout_ms),
+        ..conn_config.clone()
+    };
+    let state = http::AppState::new(hub.clone(), store.clone(), web_conn, &config);
     let web = tokio::spawn(http::serve(
         http,
         state,

@@ -135,12 +135,17 @@ export async function playSeeded(page, rng) {
     if (!targets.length) continue;
     const to = targets[Math.floor(rng() * targets.length)];
     await page.click(`svg.board .hit[data-square="${to}"]`);
-    const warned = await page.waitForSelector("dialog[open]", { timeout: 500 }).catch(() => null);
-    if (warned) await page.click("#dialog-yes");
+    await acceptWarning(page);
     await page.waitForFunction((n) => Number(document.querySelector("svg.board").dataset.ply) > n, before.ply, { timeout: 15000 });
     return `${from}-${to}`;
   }
   throw new Error("no piece of the side to move has a move");
+}
+
+// Says yes to the losing-move warning if the page shows it.
+async function acceptWarning(page) {
+  const warned = await page.waitForSelector("dialog[open]", { timeout: 500 }).catch(() => null);
+  if (warned) await page.click("#dialog-yes");
 }
 
 // Types a move into the move box.
@@ -148,6 +153,7 @@ export async function typeMove(page, text) {
   const before = (await drawn(page)).ply;
   await page.fill("#move-input", text);
   await page.press("#move-input", "Enter");
+  await acceptWarning(page);
   await waitPly(page, before + 1);
 }
 

@@ -59,37 +59,6 @@ test("a whole game played with the keyboard alone", { timeout: 60000 }, async ()
   assert.deepEqual(page.errors, []);
 });
 
-test("labels stay outside the grid, turned or not, and two-digit rows are whole", { timeout: 60000 }, async () => {
-  const page = await newPage(browser);
-  await page.goto(`${server.url}/#/play?game=surakarta&size=12&mode=local`);
-  await waitPly(page, 0);
-  for (const turned of [false, true]) {
-    if (turned) await page.click("#flip");
-    const geometry = await page.evaluate(() => {
-      const svg = document.querySelector("svg.board");
-      const box = (e) => e.getBBox();
-      const hits = [...svg.querySelectorAll(".hit")].map(box);
-      const grid = {
-        left: Math.min(...hits.map((b) => b.x)), right: Math.max(...hits.map((b) => b.x + b.width)),
-        top: Math.min(...hits.map((b) => b.y)), bottom: Math.max(...hits.map((b) => b.y + b.height)),
-      };
-      const view = svg.viewBox.baseVal;
-      const labels = [...svg.querySelectorAll("[data-coord]")].map((t) => ({ kind: t.dataset.coord, text: t.textContent, ...box(t).toJSON?.() ?? (({ x, y, width, height }) => ({ x, y, width, height }))(box(t)) }));
-      return { grid, labels, view: { x: view.x, width: view.width } };
-    });
-    const centre = (l) => [l.x + l.width / 2, l.y + l.height / 2];
-    for (const l of geometry.labels) {
-      const [x, y] = centre(l);
-      if (l.kind === "column") assert.ok(y > geometry.grid.bottom - 30 + 30 * 0.5, `column ${l.text} inside the grid (turned ${turned})`);
-      else assert.ok(x < geometry.grid.left + 30, `row ${l.text} inside the grid (turned ${turned})`);
-      assert.ok(l.x >= geometry.view.x, `label ${l.text} clipped`);
-    }
-    const rows = geometry.labels.filter((l) => l.kind === "row").map((l) => l.text);
-    assert.deepEqual(rows, turned ? ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"] : ["12", "11", "10", "9", "8", "7", "6", "5", "4", "3", "2", "1"]);
-    await shot(page, `surakarta-12-${turned ? "turned" : "upright"}-desktop`);
-  }
-});
-
 test("a check rings the captain attacked, and only that one", { timeout: 60000 }, async () => {
   const page = await newPage(browser);
   await page.goto(`${server.url}/#/play?game=duck&mode=local`);
