@@ -52,7 +52,7 @@ export class GameView {
     this.controls = h("div", { class: "controls" });
     this.moveInput = h("input", { id: "move-input", autocomplete: "off", spellcheck: "false", size: 9 });
     this.moveError = h("p", { id: "move-error", class: "hint", "aria-live": "polite" });
-    this.moveForm = h("form", { class: "move-entry", onsubmit: (e) => this.typedMove(e) },
+    this.moveForm = h("form", { class: "move-entry", hidden: true, onsubmit: (e) => this.typedMove(e) },
       h("label", { for: "move-input" }, "Type a move "), this.moveInput, " ", h("button", { type: "submit" }, "Play"), this.moveError);
     this.extra = h("div", { class: "extra" });
     this.moveList = h("ol", { id: "moves", class: "moves", "aria-label": "Moves played" });

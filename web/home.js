@@ -2,7 +2,7 @@
 // lists of live rooms and stored games (which say so when the server cannot be reached).
 
 import {
-  api, app, CATALOGUE, gameTitle, h, playerName, setPlayerName, TIME_CONTROLS,
+  api, app, CATALOGUE, gameOptions, gameTitle, h, playerName, setPlayerName, settingsFrom, TIME_CONTROLS,
 } from "./ui.js";
 
 // One choice per game and board size: "surakarta:8", or just "duck" for a game with one board.
@@ -79,18 +79,40 @@ export class HomeView {
     this.openRoom(number, this.timeControl.value);
   }
 
-  join(event) {
+  // Joining by number takes the room's game and time control when someone waits there (the
+  // server refuses a READY for another game), the game chosen above when the room is empty.
+  async join(event) {
     event.preventDefault();
     const text = this.joinRoom.value.trim();
     const number = Number(text);
     if (!text || !/^\d+$/.test(text) || number > 1000000) {
-      this.joinError.textContent = "Type the number of a room, from 0 to 1000000.";
-      this.joinRoom.focus();
+      this.refuseJoin("Type the number of a room, from 0 to 1000000.");
+      return;
+    }
+    let room;
+    try {
+      room = (await api("/api/rooms", undefined, { timeout: 8000 })).find((r) => r.room === number);
+    } catch (e) {
+      this.refuseJoin(`Cannot reach the server: ${e.message}.`);
+      return;
+    }
+    if (room && room.status === "playing") {
+      this.refuseJoin(`Room ${number} is playing a game: watch it from the list below.`);
       return;
     }
     this.joinError.textContent = "";
-    // The joiner takes the room's time control from the server.
-    this.openRoom(number, null);
+    if (room && room.settings) {
+      const q = new URLSearchParams(gameOptions(settingsFrom(room.settings)));
+      q.set("room", number);
+      location.hash = `#/online?${q}`;
+    } else {
+      this.openRoom(number, null);
+    }
+  }
+
+  refuseJoin(text) {
+    this.joinError.textContent = text;
+    this.joinRoom.focus();
   }
 
   openRoom(number, tc) {

@@ -7,7 +7,7 @@ import { Connection, END_MARKER, END_REASONS, MOVE_REASONS, OP } from "./net.js"
 import * as sound from "./sound.js";
 import {
   confirmDialog, gameDef, gameOptions, gameTitle, h, playerName, randomToken, settingsFrom,
-  timeControl,
+  TIME_CONTROLS, timeControl,
 } from "./ui.js";
 
 // Words for an END that does not come from the board.
@@ -19,6 +19,15 @@ function outsideReason(code, loserName, error) {
     case "TRAPPED": return `${loserName} has no move`;
     default: return null;
   }
+}
+
+// The room's time control in words, from READY's keys: a known control's label, else the numbers.
+function timeWords(m) {
+  const known = TIME_CONTROLS.find((t) => Object.entries(t.keys).every(([k, v]) => Number(m[k]) === v)
+    && (m.clock_ms ? "clock_ms" in t.keys : !("clock_ms" in t.keys)));
+  if (known) return known.label;
+  if (m.clock_ms) return `${Number(m.clock_ms) / 1000} s + ${Number(m.increment_ms || 0) / 1000} s a game`;
+  return `${Number(m.timeout_ms) / 1000} s a move`;
 }
 
 // What both online views share: the connection and the end of a game.
@@ -143,10 +152,11 @@ export class OnlineView extends NetworkView {
       this.chat.append(h("p", {}, `you: ${text}`));
       chatInput.value = "";
     };
+    this.timeLine = h("p", { id: "time-control", hidden: !this.tc }, this.tc ? `Time: ${this.tc.label}.` : "");
     this.extra.replaceChildren(
       h("p", {}, h("label", { for: "share-link" }, "Share this link: "),
         h("input", { id: "share-link", readonly: true, value: link, size: 30, onfocus: (e) => e.target.select() })),
-      this.tc ? h("p", { id: "time-control" }, `Time: ${this.tc.label}.`) : null,
+      this.timeLine,
       this.chat,
       h("form", { onsubmit: send }, h("label", { for: "chat-input", class: "visually-hidden" }, "Chat"), chatInput, " ", h("button", { type: "submit" }, "Send")));
   }
@@ -233,6 +243,8 @@ export class OnlineView extends NetworkView {
     this.hideBanner();
     this.title.textContent = `${gameTitle(this.settings.game, this.settings.size)} — online, room ${this.room}, against ${this.opponent}`;
     this.board.setFlipped(this.mySide === 1);
+    this.timeLine.textContent = `Time: ${timeWords(m)}.`;
+    this.timeLine.hidden = false;
     this.startDeadline();
     await this.refresh();
   }
