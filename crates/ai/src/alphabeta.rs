@@ -53,6 +53,10 @@ pub struct AlphaBetaConfig {
     pub max_depth: u32,
     /// The transposition table holds `2^hash_bits` entries.
     pub hash_bits: u32,
+    /// Plain alpha-beta for testing the search: no transposition-table cut-offs, no quiescence
+    /// (the evaluation at depth 0), no repetition scores — its value at a fixed depth must equal
+    /// plain minimax's, whatever the move ordering and the null-window re-searches do.
+    pub plain: bool,
 }
 
 impl Default for AlphaBetaConfig {
@@ -60,6 +64,7 @@ impl Default for AlphaBetaConfig {
         AlphaBetaConfig {
             max_depth: 64,
             hash_bits: 18,
+            plain: false,
         }
     }
 }
@@ -337,10 +342,11 @@ impl<G: Evaluate> Context<'_, G> {
             return score;
         }
         let key = pos.hash();
-        if ply > 0 && self.path.iter().rev().skip(1).step_by(2).any(|&h| h == key) {
+        let plain = self.ab.config.plain;
+        if !plain && ply > 0 && self.path.iter().rev().skip(1).step_by(2).any(|&h| h == key) {
             return 0;
         }
-        if ply >= MAX_PLY - 2 {
+        if ply >= MAX_PLY - 2 || (plain && depth <= 0) {
             return pos.evaluate(&self.ab.weights);
         }
         if depth <= 0 {
@@ -350,7 +356,7 @@ impl<G: Evaluate> Context<'_, G> {
         let mut tt_move = None;
         if let Some(entry) = self.ab.table[slot].filter(|e| e.key == key) {
             tt_move = entry.mv;
-            if ply > 0 && entry.depth as i32 >= depth {
+            if !plain && ply > 0 && entry.depth as i32 >= depth {
                 let score = from_table(entry.score, ply);
                 let cut = match entry.bound {
                     Bound::Exact => true,

@@ -57,6 +57,8 @@ pub struct External {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
+    /// The last lines the engine wrote on stderr: what it (or the shell) said when it failed.
+    last_words: Receiver<String>,
     move_time: Duration,
 }
 
@@ -68,24 +70,17 @@ impl External {
             .arg(command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| Forfeit::Crashed(format!("cannot start `{command}`: {e}")))?;
         let stdin = child.stdin.take().expect("piped");
-        let stdout = child.stdout.take().expect("piped");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = read_lines(child.stdout.take().expect("piped"));
+        let last_words = read_lines(child.stderr.take().expect("piped"));
         let mut engine = External {
             child,
             stdin,
             lines,
+            last_words,
             move_time,
         };
         engine.send("arbiter")?;
@@ -98,9 +93,11 @@ impl External {
     }
 
     fn send(&mut self, line: &str) -> Result<(), Forfeit> {
-        writeln!(self.stdin, "{line}")
-            .and_then(|_| self.stdin.flush())
-            .map_err(|e| Forfeit::Crashed(format!("cannot write to it: {e}")))
+        let sent = writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush());
+        sent.map_err(|_| {
+            let word = line.split_whitespace().next().unwrap_or("");
+            self.died(&format!("sent `{word}`"))
+        })
     }
 
     /// Waits for a line starting with `prefix`, skipping others; returns it.
@@ -113,15 +110,53 @@ impl External {
                 Ok(_) => continue,
                 Err(RecvTimeoutError::Timeout) => return Err(Forfeit::TimedOut),
                 Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.child.try_wait().ok().flatten();
-                    return Err(Forfeit::Crashed(match status {
-                        Some(s) => format!("it exited ({s}) while arbiter waited for `{prefix}`"),
-                        None => format!("it closed its output while arbiter waited for `{prefix}`"),
-                    }));
+                    return Err(self.died(&format!("waited for `{prefix}`")))
                 }
             }
         }
     }
+}
+
+impl External {
+    /// Why the engine's output ended: its exit status and its last words on stderr (where the
+    /// shell says `not found` or `Permission denied` for a command it cannot run).
+    fn died(&mut self, doing: &str) -> Forfeit {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let mut status = None;
+        while status.is_none() && Instant::now() < deadline {
+            status = self.child.try_wait().ok().flatten();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let mut said: Vec<String> = Vec::new();
+        while let Ok(line) = self.last_words.recv_timeout(Duration::from_millis(50)) {
+            said.push(line);
+        }
+        let said = said.split_off(said.len().saturating_sub(3)).join(" / ");
+        let mut why = match status {
+            Some(s) if s.code() == Some(127) => format!("the command was not found ({s})"),
+            Some(s) if s.code() == Some(126) => format!("the command cannot be run ({s})"),
+            Some(s) => format!("it exited ({s}) as arbiter {doing}"),
+            None => format!("it closed its output as arbiter {doing}"),
+        };
+        if !said.is_empty() {
+            why.push_str(&format!("; it said: {said}"));
+        }
+        Forfeit::Crashed(why)
+    }
+}
+
+/// A thread that forwards each line `from` writes, until it closes.
+fn read_lines(from: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
 }
 
 impl Drop for External {

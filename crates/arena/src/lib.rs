@@ -78,6 +78,8 @@ pub enum ArenaError {
     DuplicateName(String),
     #[error(transparent)]
     Spec(#[from] arbiter_ai::SpecError),
+    #[error("engine `{name}` cannot play: {why}")]
+    Engine { name: String, why: String },
     #[error("cannot write game records to {path}: {error}")]
     Records {
         path: PathBuf,
@@ -125,9 +127,12 @@ pub struct PairTotals {
     pub wins: u32,
     pub draws: u32,
     pub losses: u32,
-    pub elo: f64,
-    pub elo_error: f64,
-    /// Likelihood of superiority of `a`.
+    /// The Elo difference `a` − `b`; `null` when a side scored 0% or 100% (no finite estimate).
+    pub elo: Option<f64>,
+    /// Half the width of the 95% interval of `elo`; `null` with it.
+    pub elo_error: Option<f64>,
+    /// Likelihood of superiority of `a`: the chance, from the decisive games, that `a` is the
+    /// stronger (0.5 with none).
     pub los: f64,
 }
 
@@ -186,12 +191,10 @@ impl Report {
                 draws: pair.draws,
                 losses: pair.losses,
             };
-            let elo = if pair.elo.abs() > 1500.0 {
-                format!("{}inf", if pair.elo > 0.0 { "+" } else { "-" })
-            } else if pair.elo_error.is_finite() && pair.elo_error < 1500.0 {
-                format!("{:+.0} ± {:.0}", pair.elo, pair.elo_error)
-            } else {
-                format!("{:+.0}", pair.elo)
+            let elo = match (pair.elo, pair.elo_error) {
+                (None, _) => format!("{}inf", if pair.wins > pair.losses { "+" } else { "-" }),
+                (Some(elo), Some(error)) if error < 1500.0 => format!("{elo:+.0} ± {error:.0}"),
+                (Some(elo), _) => format!("{elo:+.0}"),
             };
             let _ = writeln!(
                 out,
@@ -340,6 +343,25 @@ fn play_game<G: FullGame>(
     }
 }
 
+/// Starts an outside engine once and shakes hands with it, so that a command that is not
+/// there or does not speak the protocol stops the tournament before it begins.
+fn check_engine<G: FullGame>(
+    start: &G,
+    name: &str,
+    command: &str,
+    config: &ArenaConfig,
+) -> Result<(), ArenaError> {
+    External::start(command, &game_line(&start.options()), config.time_per_move)
+        .map(drop)
+        .map_err(|forfeit| ArenaError::Engine {
+            name: name.to_string(),
+            why: match forfeit {
+                Forfeit::Crashed(why) => why,
+                other => other.to_string(),
+            },
+        })
+}
+
 /// Runs a tournament from `start`, calling `progress(done, total, outcome)` after each game.
 pub fn run<G: FullGame>(
     start: &G,
@@ -354,8 +376,9 @@ pub fn run<G: FullGame>(
         if entrants[..i].iter().any(|o| o.name == e.name) {
             return Err(ArenaError::DuplicateName(e.name.clone()));
         }
-        if !matches!(e.spec.kind, PlayerKind::Command(_)) {
-            e.spec.build::<G>(0)?;
+        match &e.spec.kind {
+            PlayerKind::Command(command) => check_engine(start, &e.name, command, config)?,
+            _ => drop(e.spec.build::<G>(0)?),
         }
     }
     if let Some(dir) = &config.out_dir {
@@ -610,8 +633,8 @@ fn build_report<G: FullGame>(
                 wins: t.wins,
                 draws: t.draws,
                 losses: t.losses,
-                elo: t.elo(),
-                elo_error: t.elo_error(),
+                elo: t.finite_elo(),
+                elo_error: t.finite_elo().map(|_| t.elo_error()),
                 los: t.likelihood_of_superiority(),
             });
         }

@@ -62,6 +62,13 @@ impl Tally {
         elo_of_score(self.score())
     }
 
+    /// The Elo difference, or `None` when the score is 0% or 100% (or no game was played):
+    /// those scores imply an infinite difference, not the clamped ±2400.
+    pub fn finite_elo(&self) -> Option<f64> {
+        let p = self.score();
+        (self.games() > 0 && p > 0.0 && p < 1.0).then(|| self.elo())
+    }
+
     /// Half the width of the 95% confidence interval of the Elo difference.
     pub fn elo_error(&self) -> f64 {
         let n = self.games() as f64;

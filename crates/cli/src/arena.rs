@@ -1,6 +1,8 @@
 //! `arbiter arena`: argument parsing, the progress bar and the final table.
 
-use std::path::PathBuf;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -137,26 +139,101 @@ fn play<G: FullGame>(
             .winner
             .map_or("draw".to_string(), |w| format!("{} won", entrants[w].name));
         bar.set_message(format!("last: {winner} ({})", outcome.reason));
+        if is_forfeit(&outcome.reason) {
+            let (first, second) = (
+                &entrants[outcome.first].name,
+                &entrants[outcome.second].name,
+            );
+            let line = format!(
+                "game {} ({first} vs {second}): {winner}: {}",
+                outcome.index + 1,
+                outcome.reason
+            );
+            bar.suspend(|| eprintln!("{line}"));
+        }
     })?;
     bar.finish_and_clear();
     Ok(report)
+}
+
+/// A game lost outside the rules (an engine that failed, timed out or played an illegal move):
+/// said on the terminal at once, not only in `games.tsv`.
+fn is_forfeit(reason: &str) -> bool {
+    ["engine failed", "engine did not answer", "illegal move"]
+        .iter()
+        .any(|start| reason.starts_with(start))
+}
+
+/// `--json`'s file, opened before the tournament so that a path that cannot be written fails at
+/// once instead of after hours of games. An existing file is replaced only at the end; a file
+/// made here is removed again if the tournament cannot be played.
+struct JsonOut {
+    file: File,
+    path: PathBuf,
+    made_here: bool,
+}
+
+impl JsonOut {
+    fn open(path: &Path) -> anyhow::Result<JsonOut> {
+        let made_here = !path.exists();
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(JsonOut {
+            file,
+            path: path.to_path_buf(),
+            made_here,
+        })
+    }
+
+    fn write(mut self, report: &Report) -> anyhow::Result<()> {
+        self.file
+            .set_len(0)
+            .and_then(|_| self.file.write_all(report.to_json().as_bytes()))
+            .with_context(|| format!("cannot write {}", self.path.display()))
+    }
+
+    fn abandon(self) {
+        if self.made_here {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 pub fn run<C: Catalogue>(args: ArenaArgs) -> anyhow::Result<ExitCode> {
     let entrants = entrants(&args)?;
     let config = config(&args)?;
     let options = args.game.options::<C>()?;
-    let report = registry::with_game::<C, _>(
+    if let Some(dir) = &args.out {
+        // Made first: `--json` may name a file inside it.
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot make the records folder {}", dir.display()))?;
+    }
+    let json = args.json.as_deref().map(JsonOut::open).transpose()?;
+    let played = registry::with_game::<C, _>(
         &options,
         Play {
             entrants: &entrants,
             config: &config,
         },
-    )??;
+    )
+    .map_err(anyhow::Error::from)
+    .and_then(|report| report);
+    let report = match played {
+        Ok(report) => report,
+        Err(e) => {
+            if let Some(out) = json {
+                out.abandon();
+            }
+            return Err(e);
+        }
+    };
     print!("{}", report.table());
-    if let Some(path) = &args.json {
-        std::fs::write(path, report.to_json())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+    if let Some(out) = json {
+        out.write(&report)?;
     }
     if let Some(dir) = &args.out {
         eprintln!("game records in {}", dir.display());

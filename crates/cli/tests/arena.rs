@@ -51,6 +51,7 @@ fn a_small_tournament_writes_json_and_records() {
     for p in players {
         let score = p["score"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&score));
+        // Three players, each pair 4 games: 8 games per player.
         assert_eq!(p["games"], 8);
         for key in ["name", "spec", "wins", "draws", "losses"] {
             assert!(p.get(key).is_some(), "{key}");
@@ -63,9 +64,18 @@ fn a_small_tournament_writes_json_and_records() {
     }
     for pair in pairs {
         // A number, or null for a pair whose score is 0% or 100%.
-        let (elo, wins, games) = (&pair["elo"], &pair["wins"], 8);
-        let one_sided = wins == 0 || wins == games;
-        assert!(elo.is_f64() || (elo.is_null() && one_sided), "{pair}");
+        let count = |key: &str| pair[key].as_u64().unwrap();
+        assert_eq!(
+            count("wins") + count("draws") + count("losses"),
+            4,
+            "{pair}"
+        );
+        let one_sided = count("draws") == 0 && (count("wins") == 0 || count("losses") == 0);
+        assert_eq!(pair["elo"].is_null(), one_sided, "{pair}");
+        assert_eq!(pair["elo_error"].is_null(), one_sided, "{pair}");
+        assert!(pair["los"]
+            .as_f64()
+            .is_some_and(|l| (0.0..=1.0).contains(&l)));
     }
     let index = std::fs::read_to_string(dir.join("games.tsv")).unwrap();
     assert_eq!(index.lines().count(), 13);
@@ -233,4 +243,139 @@ fn sprt_stops_a_lopsided_match_early() {
         .and_then(|n| n.parse().ok())
         .unwrap();
     assert!(games < 200, "{table}");
+}
+
+/// An engine that answers the handshake, then exits with status 3 when asked to move.
+const CRASHING_ENGINE: &str = "cmd:while read l; do case \"$l\" in arbiter) echo arbiterok;; isready) echo readyok;; go*) echo out of memory >&2; exit 3;; esac; done";
+
+#[test]
+fn an_engine_that_cannot_start_stops_the_match_with_the_reason() {
+    let dir = temp_dir("missing-engine");
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("result.json");
+    let out = arbiter(
+        &[
+            "arena",
+            "rc02",
+            "--player",
+            "me=random",
+            "--player",
+            "them=cmd:./no-such-engine --level 3",
+            "--games",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("engine `them` cannot play"), "{err}");
+    assert!(err.contains("not found"), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "no table for a match that was not played"
+    );
+    assert!(!json.exists(), "no empty --json file left behind");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_engine_that_dies_is_reported_at_once_with_its_last_words() {
+    let crash = format!("crash={CRASHING_ENGINE}");
+    let out = arbiter(
+        &[
+            "arena",
+            "rc02",
+            "--size",
+            "4",
+            "--player",
+            "me=random",
+            "--player",
+            &crash,
+            "--games",
+            "2",
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("engine failed").count(), 2, "{err}");
+    assert!(err.contains("exit status: 3"), "{err}");
+    assert!(err.contains("it said: out of memory"), "{err}");
+}
+
+#[test]
+fn an_unwritable_json_path_fails_before_any_game() {
+    // A path under a plain file cannot be written, even by root.
+    let dir = temp_dir("unwritable");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("plain-file");
+    std::fs::write(&file, "").unwrap();
+    let json = file.join("result.json");
+    let out = arbiter(
+        &[
+            "arena",
+            "duck",
+            "--player",
+            "a=alphabeta:depth=4",
+            "--player",
+            "b=alphabeta:depth=4",
+            "--games",
+            "1000",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("cannot write {}", json.display())),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_one_sided_pair_has_no_finite_elo() {
+    let dir = temp_dir("one-sided");
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("result.json");
+    std::fs::write(&json, "kept until the end").unwrap();
+    let crash = format!("crash={CRASHING_ENGINE}");
+    let out = arbiter(
+        &[
+            "arena",
+            "rc02",
+            "--size",
+            "4",
+            "--player",
+            "me=random",
+            "--player",
+            &crash,
+            "--games",
+            "4",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Elo +inf"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let pair = &report["pairs"][0];
+    assert_eq!(pair["wins"], 4, "{pair}");
+    assert!(
+        pair["elo"].is_null() && pair["elo_error"].is_null(),
+        "{pair}"
+    );
+    assert!(pair["los"].as_f64().unwrap() > 0.9, "{pair}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

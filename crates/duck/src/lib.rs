@@ -1,4 +1,4 @@
-//! Duck Chess (鸭棋), the THUPC 2019 game (Luogu P5380), exactly as `shared/rules/duck.md`.
+//! Duck Chess (鸭棋), the THUPC 2019 game (Luogu P5380), exactly as `docs/rules/duck.md`.
 //!
 //! Things the official data settles that the statement leaves implicit:
 //! * the check flag is computed for *both* sides after every legal move: a side that walks its

@@ -1,4 +1,4 @@
-//! The RC-02 line-capture game (Luogu "[RC-02] 游戏"), exactly as `shared/rules/rc02.md`.
+//! The RC-02 line-capture game (Luogu "[RC-02] 游戏"), exactly as `docs/rules/rc02.md`.
 //!
 //! Points the problem's own commentary gets wrong and the rules page settles:
 //! * a line captures only when the mover's pieces and the enemy's form two unbroken blocks that

@@ -1,4 +1,4 @@
-//! The judge command stream of `shared/rules/surakarta.md`, for `arbiter judge surakarta`.
+//! The judge command stream of `docs/rules/surakarta.md`, for `arbiter judge surakarta`.
 
 use std::io::{BufRead, Write};
 

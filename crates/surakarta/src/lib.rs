@@ -1,4 +1,4 @@
-//! Surakarta as the course's reference rule manager plays it (`shared/rules/surakarta.md`),
+//! Surakarta as the course's reference rule manager plays it (`docs/rules/surakarta.md`),
 //! on every even board from 6×6 to 12×12.
 //!
 //! * [`GameState`] judges moves ([`MoveReason`], in the rules page's order) and ends

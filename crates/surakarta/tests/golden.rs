@@ -4,13 +4,11 @@ use arbiter_core::shared_data;
 
 #[test]
 fn reference_streams_match_byte_for_byte() {
-    let Some(dir) = shared_data::locate(
+    let dir = shared_data::locate(
         env!("CARGO_MANIFEST_DIR"),
         "surakarta/reference",
         "surakarta golden",
-    ) else {
-        return;
-    };
+    );
     let cases = shared_data::cases(&dir);
     assert!(
         cases.len() >= 5,
@@ -33,13 +31,11 @@ fn reference_streams_match_byte_for_byte() {
 
 #[test]
 fn course_position_files_load_and_write_back() {
-    let Some(dir) = shared_data::locate(
+    let dir = shared_data::locate(
         env!("CARGO_MANIFEST_DIR"),
         "surakarta/course-positions",
         "surakarta positions",
-    ) else {
-        return;
-    };
+    );
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();

@@ -68,6 +68,13 @@ for (const [game, size] of BOARDS) {
         for (const [what, b] of [["status", seen.status], ...seen.clocks.map((c, i) => [`clock ${i}`, c])]) {
           assert.ok(b.y >= 0 && b.bottom <= seen.viewport.height && b.right <= seen.viewport.width, `${what} is off the screen ${where}: ${JSON.stringify(b)}`);
         }
+        if (game === "duck") {
+          // P5380 has no palace and no river: a plain grid, every line along a row or a column.
+          const slanted = await page.$$eval("svg.board line", (lines) => lines.filter((l) =>
+            l.getAttribute("x1") !== l.getAttribute("x2") && l.getAttribute("y1") !== l.getAttribute("y2")).length);
+          assert.equal(slanted, 0, `diagonal lines on the Duck Chess board ${where}`);
+          assert.equal(await page.$$eval("svg.board .river, svg.board .palace", (e) => e.length), 0);
+        }
         // Labels are whole: the scrolled frame holds them (a zoomed board scrolls, never clips).
         const rows = seen.labels.filter((l) => l.kind === "row").sort((a, b) => a.y - b.y).map((l) => l.text);
         assert.ok(rows.every((r) => /^\d+$/.test(r)), `row labels ${rows}`);

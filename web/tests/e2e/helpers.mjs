@@ -171,9 +171,9 @@ export async function shot(page, name) {
   await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: false });
 }
 
-// Official judge samples: the repository's copy, else ../shared/data.
+// Official judge samples: the repository's copy in tests/data.
 export function judgeData(sub) {
-  for (const base of [path.join(repo, "tests/data"), path.join(repo, "../shared/data")]) {
+  for (const base of [path.join(repo, "tests/data")]) {
     const dir = path.join(base, sub);
     if (existsSync(dir)) return (name) => readFileSync(path.join(dir, name), "utf8");
   }

@@ -1,0 +1,147 @@
+//! The search is right, not only fast: on seeded random positions of every game, alpha-beta in
+//! its plain mode (no table cut-offs, no quiescence) at a fixed depth returns exactly the value
+//! of a slow, obvious minimax, and the full search's move is legal; `stop` ends a search.
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use arbiter_ai::alphabeta::WIN;
+use arbiter_ai::{AlphaBeta, AlphaBetaConfig, Evaluate, Limits};
+use arbiter_core::{Game, MoveList, Status};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Negamax over every move, nothing pruned: the value alpha-beta must reproduce.
+fn minimax<G: Evaluate>(pos: &G, depth: u32, ply: i32, weights: &G::Weights) -> i32 {
+    match pos.status() {
+        Status::Drawn => return 0,
+        Status::Won(side) if side == pos.side_to_move() => return WIN - ply,
+        Status::Won(_) => return -(WIN - ply),
+        Status::Ongoing => {}
+    }
+    if depth == 0 {
+        return pos.evaluate(weights);
+    }
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    if moves.is_empty() {
+        return -(WIN - ply);
+    }
+    moves
+        .iter()
+        .map(|&mv| {
+            let mut child = pos.clone();
+            child.play(mv);
+            -minimax(&child, depth - 1, ply + 1, weights)
+        })
+        .max()
+        .expect("moves")
+}
+
+/// `count` positions reached by up to `max_plies` seeded random moves from `start`.
+fn random_positions<G: Game>(start: &G, count: usize, max_plies: usize, seed: u64) -> Vec<G> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let mut pos = start.clone();
+            for _ in 0..rng.gen_range(0..=max_plies) {
+                let mut moves = MoveList::new();
+                pos.legal_moves(&mut moves);
+                if pos.status().is_over() || moves.is_empty() {
+                    break;
+                }
+                pos.play(moves[rng.gen_range(0..moves.len())]);
+            }
+            pos
+        })
+        .collect()
+}
+
+fn plain_search_equals_minimax<G: Evaluate>(start: G, depth: u32, count: usize, seed: u64) {
+    let weights = G::Weights::default();
+    let stop = AtomicBool::new(false);
+    for (i, pos) in random_positions(&start, count, 40, seed).iter().enumerate() {
+        let config = AlphaBetaConfig {
+            plain: true,
+            hash_bits: 12,
+            ..Default::default()
+        };
+        let mut search = AlphaBeta::<G>::new(weights.clone(), config);
+        let found = search.search(pos, &Limits::depth(depth), &stop, &mut |_| {});
+        let expected = minimax(pos, depth, 0, &weights);
+        assert_eq!(
+            found.score,
+            expected,
+            "{} position {i} of seed {seed}, depth {depth}",
+            pos.name()
+        );
+    }
+}
+
+fn full_search_plays_legal_moves<G: Evaluate>(start: G, seed: u64) {
+    let stop = AtomicBool::new(false);
+    for pos in random_positions(&start, 12, 60, seed) {
+        if pos.status().is_over() {
+            continue;
+        }
+        let mut search = AlphaBeta::<G>::new(Default::default(), AlphaBetaConfig::default());
+        let found = search.search(&pos, &Limits::depth(4), &stop, &mut |_| {});
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        let best = found.best.expect("a move in a game not over");
+        assert!(
+            moves.contains(&best),
+            "{}, seed {seed}: {best:?} is not legal",
+            pos.name()
+        );
+    }
+}
+
+#[test]
+fn duck_chess_alpha_beta_is_minimax() {
+    plain_search_equals_minimax(arbiter_duck::Position::initial(), 3, 12, 1);
+    full_search_plays_legal_moves(arbiter_duck::Position::initial(), 2);
+}
+
+#[test]
+fn surakarta_alpha_beta_is_minimax() {
+    for (n, depth) in [(6, 4), (8, 3)] {
+        let start = arbiter_surakarta::GameState::new(n, 40).unwrap();
+        plain_search_equals_minimax(start.clone(), depth, 12, n as u64);
+        full_search_plays_legal_moves(start, 3);
+    }
+    // The 40-move rule decides close to the horizon: a short limit brings it inside.
+    plain_search_equals_minimax(arbiter_surakarta::GameState::new(6, 6).unwrap(), 4, 12, 9);
+}
+
+#[test]
+fn rc02_alpha_beta_is_minimax() {
+    for (n, depth) in [(4, 6), (6, 4), (8, 3)] {
+        let start = arbiter_rc02::Position::initial(n).unwrap();
+        plain_search_equals_minimax(start.clone(), depth, 12, n as u64);
+        full_search_plays_legal_moves(start, 4);
+    }
+}
+
+#[test]
+fn stop_ends_a_search_that_has_no_other_limit() {
+    let stop = AtomicBool::new(false);
+    let pos = arbiter_duck::Position::initial();
+    let mut search =
+        AlphaBeta::<arbiter_duck::Position>::new(Default::default(), AlphaBetaConfig::default());
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(100));
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let found = search.search(&pos, &Limits::default(), &stop, &mut |_| {});
+        assert!(found.best.is_some());
+    });
+    // A search that ignored `stop` would run for hours (depth 64); it must end soon after.
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+}
