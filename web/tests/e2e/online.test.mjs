@@ -246,10 +246,10 @@ test("lists the server cannot give say so and offer to try again", { timeout: 30
   let refuse = true;
   await page.route("**/api/games?*", (route) => (refuse ? route.abort() : route.continue()));
   await page.goto(`${server.url}/#/`);
-  await page.waitForFunction(() => /Cannot load the stored games: the server cannot be reached/.test(document.getElementById("games").textContent));
+  await page.waitForFunction(() => /Cannot load the stored games: the server cannot be reached/.test(document.getElementById("games")?.textContent || ""));
   refuse = false;
   await page.click("#games button");
-  await page.waitForFunction(() => !/Cannot load|Loading/.test(document.getElementById("games").textContent));
+  await page.waitForFunction(() => !/Cannot load|Loading/.test(document.getElementById("games")?.textContent ?? "Loading"));
   assert.deepEqual(page.errors, []);
   await page.close();
 });
