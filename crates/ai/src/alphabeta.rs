@@ -1,5 +1,5 @@
-//! Negamax alpha-beta with iterative deepening, a transposition table, move ordering and a
-//! quiescence search.
+//! Negamax alpha-beta with iterative deepening, a transposition table, move ordering, late move
+//! reductions (measured in docs/strength.md) and a quiescence search.
 
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,6 +18,10 @@ const INFINITY: i32 = WIN + 1;
 const MAX_PLY: usize = 128;
 const MAX_QUIESCENCE: u32 = 12;
 const HISTORY_SLOTS: usize = 4096;
+/// Late move reductions start at this remaining depth …
+const LMR_MIN_DEPTH: i32 = 3;
+/// … from this move on in the ordered list (reduced by two plies from three times as far).
+const LMR_FIRST_MOVE: usize = 4;
 
 /// Turns an internal score into a report.
 pub fn score_of(value: i32) -> Score {
@@ -377,6 +381,7 @@ impl<G: Evaluate> Context<'_, G> {
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
+        let may_reduce = !plain && depth >= LMR_MIN_DEPTH && !pos.in_danger();
         self.path.push(key);
         for i in 0..moves.len() {
             bring_best_forward(&mut moves, &mut keys, i);
@@ -387,7 +392,18 @@ impl<G: Evaluate> Context<'_, G> {
             if i == 0 {
                 score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
             } else {
-                score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                // Late quiet moves are searched shallower first; one that beats alpha anyway
+                // is searched again at full depth.
+                let reduction = if may_reduce && i >= LMR_FIRST_MOVE && self.is_quiet(pos, mv, ply)
+                {
+                    1 + (i >= 3 * LMR_FIRST_MOVE) as i32
+                } else {
+                    0
+                };
+                score = -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
+                if reduction > 0 && score > alpha && !self.aborted {
+                    score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                }
                 if score > alpha && score < beta && !self.aborted {
                     score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
                 }
@@ -440,6 +456,11 @@ impl<G: Evaluate> Context<'_, G> {
             });
         }
         best
+    }
+
+    /// A move late move reductions may shorten: no capture, not a killer.
+    fn is_quiet(&self, pos: &G, mv: G::Move, ply: usize) -> bool {
+        !pos.is_capture(mv) && !self.ab.killers[ply].contains(&Some(mv))
     }
 
     /// Captures only (every move when the side to move is in danger), until the position is quiet.
