@@ -248,6 +248,26 @@ fn sprt_stops_a_lopsided_match_early() {
 /// An engine that answers the handshake, then exits with status 3 when asked to move.
 const CRASHING_ENGINE: &str = "cmd:while read l; do case \"$l\" in arbiter) echo arbiterok;; isready) echo readyok;; go*) echo out of memory >&2; exit 3;; esac; done";
 
+/// `arbiter arena rc02 --size 4` with `random` against the crashing engine, `games` games, and
+/// `extra` arguments.
+fn against_a_crashing_engine(games: &str, extra: &[&str]) -> std::process::Output {
+    let crash = format!("crash={CRASHING_ENGINE}");
+    let mut args = vec![
+        "arena",
+        "rc02",
+        "--size",
+        "4",
+        "--player",
+        "me=random",
+        "--player",
+        &crash,
+        "--games",
+        games,
+    ];
+    args.extend_from_slice(extra);
+    arbiter(&args, b"")
+}
+
 #[test]
 fn an_engine_that_cannot_start_stops_the_match_with_the_reason() {
     let dir = temp_dir("missing-engine");
@@ -282,22 +302,7 @@ fn an_engine_that_cannot_start_stops_the_match_with_the_reason() {
 
 #[test]
 fn an_engine_that_dies_is_reported_at_once_with_its_last_words() {
-    let crash = format!("crash={CRASHING_ENGINE}");
-    let out = arbiter(
-        &[
-            "arena",
-            "rc02",
-            "--size",
-            "4",
-            "--player",
-            "me=random",
-            "--player",
-            &crash,
-            "--games",
-            "2",
-        ],
-        b"",
-    );
+    let out = against_a_crashing_engine("2", &[]);
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("engine failed").count(), 2, "{err}");
@@ -344,24 +349,7 @@ fn a_one_sided_pair_has_no_finite_elo() {
     std::fs::create_dir_all(&dir).unwrap();
     let json = dir.join("result.json");
     std::fs::write(&json, "kept until the end").unwrap();
-    let crash = format!("crash={CRASHING_ENGINE}");
-    let out = arbiter(
-        &[
-            "arena",
-            "rc02",
-            "--size",
-            "4",
-            "--player",
-            "me=random",
-            "--player",
-            &crash,
-            "--games",
-            "4",
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        b"",
-    );
+    let out = against_a_crashing_engine("4", &["--json", json.to_str().unwrap()]);
     assert!(
         out.status.success(),
         "{}",

@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use arbiter_server::protocol::{Message, END, MOVE, NOTICE, READY, REJECT, STATE};
-use common::{server_with, Client};
+use common::{server_with, Client, TestServer};
 
 fn duck_ready(
     name: &str,
@@ -32,27 +32,25 @@ async fn next_of(c: &mut Client, op: i64) -> Message {
     }
 }
 
+/// Red and blue in Duck Chess room `room`, each with a seat token ending in `tag`, the game
+/// started (both READYs read).
+async fn seated_pair(s: &TestServer, room: &str, tag: &str) -> (Client, Client) {
+    let mut red = Client::connect(s).await;
+    let mut blue = Client::connect(s).await;
+    let token = |side: &str| vec![("token", format!("{side}-token-{tag}").into())];
+    red.send_message(&duck_ready("r", "RED", room, &token("red")))
+        .await;
+    blue.send_message(&duck_ready("b", "BLUE", room, &token("blue")))
+        .await;
+    red.recv().await;
+    blue.recv().await;
+    (red, blue)
+}
+
 #[tokio::test]
 async fn a_page_that_reloads_mid_game_takes_its_seat_back() {
     let s = server_with(|_| {}).await;
-    let mut red = Client::connect(&s).await;
-    let mut blue = Client::connect(&s).await;
-    red.send_message(&duck_ready(
-        "r",
-        "RED",
-        "40",
-        &[("token", "red-token-1234".into())],
-    ))
-    .await;
-    blue.send_message(&duck_ready(
-        "b",
-        "BLUE",
-        "40",
-        &[("token", "blue-token-1234".into())],
-    ))
-    .await;
-    red.recv().await;
-    blue.recv().await;
+    let (mut red, mut blue) = seated_pair(&s, "40", "1234").await;
     red.send(MOVE, "a0", "a1", "").await;
     assert_eq!(blue.recv().await.op, MOVE);
     blue.send(MOVE, "a9", "a8", "").await;
@@ -93,24 +91,7 @@ async fn a_page_that_reloads_mid_game_takes_its_seat_back() {
 #[tokio::test]
 async fn a_seat_not_taken_back_in_time_is_a_resignation() {
     let s = server_with(|c| c.seats.seat_grace = Duration::from_millis(300)).await;
-    let mut red = Client::connect(&s).await;
-    let mut blue = Client::connect(&s).await;
-    red.send_message(&duck_ready(
-        "r",
-        "RED",
-        "41",
-        &[("token", "red-token-5678".into())],
-    ))
-    .await;
-    blue.send_message(&duck_ready(
-        "b",
-        "BLUE",
-        "41",
-        &[("token", "blue-token-5678".into())],
-    ))
-    .await;
-    red.recv().await;
-    blue.recv().await;
+    let (mut red, mut blue) = seated_pair(&s, "41", "5678").await;
     drop(red);
     assert_eq!(next_of(&mut blue, NOTICE).await.data1, "away");
     let end = next_of(&mut blue, END).await;

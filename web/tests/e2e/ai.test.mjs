@@ -2,29 +2,19 @@
 // thinks, the warning before a losing move, and the stored game replayable afterwards.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import {
-  checkAccessibility, drawn, launch, newPage, playSeeded, seeded, settled, shot, startServer,
+  checkAccessibility, drawn, newPage, playSeeded, seeded, settled, shot,
   typeMove, waitPly,
+  sharedSession,
 } from "./helpers.mjs";
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = sharedSession();
 
 test("a reload mid-game against the AI finds the game again, and it is stored", { timeout: 120000 }, async () => {
-  const page = await newPage(browser);
+  const page = await newPage(session.browser);
   const rng = seeded(7);
-  await page.goto(`${server.url}/#/play?game=rc02&size=6&mode=ai&level=easy&colour=first`);
+  await page.goto(`${session.server.url}/#/play?game=rc02&size=6&mode=ai&level=easy&colour=first`);
   await settled(page);
   for (let i = 0; i < 3; i++) {
     await playSeeded(page, rng);
@@ -40,18 +30,18 @@ test("a reload mid-game against the AI finds the game again, and it is stored", 
   assert.match(after.statusText, /Red to move \(you\)/);
   // Forward again after Back: the same game, not a new one.
   const url = page.url();
-  await page.goto(`${server.url}/#/`);
+  await page.goto(`${session.server.url}/#/`);
   await page.goBack();
   await waitPly(page, 6);
   assert.equal(page.url(), url);
   await playSeeded(page, rng);
   await settled(page);
   const id = new URLSearchParams(url.split("?")[1]).get("id");
-  const game = await (await fetch(`${server.url}/api/games/${id}`)).json();
+  const game = await (await fetch(`${session.server.url}/api/games/${id}`)).json();
   assert.equal(game.settings.mode, "ai");
   assert.equal(game.moves.length, 8);
   // …and replayable.
-  await page.goto(`${server.url}/#/replay?id=${id}`);
+  await page.goto(`${session.server.url}/#/replay?id=${id}`);
   await waitPly(page, 0);
   await page.click("#end");
   await waitPly(page, 8);
@@ -59,8 +49,8 @@ test("a reload mid-game against the AI finds the game again, and it is stored", 
 });
 
 test("undo while the AI thinks gives the move back at once", { timeout: 60000 }, async () => {
-  const page = await newPage(browser);
-  await page.goto(`${server.url}/#/play?game=duck&mode=ai&level=hard&colour=first`);
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/play?game=duck&mode=ai&level=hard&colour=first`);
   await waitPly(page, 0);
   await typeMove(page, "a3-a4");
   await page.waitForFunction(() => /thinking/.test(document.getElementById("status").textContent));
@@ -74,8 +64,8 @@ test("undo while the AI thinks gives the move back at once", { timeout: 60000 },
 });
 
 test("the AI plays first when the person takes the second side, on a turned board", { timeout: 60000 }, async () => {
-  const page = await newPage(browser);
-  await page.goto(`${server.url}/#/play?game=surakarta&size=6&mode=ai&level=easy&colour=second`);
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/play?game=surakarta&size=6&mode=ai&level=easy&colour=second`);
   const board = await settled(page);
   assert.equal(board.ply, 1);
   assert.ok(board.flipped);

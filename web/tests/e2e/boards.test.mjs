@@ -4,21 +4,11 @@
 // screenshot in target/e2e-screenshots to look at.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { checkAccessibility, DESKTOP, launch, newPage, PHONE, shot, startServer, waitPly } from "./helpers.mjs";
+import { test } from "node:test";
+import { checkAccessibility, DESKTOP, newPage, PHONE, shot, waitPly, sharedSession,
+} from "./helpers.mjs";
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = sharedSession();
 
 const BOARDS = [
   ["duck", null], ["surakarta", 6], ["surakarta", 8], ["surakarta", 10], ["surakarta", 12],
@@ -49,8 +39,8 @@ for (const [game, size] of BOARDS) {
   for (const [screen, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
     const name = `${game}${size ? `-${size}` : ""}-${screen}`;
     test(`${name}: labels beside the grid, points a finger apart, status in view`, { timeout: 60000 }, async () => {
-      const page = await newPage(browser, viewport);
-      await page.goto(`${server.url}/#/play?game=${game}${size ? `&size=${size}` : ""}&mode=local`);
+      const page = await newPage(session.browser, viewport);
+      await page.goto(`${session.server.url}/#/play?game=${game}${size ? `&size=${size}` : ""}&mode=local`);
       await waitPly(page, 0);
       for (const turned of [false, true]) {
         if (turned) {

@@ -9,6 +9,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { after, before } from "node:test";
 import { chromium } from "playwright-core";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -50,6 +51,23 @@ export async function startServer(extra = []) {
   }
   child.kill();
   throw new Error(`the server did not start: ${log}`);
+}
+
+// One server and one browser for a test file, started before its first test and stopped after
+// its last: `session.server` and `session.browser` once the tests run; `setup(session)` runs
+// once both are up.
+export function sharedSession(setup = async () => {}) {
+  const session = {};
+  before(async () => {
+    session.server = await startServer();
+    session.browser = await launch();
+    await setup(session);
+  });
+  after(async () => {
+    await session.browser?.close();
+    session.server?.stop();
+  });
+  return session;
 }
 
 export async function launch() {

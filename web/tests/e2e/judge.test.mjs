@@ -3,25 +3,15 @@
 // operation is marked; stepping draws the board the judge sees.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { checkAccessibility, drawn, judgeData, launch, newPage, PHONE, shot, startServer } from "./helpers.mjs";
+import { test } from "node:test";
+import { checkAccessibility, drawn, judgeData, newPage, PHONE, shot, sharedSession,
+} from "./helpers.mjs";
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = sharedSession();
 
 // Opens the visualiser on `input` for `game`; the number of operations it judged.
 async function judge(page, game, input) {
-  await page.goto(`${server.url}/#/judge`);
+  await page.goto(`${session.server.url}/#/judge`);
   await page.selectOption("#judge-game", game);
   await page.fill("#judge-input", input);
   await page.click("#judge-run");
@@ -56,7 +46,7 @@ async function streamedOutput(page, steps) {
 
 test("Duck Chess: the official sample, operation by operation", { timeout: 120000 }, async () => {
   const data = judgeData("duck/official");
-  const page = await newPage(browser);
+  const page = await newPage(session.browser);
   const steps = await judge(page, "duck", data("sample.in"));
   assert.equal(steps, 18);
   const { output, invalid } = await streamedOutput(page, steps);
@@ -74,7 +64,7 @@ test("Duck Chess: the official sample, operation by operation", { timeout: 12000
 for (const sample of ["sample1", "sample2", "sample3", "sample4"]) {
   test(`RC-02: ${sample}, its answer at the last operation`, { timeout: 60000 }, async () => {
     const data = judgeData("rc02");
-    const page = await newPage(browser, sample === "sample4" ? PHONE : undefined);
+    const page = await newPage(session.browser, sample === "sample4" ? PHONE : undefined);
     const input = data(`${sample}.in`);
     const steps = await judge(page, "rc02", input);
     assert.equal(steps, Number(input.split(/\s+/)[1]));
@@ -87,7 +77,7 @@ for (const sample of ["sample1", "sample2", "sample3", "sample4"]) {
 
 test("Surakarta: the course's reference answers on its positions", { timeout: 300000 }, async () => {
   const data = judgeData("surakarta/reference");
-  const page = await newPage(browser);
+  const page = await newPage(session.browser);
   const steps = await judge(page, "surakarta", data("positions.in"));
   const { output } = await streamedOutput(page, steps);
   assert.equal(output, data("positions.ans"));
@@ -96,8 +86,8 @@ test("Surakarta: the course's reference answers on its positions", { timeout: 30
 });
 
 test("input the judge refuses is explained", { timeout: 30000 }, async () => {
-  const page = await newPage(browser);
-  await page.goto(`${server.url}/#/judge`);
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/judge`);
   await page.selectOption("#judge-game", "rc02");
   await page.fill("#judge-input", "4 x\n");
   await page.click("#judge-run");

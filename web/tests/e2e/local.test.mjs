@@ -3,28 +3,18 @@
 // game stored as it is played.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import {
-  checkAccessibility, DESKTOP, drawn, launch, newPage, shot, startServer, typeMove, waitPly,
+  checkAccessibility, DESKTOP, drawn, newPage, shot, typeMove, waitPly,
+  sharedSession,
 } from "./helpers.mjs";
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = sharedSession();
 
 test("a whole game played with the keyboard alone", { timeout: 60000 }, async () => {
-  const page = await newPage(browser);
+  const page = await newPage(session.browser);
   // Duck Chess drawn after four quiet moves: short enough to play to its end here.
-  await page.goto(`${server.url}/#/play?game=duck&mode=local&max_no_capture_round=4`);
+  await page.goto(`${session.server.url}/#/play?game=duck&mode=local&max_no_capture_round=4`);
   await waitPly(page, 0);
   // Tab to the board, walk with the arrows, pick with Enter, play with Space.
   await page.focus('svg.board .hit[tabindex="0"]');
@@ -60,8 +50,8 @@ test("a whole game played with the keyboard alone", { timeout: 60000 }, async ()
 });
 
 test("a check rings the captain attacked, and only that one", { timeout: 60000 }, async () => {
-  const page = await newPage(browser);
-  await page.goto(`${server.url}/#/play?game=duck&mode=local`);
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/play?game=duck&mode=local`);
   await waitPly(page, 0);
   for (const mv of ["a0-a1", "a6-a5", "e0-e1", "a7-c4", "c3-b2"]) await typeMove(page, mv);
   const board = await drawn(page);
@@ -72,8 +62,8 @@ test("a check rings the captain attacked, and only that one", { timeout: 60000 }
 });
 
 test("an RC-02 capture is marked where the piece was", { timeout: 60000 }, async () => {
-  const page = await newPage(browser);
-  await page.goto(`${server.url}/#/play?game=rc02&size=4&mode=local`);
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/play?game=rc02&size=4&mode=local`);
   await waitPly(page, 0);
   for (const mv of ["b1-b2", "c1-b1", "b4-b3"]) await typeMove(page, mv);
   const board = await drawn(page);
@@ -86,8 +76,8 @@ test("an RC-02 capture is marked where the piece was", { timeout: 60000 }, async
 });
 
 test("resigning asks first, ends the game for good, and the game is stored", { timeout: 60000 }, async () => {
-  const page = await newPage(browser, DESKTOP);
-  await page.goto(`${server.url}/#/play?game=surakarta&size=6&mode=local`);
+  const page = await newPage(session.browser, DESKTOP);
+  await page.goto(`${session.server.url}/#/play?game=surakarta&size=6&mode=local`);
   await waitPly(page, 0);
   await typeMove(page, "A2-A3");
   await page.click("#resign");
@@ -103,7 +93,7 @@ test("resigning asks first, ends the game for good, and the game is stored", { t
   assert.ok(await page.isDisabled("#undo"), "undo after resigning would revive the game");
   // The address names the stored game; the server has it, resignation and all.
   const id = new URLSearchParams(page.url().split("?")[1]).get("id");
-  const game = await (await fetch(`${server.url}/api/games/${id}`)).json();
+  const game = await (await fetch(`${session.server.url}/api/games/${id}`)).json();
   assert.equal(game.record, "A2-A3 R#");
   assert.equal(game.settings.mode, "local");
 });

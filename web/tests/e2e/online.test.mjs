@@ -5,24 +5,13 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import {
-  arbiterBin, checkAccessibility, drawn, launch, newPage, PHONE, playSeeded, seeded, settled, shot,
-  startServer, typeMove, waitPly,
+  arbiterBin, checkAccessibility, drawn, newPage, PHONE, playSeeded, seeded, settled, shot,
+  sharedSession, startServer, typeMove, waitPly,
 } from "./helpers.mjs";
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = sharedSession();
 
 async function waitStatus(page, re, timeout = 20000) {
   await page.waitForFunction((source) => new RegExp(source).test(document.getElementById("status")?.textContent || ""),
@@ -31,11 +20,11 @@ async function waitStatus(page, re, timeout = 20000) {
 
 // Two pages seated in `room` (the first as the game's first side) once the game has started.
 async function seatedPair(query, room, viewport) {
-  const first = await newPage(browser, viewport);
-  const second = await newPage(browser, viewport);
-  await first.goto(`${server.url}/#/online?${query}&room=${room}&colour=${query.startsWith("game=duck") ? "RED" : "BLACK"}`);
+  const first = await newPage(session.browser, viewport);
+  const second = await newPage(session.browser, viewport);
+  await first.goto(`${session.server.url}/#/online?${query}&room=${room}&colour=${query.startsWith("game=duck") ? "RED" : "BLACK"}`);
   await waitStatus(first, /Waiting for an opponent/);
-  await second.goto(`${server.url}/#/online?${query}&room=${room}`);
+  await second.goto(`${session.server.url}/#/online?${query}&room=${room}`);
   await waitStatus(first, /to move \(you\)/);
   await waitStatus(second, /to move$/);
   return [first, second];
@@ -50,8 +39,8 @@ test("two pages play to the end and a spectator sees the same board; a reload ke
   // Duck Chess drawn after four quiet plies: a game short enough to finish here.
   const [red, blue] = await seatedPair("game=duck&max_no_capture_round=4", room);
   blue.on("dialog", (d) => d.accept());
-  const watcher = await newPage(browser);
-  await watcher.goto(`${server.url}/#/watch?room=${room}`);
+  const watcher = await newPage(session.browser);
+  await watcher.goto(`${session.server.url}/#/watch?room=${room}`);
   await waitStatus(watcher, /Red to move/);
   assert.match(await red.inputValue("#share-link"), new RegExp(`room=${room}`));
   await typeMove(red, "a0-a1");
@@ -89,8 +78,8 @@ test("two pages play to the end and a spectator sees the same board; a reload ke
 });
 
 test("the creator's time control is the room's: the joiner's clocks show it", { timeout: 60000 }, async () => {
-  const creator = await newPage(browser);
-  await creator.goto(`${server.url}/#/`);
+  const creator = await newPage(session.browser);
+  await creator.goto(`${session.server.url}/#/`);
   await creator.selectOption("#game-choice", "surakarta:6");
   await creator.selectOption("#time-control", "3+2");
   await checkAccessibility(creator, "the home page");
@@ -99,8 +88,8 @@ test("the creator's time control is the room's: the joiner's clocks show it", { 
   await waitStatus(creator, /Waiting for an opponent/);
   const room = new URLSearchParams(creator.url().split("?")[1]).get("room");
   assert.match(await creator.textContent("#time-control"), /3 min \+ 2 s/);
-  const joiner = await newPage(browser, PHONE);
-  await joiner.goto(`${server.url}/#/`);
+  const joiner = await newPage(session.browser, PHONE);
+  await joiner.goto(`${session.server.url}/#/`);
   await joiner.selectOption("#game-choice", "rc02:8");
   await joiner.fill("#join-room", room);
   await joiner.click("#online-join");
@@ -132,14 +121,14 @@ test("a room opened without a time control gives 20 s a move", { timeout: 60000 
 
 test("a full room and a bad room number are explained", { timeout: 60000 }, async () => {
   const [first, second] = await seatedPair("game=surakarta&size=6", 6161);
-  const third = await newPage(browser);
-  await third.goto(`${server.url}/#/online?game=surakarta&size=6&room=6161`);
+  const third = await newPage(session.browser);
+  await third.goto(`${session.server.url}/#/online?game=surakarta&size=6&room=6161`);
   await third.waitForSelector("#banner:not([hidden])");
   assert.match(await third.textContent("#banner"), /refused/);
   assert.match(await third.textContent("#status"), /refused/);
   assert.equal(await third.isDisabled("#resign"), true);
-  const home = await newPage(browser);
-  await home.goto(`${server.url}/#/`);
+  const home = await newPage(session.browser);
+  await home.goto(`${session.server.url}/#/`);
   await home.click("#online-join");
   assert.match(await home.textContent("#join-error"), /Type the number of a room/);
   await home.fill("#join-room", "12x");
@@ -178,8 +167,8 @@ test("leaving a running game asks first; Stay keeps the seat", { timeout: 60000 
 
 test("a server that goes away is shown, and resigning waits for it", { timeout: 60000 }, async () => {
   const own = await startServer();
-  const first = await newPage(browser);
-  const second = await newPage(browser);
+  const first = await newPage(session.browser);
+  const second = await newPage(session.browser);
   await first.goto(`${own.url}/#/online?game=surakarta&size=6&room=9&colour=BLACK`);
   await waitStatus(first, /Waiting/);
   await second.goto(`${own.url}/#/online?game=surakarta&size=6&room=9`);
@@ -198,11 +187,11 @@ test("a server that goes away is shown, and resigning waits for it", { timeout: 
 });
 
 test("a browser plays `arbiter connect` over the course protocol; both records agree", { timeout: 300000 }, async () => {
-  const page = await newPage(browser);
+  const page = await newPage(session.browser);
   const room = 777;
-  await page.goto(`${server.url}/#/online?game=surakarta&size=6&room=${room}&colour=BLACK`);
+  await page.goto(`${session.server.url}/#/online?game=surakarta&size=6&room=${room}&colour=BLACK`);
   await waitStatus(page, /Waiting/);
-  const client = spawn(arbiterBin, ["connect", "127.0.0.1", String(server.tcp), "WHITE", "--room", String(room),
+  const client = spawn(arbiterBin, ["connect", "127.0.0.1", String(session.server.tcp), "WHITE", "--room", String(room),
     "--name", "cli", "--player", "random", "--seed", "5"], { stdio: ["ignore", "pipe", "ignore"] });
   let record = "";
   client.stdout.on("data", (d) => (record += d));
@@ -242,10 +231,10 @@ test("resigning off turn asks, waits for the turn, then ends the game for both",
 });
 
 test("lists the server cannot give say so and offer to try again", { timeout: 30000 }, async () => {
-  const page = await newPage(browser);
+  const page = await newPage(session.browser);
   let refuse = true;
   await page.route("**/api/games?*", (route) => (refuse ? route.abort() : route.continue()));
-  await page.goto(`${server.url}/#/`);
+  await page.goto(`${session.server.url}/#/`);
   await page.waitForFunction(() => /Cannot load the stored games: the server cannot be reached/.test(document.getElementById("games")?.textContent || ""));
   refuse = false;
   await page.click("#games button");

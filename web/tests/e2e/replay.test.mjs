@@ -3,24 +3,17 @@
 // trying moves from a position and returning to the record.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { checkAccessibility, drawn, launch, newPage, playSeeded, seeded, shot, startServer, storedGame, waitPly } from "./helpers.mjs";
+import { test } from "node:test";
+import {
+  checkAccessibility, drawn, newPage, playSeeded, seeded, sharedSession, shot, storedGame, waitPly,
+} from "./helpers.mjs";
 
-let server;
-let browser;
 let gameId;
 // A Surakarta 6×6 opening of twelve moves, ending in a resignation.
 const RECORD = ["B2-B3", "B5-B4", "C2-C3", "C5-C4", "D2-D3", "D5-D4", "A2-A3", "E5-E4", "E2-E3", "F5-F4", "F2-F3", "A5-A4"];
 
-before(async () => {
-  server = await startServer();
-  browser = await launch();
+const session = sharedSession(async ({ server }) => {
   gameId = await storedGame(server.url, "surakarta", { size: 6 }, RECORD, "first");
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
 });
 
 // Records every ply the board is drawn at, as it is drawn.
@@ -38,8 +31,8 @@ async function watchPlies(page) {
 }
 
 test("playback at 4× draws every position in order, and Pause stops at once", { timeout: 60000 }, async () => {
-  const page = await newPage(browser);
-  await page.goto(`${server.url}/#/replay?id=${gameId}`);
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/replay?id=${gameId}`);
   await waitPly(page, 0);
   await watchPlies(page);
   await page.selectOption("#speed", "200");
@@ -62,8 +55,8 @@ test("playback at 4× draws every position in order, and Pause stops at once", {
 });
 
 test("a ply in the move list jumps there; trying moves branches off and comes back", { timeout: 60000 }, async () => {
-  const page = await newPage(browser);
-  await page.goto(`${server.url}/#/replay?id=${gameId}`);
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/replay?id=${gameId}`);
   await waitPly(page, 0);
   await page.click('.moves .ply[data-ply="5"]');
   await waitPly(page, 5);
@@ -85,8 +78,8 @@ test("a ply in the move list jumps there; trying moves branches off and comes ba
 });
 
 test("a game that does not exist says so", { timeout: 30000 }, async () => {
-  const page = await newPage(browser);
-  await page.goto(`${server.url}/#/replay?id=999999`);
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/replay?id=999999`);
   await page.waitForSelector("#banner:not([hidden])");
   assert.match(await page.textContent("#banner"), /Cannot load game 999999/);
 });
