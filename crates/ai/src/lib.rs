@@ -1,9 +1,10 @@
 //! Players for arbiter's games, generic over [`arbiter_core::Game`]:
 //!
 //! * [`RandomPlayer`] and [`GreedyPlayer`] (one ply with the game's evaluation);
-//! * [`AlphaBeta`]: negamax with iterative deepening, a Zobrist-keyed transposition table,
-//!   ordering by table move, captures, killers and history, and a quiescence search on captures;
-//!   limits by depth, nodes and time;
+//! * [`AlphaBeta`]: negamax with iterative deepening and aspiration windows, a Zobrist-keyed
+//!   transposition table, ordering by table move, captures, killers and history, null move,
+//!   late move reductions, a danger extension and a quiescence search on captures; limits by
+//!   depth, nodes and time;
 //! * [`Mcts`]: UCT with capture-biased random playouts, limited by iterations and time;
 //! * an evaluation per game ([`eval`]), [`analyze`] (best move, score, line and the losing moves),
 //!   player specs and levels ([`spec`]), and the engine protocol ([`engine`]);
@@ -21,6 +22,7 @@ mod player;
 pub mod registry;
 mod simple;
 pub mod spec;
+mod table;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
 pub use analysis::{analyze, Analysis};

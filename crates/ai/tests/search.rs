@@ -145,3 +145,34 @@ fn stop_ends_a_search_that_has_no_other_limit() {
         started.elapsed()
     );
 }
+
+/// Positions with a known forced result, searched with every pruning on: the reported mate
+/// distance must be the true one (null moves, reductions and extensions must not bend it).
+#[test]
+fn mate_scores_are_exact_on_composed_positions() {
+    let duck = |fen: &str| arbiter_duck::Position::from_fen(fen).unwrap();
+    // Blue's lone captain is attacked on the e-file and both sides of it are covered: lost in 2.
+    let lost = duck("4k4/9/9/9/9/9/9/9/9/K2RRR3 b");
+    // Red's two cars drive the captain along the back rank: won in 5.
+    let ladder = duck("4k4/9/9/9/9/9/9/9/R8/K7R r");
+    for (pos, depth, expected) in [(lost, 4, -2), (ladder, 7, 5)] {
+        for plain in [false, true] {
+            let config = AlphaBetaConfig {
+                plain,
+                ..Default::default()
+            };
+            let mut search = AlphaBeta::<arbiter_duck::Position>::new(Default::default(), config);
+            let found = search.search(
+                &pos,
+                &Limits::depth(depth),
+                &AtomicBool::new(false),
+                &mut |_| {},
+            );
+            assert_eq!(
+                arbiter_ai::alphabeta::score_of(found.score),
+                arbiter_ai::Score::Mate(expected),
+                "plain {plain}: {pos:?}"
+            );
+        }
+    }
+}

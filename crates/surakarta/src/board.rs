@@ -450,6 +450,20 @@ impl Board {
         count as u64
     }
 
+    /// Whether some piece of `side` has an empty neighbour.
+    #[inline]
+    fn has_step(&self, side: Side) -> bool {
+        let n = self.n as usize;
+        let full: u16 = ((1u32 << n) - 1) as u16;
+        (0..n).any(|y| {
+            let own = self.rows[side.index()][y];
+            let reach = own | own << 1 | own >> 1;
+            own != 0
+                && (y.saturating_sub(1)..=(y + 1).min(n - 1))
+                    .any(|ty| reach & !self.occupied_row(ty) & full != 0)
+        })
+    }
+
     /// Calls `visit(from, to)` for each entry of the course reference's capture list for `side`
     /// (see [`crate::reference`]): a capture can appear twice, once per route.
     ///
@@ -546,8 +560,10 @@ impl Board {
     }
 
     /// Whether `side` has any move at all (a side without one is trapped).
+    /// Searches call it at every node (a trapped side has lost), so it stops at the first row
+    /// with a step instead of counting them all.
     pub fn has_move(&self, side: Side) -> bool {
-        let mut any = self.count_steps(side) > 0;
+        let mut any = self.has_step(side);
         if !any {
             self.for_each_capture(side, |_, _| any = true);
         }

@@ -164,7 +164,7 @@ fn a_trapped_side_loses_through_the_game_trait() {
         ". . . . . .",
     ];
     for row in rows {
-        text.push_str(&row.replace(' ', " "));
+        text.push_str(row);
         text.push_str(" \n");
     }
     text.push_str("current_player: B\nnum_round: 5\nlast_captured_round: 0\nend_reason: NONE\nwinner: .\nmax_no_capture_round: 40\n");

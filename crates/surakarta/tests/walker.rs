@@ -132,4 +132,23 @@ proptest! {
             prop_assert_eq!(&listed, &slow);
         }
     }
+
+    /// The quick counts and the "any move" test agree with the move list, on boards so full
+    /// that many sides have no step at all.
+    #[test]
+    fn counts_and_any_move_agree_with_the_list(
+        size in prop::sample::select(vec![6u8, 8, 10, 12]),
+        density in 0.3f64..1.0,
+        seed in any::<u64>(),
+    ) {
+        let board = random_board(size, density, seed);
+        for side in Side::BOTH {
+            let mut moves = MoveList::new();
+            board.moves(side, &mut moves);
+            prop_assert_eq!(board.count_moves(side), moves.len() as u64);
+            prop_assert_eq!(board.has_move(side), !moves.is_empty(), "board:\n{:?}", board);
+            let steps = moves.iter().filter(|m| board.get(m.to()).is_none()).count();
+            prop_assert_eq!(board.step_count(side), steps as u32);
+        }
+    }
 }

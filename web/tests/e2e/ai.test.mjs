@@ -48,6 +48,22 @@ test("a reload mid-game against the AI finds the game again, and it is stored", 
   assert.deepEqual(page.errors, []);
 });
 
+test("the hard level answers within its second on Surakarta and Duck Chess", { timeout: 60000 }, async () => {
+  const page = await newPage(session.browser);
+  for (const [game, move] of [["surakarta&size=6", "B2-B3"], ["duck", "a3-a4"]]) {
+    await page.goto(`${session.server.url}/#/play?game=${game}&mode=ai&level=hard&colour=first`);
+    await waitPly(page, 0);
+    await typeMove(page, move);
+    const asked = Date.now();
+    await waitPly(page, 2);
+    // `hard` thinks for one second; the rest is the page and the server on a busy machine.
+    const took = Date.now() - asked;
+    assert.ok(took < 4000, `${game}: the hard AI answered after ${took} ms`);
+    assert.match((await drawn(page)).statusText, /to move \(you\)$/);
+  }
+  assert.deepEqual(page.errors, []);
+});
+
 test("undo while the AI thinks gives the move back at once", { timeout: 60000 }, async () => {
   const page = await newPage(session.browser);
   await page.goto(`${session.server.url}/#/play?game=duck&mode=ai&level=hard&colour=first`);

@@ -63,6 +63,13 @@ pub trait Evaluate: Game {
         false
     }
 
+    /// The position with the other side to move and nothing else changed, for null-move
+    /// pruning ("even if I passed, I would be doing well"). `None` where that reasoning fails
+    /// because having to move can hurt (RC-02 is a game of such zugzwang), the default.
+    fn pass(&self) -> Option<Self> {
+        None
+    }
+
     /// A sensible cap on the length of a game for playouts and adjudication, in plies.
     fn max_plies(&self) -> u32 {
         400

@@ -43,6 +43,17 @@ impl Evaluate for GameState {
             + w.interior * (interior(us) - interior(them))
     }
 
+    /// A side with several pieces nearly always has a harmless step, so passing rarely beats
+    /// moving; with two pieces or fewer, endings turn on tempo and the search does not pass.
+    fn pass(&self) -> Option<GameState> {
+        if self.board.count(self.current_player) <= 2 {
+            return None;
+        }
+        let mut passed = self.clone();
+        passed.current_player = self.current_player.opponent();
+        Some(passed)
+    }
+
     fn max_plies(&self) -> u32 {
         // The no-capture rule ends every game; this is only a guard.
         2000
