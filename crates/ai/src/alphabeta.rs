@@ -175,20 +175,7 @@ impl<G: Evaluate> AlphaBeta<G> {
             .unwrap_or(self.config.max_depth)
             .clamp(1, MAX_PLY as u32 - 8);
         let plain = self.config.plain;
-        let mut ctx = Context {
-            ab: self,
-            deadline: limits.time.map(|t| start + t),
-            node_limit: limits.nodes.unwrap_or(u64::MAX),
-            nodes: 0,
-            aborted: false,
-            stop,
-            path: Vec::with_capacity(MAX_PLY),
-            pv: vec![Vec::new(); MAX_PLY + 1],
-            root_best: None,
-            passed: vec![false; MAX_PLY + 1],
-            no_passes: false,
-            root_depth: 1,
-        };
+        let mut ctx = Context::new(self, limits, start, stop);
         let mut previous = 0;
         for depth in 1..=max_depth {
             ctx.root_best = None;
@@ -289,7 +276,29 @@ fn from_table(score: i32, ply: usize) -> i32 {
     }
 }
 
-impl<G: Evaluate> Context<'_, G> {
+impl<'a, G: Evaluate> Context<'a, G> {
+    fn new(
+        ab: &'a mut AlphaBeta<G>,
+        limits: &Limits,
+        start: Instant,
+        stop: &'a AtomicBool,
+    ) -> Self {
+        Context {
+            ab,
+            deadline: limits.time.map(|t| start + t),
+            node_limit: limits.nodes.unwrap_or(u64::MAX),
+            nodes: 0,
+            aborted: false,
+            stop,
+            path: Vec::with_capacity(MAX_PLY),
+            pv: vec![Vec::new(); MAX_PLY + 1],
+            root_best: None,
+            passed: vec![false; MAX_PLY + 1],
+            no_passes: false,
+            root_depth: 1,
+        }
+    }
+
     /// One iteration in a window around the previous score, widened on each side that fails,
     /// until the score falls inside it (the whole range for the first iterations, for forced
     /// results, and in plain mode).
@@ -434,32 +443,7 @@ impl<G: Evaluate> Context<'_, G> {
         for i in 0..moves.len() {
             bring_best_forward(&mut moves, &mut keys, i);
             let mv = moves[i];
-            let mut child = pos.clone();
-            child.play(mv);
-            // A move that puts the opponent in danger (Duck Chess: attacks its captain) is
-            // searched a ply deeper, so the answer to the threat is seen.
-            let extended = !plain && ply < 2 * self.root_depth as usize && child.in_danger();
-            let next = depth - 1 + i32::from(extended);
-            let mut score;
-            if i == 0 {
-                score = -self.negamax(&child, next, -beta, -alpha, ply + 1);
-            } else {
-                // Late quiet moves are searched shallower first; one that beats alpha anyway
-                // is searched again at full depth.
-                let quiet = !extended && self.is_quiet(pos, mv, ply);
-                let reduction = if may_reduce && i >= LMR_FIRST_MOVE && quiet {
-                    late_move_reduction(depth, i).min(next - 1)
-                } else {
-                    0
-                };
-                score = -self.negamax(&child, next - reduction, -alpha - 1, -alpha, ply + 1);
-                if reduction > 0 && score > alpha && !self.aborted {
-                    score = -self.negamax(&child, next, -alpha - 1, -alpha, ply + 1);
-                }
-                if score > alpha && score < beta && !self.aborted {
-                    score = -self.negamax(&child, next, -beta, -alpha, ply + 1);
-                }
-            }
+            let score = self.search_move(pos, mv, i, depth, alpha, beta, ply, may_reduce);
             if self.aborted {
                 self.path.pop();
                 return 0;
@@ -469,25 +453,9 @@ impl<G: Evaluate> Context<'_, G> {
                 best_move = Some(mv);
                 if score > alpha {
                     alpha = score;
-                    if ply == 0 {
-                        self.root_best = Some(mv);
-                    }
-                    let rest = std::mem::take(&mut self.pv[ply + 1]);
-                    let line = &mut self.pv[ply];
-                    line.clear();
-                    line.push(mv);
-                    line.extend_from_slice(&rest);
-                    self.pv[ply + 1] = rest;
+                    self.new_best_line(mv, ply);
                     if alpha >= beta {
-                        if !pos.is_capture(mv) {
-                            let killers = &mut self.ab.killers[ply];
-                            if killers[0] != Some(mv) {
-                                killers[1] = killers[0];
-                                killers[0] = Some(mv);
-                            }
-                            let slot = &mut self.ab.history[history_slot(&mv)];
-                            *slot = (*slot + depth * depth).min(HISTORY_MAX);
-                        }
+                        self.remember_cutoff(pos, mv, depth, ply);
                         break;
                     }
                 }
@@ -505,6 +473,75 @@ impl<G: Evaluate> Context<'_, G> {
             .table
             .store(key, best_move, to_table(best, ply), depth, bound);
         best
+    }
+
+    /// The score of move `i` (in search order) of `pos`: the first with the full window, the
+    /// others with a null window first — late quiet ones also shallower, searched again at full
+    /// depth when they beat alpha anyway — and with the full window when they land inside it.
+    /// A move that puts the opponent in danger (Duck Chess: attacks its captain) is searched a
+    /// ply deeper, so the answer to the threat is seen.
+    #[allow(clippy::too_many_arguments)]
+    fn search_move(
+        &mut self,
+        pos: &G,
+        mv: G::Move,
+        i: usize,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        may_reduce: bool,
+    ) -> i32 {
+        let mut child = pos.clone();
+        child.play(mv);
+        let extended =
+            !self.ab.config.plain && ply < 2 * self.root_depth as usize && child.in_danger();
+        let next = depth - 1 + i32::from(extended);
+        if i == 0 {
+            return -self.negamax(&child, next, -beta, -alpha, ply + 1);
+        }
+        let quiet = !extended && self.is_quiet(pos, mv, ply);
+        let reduction = if may_reduce && i >= LMR_FIRST_MOVE && quiet {
+            late_move_reduction(depth, i).min(next - 1)
+        } else {
+            0
+        };
+        let mut score = -self.negamax(&child, next - reduction, -alpha - 1, -alpha, ply + 1);
+        if reduction > 0 && score > alpha && !self.aborted {
+            score = -self.negamax(&child, next, -alpha - 1, -alpha, ply + 1);
+        }
+        if score > alpha && score < beta && !self.aborted {
+            score = -self.negamax(&child, next, -beta, -alpha, ply + 1);
+        }
+        score
+    }
+
+    /// `mv` beat alpha at `ply`: the line from here is it and the line found below it.
+    fn new_best_line(&mut self, mv: G::Move, ply: usize) {
+        if ply == 0 {
+            self.root_best = Some(mv);
+        }
+        let rest = std::mem::take(&mut self.pv[ply + 1]);
+        let line = &mut self.pv[ply];
+        line.clear();
+        line.push(mv);
+        line.extend_from_slice(&rest);
+        self.pv[ply + 1] = rest;
+    }
+
+    /// A quiet move that refuted the opponent's is tried early in sibling positions (killers)
+    /// and anywhere later (history, growing with the depth it worked at).
+    fn remember_cutoff(&mut self, pos: &G, mv: G::Move, depth: i32, ply: usize) {
+        if pos.is_capture(mv) {
+            return;
+        }
+        let killers = &mut self.ab.killers[ply];
+        if killers[0] != Some(mv) {
+            killers[1] = killers[0];
+            killers[0] = Some(mv);
+        }
+        let slot = &mut self.ab.history[history_slot(&mv)];
+        *slot = (*slot + depth * depth).min(HISTORY_MAX);
     }
 
     /// The table's move for this position, and its score when that alone decides the node.
