@@ -44,8 +44,10 @@ if wanted duck; then
   fi
   [ -x "$peers/adapter" ] || { echo "no adapter at $peers/adapter" >&2; exit 2; }
   echo "== Duck Chess: alphabeta:ms=100 vs Fairy-Stockfish 100 ms, $games games"
-  "$arbiter" arena duck --player ab=alphabeta:ms=100 --player "fsf=cmd:$peers/adapter" \
-    --games "$games" --time-per-move 100 --concurrency 1 --openings 4 --seed 1 \
+  # P5380 has no quiet-move draw, and Fairy-Stockfish's variant knows none.
+  "$arbiter" arena duck --max-no-capture-round 0 --player ab=alphabeta:ms=100 \
+    --player "fsf=cmd:$peers/adapter" \
+    --games "$games" --time-per-move 100 --concurrency 2 --openings 4 --seed 1 \
     --out "$out/duck-fsf" --json "$out/duck-fsf.json"
 fi
 

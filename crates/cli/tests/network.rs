@@ -105,8 +105,11 @@ fn a_duck_chess_game_between_two_clients() {
     let red = std::fs::read_to_string(dir.join("red.txt")).unwrap();
     assert_eq!(red, std::fs::read_to_string(dir.join("blue.txt")).unwrap());
     assert_eq!(red, server_record(&dir));
-    // Two depth-2 searchers fall into a cycle; the no-capture limit ends it as a draw.
-    assert!(red.trim_end().ends_with("S#"), "{red}");
+    // The game ends by the rules — a captain taken, or the no-capture limit — not by a client
+    // running out of time, playing an illegal move or giving up (which end it is depends on the
+    // search; crates/cli/tests/quiet_rule.rs checks the limit itself over the network).
+    let end = red.split_whitespace().last().unwrap_or_default();
+    assert!(matches!(end, "C#" | "S#"), "{red}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -91,7 +91,7 @@ async fn a_page_that_reloads_mid_game_takes_its_seat_back() {
 #[tokio::test]
 async fn a_seat_not_taken_back_in_time_is_a_resignation() {
     let s = server_with(|c| c.seats.seat_grace = Duration::from_millis(300)).await;
-    let (mut red, mut blue) = seated_pair(&s, "41", "5678").await;
+    let (red, mut blue) = seated_pair(&s, "41", "5678").await;
     drop(red);
     assert_eq!(next_of(&mut blue, NOTICE).await.data1, "away");
     let end = next_of(&mut blue, END).await;
