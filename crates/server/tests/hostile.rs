@@ -201,27 +201,27 @@ async fn a_move_the_database_refuses_is_never_forwarded() {
         )
         .unwrap();
     let mut forwarded = 0;
-    let end = 'game: loop {
-        for ply in 0..100 {
-            let (from, to) = [("a0", "a1"), ("a9", "a8"), ("a1", "a0"), ("a8", "a9")][ply % 4];
-            let (mover, other) = if ply % 2 == 0 {
-                (&mut red, &mut blue)
-            } else {
-                (&mut blue, &mut red)
-            };
-            mover.send(MOVE, from, to, "").await;
-            let m = other
-                .recv_within(Duration::from_secs(10))
-                .await
-                .expect("an answer");
-            if m.op == END {
-                break 'game m;
-            }
-            assert_eq!(m.op, MOVE);
-            forwarded += 1;
+    let mut end = None;
+    for ply in 0..100 {
+        let (from, to) = [("a0", "a1"), ("a9", "a8"), ("a1", "a0"), ("a8", "a9")][ply % 4];
+        let (mover, other) = if ply % 2 == 0 {
+            (&mut red, &mut blue)
+        } else {
+            (&mut blue, &mut red)
+        };
+        mover.send(MOVE, from, to, "").await;
+        let m = other
+            .recv_within(Duration::from_secs(10))
+            .await
+            .expect("an answer");
+        if m.op == END {
+            end = Some(m);
+            break;
         }
-        panic!("100 moves went through a full disk");
-    };
+        assert_eq!(m.op, MOVE);
+        forwarded += 1;
+    }
+    let end = end.expect("100 moves went through a full disk");
     // Ten moves were stored and forwarded; the eleventh was neither, and the game ended.
     assert_eq!(forwarded, 10);
     assert_eq!(end.data2, "7", "{end:?}");
