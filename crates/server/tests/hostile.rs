@@ -128,13 +128,7 @@ async fn a_client_that_stops_reading_is_let_go() {
     let (mut red, mut blue) = duck_pair(&s, "22", &[("max_no_capture_round", 0.into())]).await;
     // A few hundred moves make every snapshot of the room a few kilobytes.
     for ply in 0..400 {
-        let (from, to) = [("a0", "a1"), ("a9", "a8"), ("a1", "a0"), ("a8", "a9")][ply % 4];
-        let (mover, other) = if ply % 2 == 0 {
-            (&mut red, &mut blue)
-        } else {
-            (&mut blue, &mut red)
-        };
-        mover.send(MOVE, from, to, "").await;
+        let other = shuffle_cars(ply, &mut red, &mut blue).await;
         assert_eq!(other.recv().await.op, MOVE);
     }
     // Ask for the snapshot over and over and never read: tens of megabytes of answers.
@@ -203,13 +197,7 @@ async fn a_move_the_database_refuses_is_never_forwarded() {
     let mut forwarded = 0;
     let mut end = None;
     for ply in 0..100 {
-        let (from, to) = [("a0", "a1"), ("a9", "a8"), ("a1", "a0"), ("a8", "a9")][ply % 4];
-        let (mover, other) = if ply % 2 == 0 {
-            (&mut red, &mut blue)
-        } else {
-            (&mut blue, &mut red)
-        };
-        mover.send(MOVE, from, to, "").await;
+        let other = shuffle_cars(ply, &mut red, &mut blue).await;
         let m = other
             .recv_within(Duration::from_secs(10))
             .await
@@ -454,4 +442,17 @@ async fn pages_of_other_origins_and_foreign_host_names_are_refused() {
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 421"), "{answer}");
     assert!(answer.contains("--allow-host evil.example"), "{answer}");
+}
+
+/// Ply `ply` of an endless game: the side to move sends a car one point along its edge and
+/// back, so nothing is ever captured; the side that must answer next.
+async fn shuffle_cars<'a>(ply: usize, red: &'a mut Client, blue: &'a mut Client) -> &'a mut Client {
+    let (from, to) = [("a0", "a1"), ("a9", "a8"), ("a1", "a0"), ("a8", "a9")][ply % 4];
+    let (mover, other) = if ply % 2 == 0 {
+        (red, blue)
+    } else {
+        (blue, red)
+    };
+    mover.send(MOVE, from, to, "").await;
+    other
 }
