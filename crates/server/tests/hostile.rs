@@ -448,7 +448,7 @@ async fn pages_of_other_origins_and_foreign_host_names_are_refused() {
 /// back, so nothing is ever captured; the side that must answer next.
 async fn shuffle_cars<'a>(ply: usize, red: &'a mut Client, blue: &'a mut Client) -> &'a mut Client {
     let (from, to) = [("a0", "a1"), ("a9", "a8"), ("a1", "a0"), ("a8", "a9")][ply % 4];
-    let (mover, other) = if ply % 2 == 0 {
+    let (mover, other) = if ply.is_multiple_of(2) {
         (red, blue)
     } else {
         (blue, red)
