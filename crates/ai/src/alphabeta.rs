@@ -426,7 +426,9 @@ impl<'a, G: Evaluate> Context<'a, G> {
         if let Some(score) = cut {
             return score;
         }
-        if let Some(score) = self.null_move_cut(pos, key, depth, beta, ply) {
+        // Duck Chess answers this with an attack search: asked once per node.
+        let in_danger = pos.in_danger();
+        if let Some(score) = self.null_move_cut(pos, key, depth, beta, ply, in_danger) {
             return score;
         }
         let mut moves = MoveList::new();
@@ -438,7 +440,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
-        let may_reduce = !plain && depth >= LMR_MIN_DEPTH && !pos.in_danger();
+        let may_reduce = !plain && depth >= LMR_MIN_DEPTH && !in_danger;
         self.path.push(key);
         for i in 0..moves.len() {
             bring_best_forward(&mut moves, &mut keys, i);
@@ -579,6 +581,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
         depth: i32,
         beta: i32,
         ply: usize,
+        in_danger: bool,
     ) -> Option<i32> {
         if self.ab.config.plain
             || self.no_passes
@@ -586,12 +589,15 @@ impl<'a, G: Evaluate> Context<'a, G> {
             || depth < NULL_MIN_DEPTH
             || beta.abs() >= MATE_BOUND
             || self.passed[ply]
-            || pos.in_danger()
-            || pos.evaluate(&self.ab.weights) < beta
+            || in_danger
         {
             return None;
         }
+        // Asked before the evaluation: a game that cannot pass (RC-02) pays nothing here.
         let passed = pos.pass()?;
+        if pos.evaluate(&self.ab.weights) < beta {
+            return None;
+        }
         let reduction = NULL_REDUCTION + depth / 6;
         self.path.push(key);
         self.passed[ply + 1] = true;
