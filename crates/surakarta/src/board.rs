@@ -147,6 +147,43 @@ const NEXT_LINE: [[u8; 4]; 16] = {
     table
 };
 
+/// `TRACK_PLACES[(n/2 - 3) * 256 + code(p)]`: the two places `(circuit, track index)` of point
+/// `p` on an `n × n` board, `(MAX_CIRCUITS, 0)` (the spare track) where there are fewer.
+///
+/// Row `y` is line 0 of circuit `y` (from the left) or line 2 of circuit `n-1-y` (from the
+/// right); column `x` is line 1 of circuit `n-1-x` (upwards) or line 3 of circuit `x`
+/// (downwards), circuits counted from 1 (see [`crate::geometry`]). Edge lines lie on no circuit.
+const TRACK_PLACES: [[(u8, u8); 2]; 4 * 256] = {
+    let spare = (MAX_CIRCUITS as u8, 0);
+    let mut table = [[spare; 2]; 4 * 256];
+    let mut size = 0;
+    while size < 4 {
+        let n = 6 + 2 * size;
+        let (half, m) = (n / 2, n - 1);
+        let mut y = 0;
+        while y < n {
+            let mut x = 0;
+            while x < n {
+                let entry = &mut table[size * 256 + (y << 4 | x)];
+                if y >= 1 && y < half {
+                    entry[0] = ((y - 1) as u8, x as u8);
+                } else if y >= half && y < m {
+                    entry[0] = ((m - 1 - y) as u8, (2 * n + m - x) as u8);
+                }
+                if x >= half && x < m {
+                    entry[1] = ((m - 1 - x) as u8, (n + y) as u8);
+                } else if x >= 1 && x < half {
+                    entry[1] = ((x - 1) as u8, (3 * n + m - y) as u8);
+                }
+                x += 1;
+            }
+            y += 1;
+        }
+        size += 1;
+    }
+    table
+};
+
 const PIECE_KEYS: [u64; 2 * MAX_SIZE * MAX_SIZE] = zobrist::keys(0x5A4A_CA47_0000_0001);
 
 /// The most pieces a side may have: the `2n` it starts with on the largest board.
@@ -160,18 +197,16 @@ fn code(p: Point) -> u8 {
 
 /// The pieces on an `n × n` board (`First` = black, `Second` = white).
 ///
-/// Each side's pieces are kept three ways: as a bit row per `y` and a bit column per `x`, so the
-/// occupancy of a whole circuit line is one load (columns and reversed lines too) and a track of
-/// `4n <= 48` points fits in one `u64` where the next piece along it is a bit scan; and as a list,
-/// so generating steps visits each piece without scanning rows. A side has at most `2n` pieces.
+/// Each side's pieces are kept three ways: as a bit row per `y`, for steps; as the occupancy of
+/// each circuit's track (`4n <= 48` points in one `u64`, bit `t` for track index `t`, kept up to
+/// date by every change) where the next piece along a track is a bit scan; and as a list, so
+/// generating steps visits each piece without scanning rows. A side has at most `2n` pieces.
 #[derive(Clone)]
 pub struct Board {
     n: u8,
     rows: [[u16; MAX_SIZE]; 2],
-    cols: [[u16; MAX_SIZE]; 2],
-    /// Rows and columns bit-reversed (bit `n-1-x`, `n-1-y`): the tracks run along two lines backwards.
-    reversed_rows: [[u16; MAX_SIZE]; 2],
-    reversed_cols: [[u16; MAX_SIZE]; 2],
+    /// `tracks[side][c]`: circuit `c`'s track occupancy; the last entry is the spare.
+    tracks: [[u64; MAX_CIRCUITS + 1]; 2],
     hash: u64,
     pieces: [[u8; MAX_PIECES]; 2],
     counts: [u8; 2],
@@ -220,9 +255,7 @@ impl Board {
         Some(Board {
             n,
             rows: [[0; MAX_SIZE]; 2],
-            cols: [[0; MAX_SIZE]; 2],
-            reversed_rows: [[0; MAX_SIZE]; 2],
-            reversed_cols: [[0; MAX_SIZE]; 2],
+            tracks: [[0; MAX_CIRCUITS + 1]; 2],
             hash: 0,
             pieces: [[0; MAX_PIECES]; 2],
             counts: [0; 2],
@@ -310,16 +343,18 @@ impl Board {
         }
     }
 
-    /// Flips `side`'s bit at `p` in rows, columns and hash.
+    /// Flips `side`'s bit at `p` in its row, the tracks through `p`, and the hash; branch-free
+    /// (a point off every circuit flips a spare track nobody reads).
     #[inline(always)]
     fn toggle(&mut self, side: Side, p: Point) {
         let s = side.index();
-        let m = self.n - 1;
-        self.rows[s][p.y as usize] ^= 1 << p.x;
-        self.cols[s][p.x as usize] ^= 1 << p.y;
-        self.reversed_rows[s][p.y as usize] ^= 1 << (m - p.x);
-        self.reversed_cols[s][p.x as usize] ^= 1 << (m - p.y);
-        self.hash ^= PIECE_KEYS[s * MAX_SIZE * MAX_SIZE + p.y as usize * MAX_SIZE + p.x as usize];
+        let (x, y) = (p.x as usize, p.y as usize);
+        self.rows[s][y] ^= 1 << x;
+        let places = &TRACK_PLACES[(self.n as usize / 2 - 3) * 256 + code(p) as usize];
+        for &(circuit, bit) in places {
+            self.tracks[s][circuit as usize] ^= 1 << bit;
+        }
+        self.hash ^= PIECE_KEYS[s * MAX_SIZE * MAX_SIZE + y * MAX_SIZE + x];
     }
 
     /// Moves the piece on `from` to `to`, removing what was on `to`. `from` must hold a piece.
@@ -379,22 +414,6 @@ impl Board {
     #[inline]
     fn occupied_row(&self, y: usize) -> u16 {
         self.rows[0][y] | self.rows[1][y]
-    }
-
-    /// Circuit `c`'s track as a bit set (bit `t` for track index `t`) of the pieces of the sides
-    /// in `sides` (a slice of side indices).
-    #[inline(always)]
-    fn track_bits(&self, c: usize, sides: &[usize]) -> u64 {
-        let n = self.n as usize;
-        let (k, m) = (c + 1, n - 1);
-        let mut bits = 0u64;
-        for &s in sides {
-            bits |= self.rows[s][k] as u64
-                | (self.cols[s][m - k] as u64) << n
-                | (self.reversed_rows[s][m - k] as u64) << (2 * n)
-                | (self.reversed_cols[s][k] as u64) << (3 * n);
-        }
-        bits
     }
 
     /// Appends every step of `side` (a move to an empty neighbour).
@@ -479,11 +498,11 @@ impl Board {
         let full = (1u64 << n) - 1;
         let s = side.index();
         for c in 0..g.circuits() {
-            let own = self.track_bits(c, &[s]);
+            let own = self.tracks[s][c];
             if own == 0 {
                 continue;
             }
-            let occupied = own | self.track_bits(c, &[1 - s]);
+            let occupied = own | self.tracks[1 - s][c];
             let track = &g.flat_tracks[c];
             let twin = &g.twins[c];
             let lines = [0, 1, 2, 3].map(|l| (occupied >> (l * n)) & full);
@@ -692,7 +711,7 @@ mod tests {
         let p = Point::new(2, 3);
         b.set(p, Some(Side::Second));
         assert_eq!(b.get(p), Some(Side::Second));
-        assert_eq!(b.cols[1][2], 1 << 3);
+        assert_eq!(b.row_bits(Side::Second, 3), 1 << 2);
         let h = b.hash();
         b.set(p, Some(Side::First));
         b.set(p, None);
