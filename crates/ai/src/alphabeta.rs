@@ -254,6 +254,9 @@ struct Context<'a, G: Evaluate> {
     no_passes: bool,
     /// The depth of the running iteration (extensions stop at twice it).
     root_depth: i32,
+    /// `keys[ply]`: the ordering keys of the moves at `ply`, kept between nodes so a node does
+    /// not build (and copy) a stack list of keys.
+    keys: Vec<Vec<i64>>,
 }
 
 fn to_table(score: i32, ply: usize) -> i32 {
@@ -296,6 +299,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
             passed: vec![false; MAX_PLY + 1],
             no_passes: false,
             root_depth: 1,
+            keys: vec![Vec::with_capacity(64); MAX_PLY + 1],
         }
     }
 
@@ -377,30 +381,30 @@ impl<'a, G: Evaluate> Context<'a, G> {
         }
     }
 
+    /// The ordering keys of `moves` (highest first): the table's move, captures, killers, history.
     fn order(
         &self,
         pos: &G,
         moves: &MoveList<G::Move>,
         tt_move: Option<G::Move>,
         ply: usize,
-    ) -> MoveList<i64> {
+        keys: &mut Vec<i64>,
+    ) {
         let killers = self.ab.killers[ply];
-        moves
-            .iter()
-            .map(|&mv| {
-                if Some(mv) == tt_move {
-                    1 << 40
-                } else if pos.is_capture(mv) {
-                    (1 << 36) + pos.order_hint(mv) as i64
-                } else if Some(mv) == killers[0] {
-                    1 << 32
-                } else if Some(mv) == killers[1] {
-                    (1 << 32) - 1
-                } else {
-                    self.ab.history[history_slot(&mv)] as i64
-                }
-            })
-            .collect()
+        keys.clear();
+        keys.extend(moves.iter().map(|&mv| {
+            if Some(mv) == tt_move {
+                1 << 40
+            } else if pos.is_capture(mv) {
+                (1 << 36) + pos.order_hint(mv) as i64
+            } else if Some(mv) == killers[0] {
+                1 << 32
+            } else if Some(mv) == killers[1] {
+                (1 << 32) - 1
+            } else {
+                self.ab.history[history_slot(&mv)] as i64
+            }
+        }));
     }
 
     fn negamax(&mut self, pos: &G, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -436,7 +440,8 @@ impl<'a, G: Evaluate> Context<'a, G> {
         if moves.is_empty() {
             return -(WIN - ply as i32);
         }
-        let mut keys = self.order(pos, &moves, tt_move, ply);
+        let mut keys = std::mem::take(&mut self.keys[ply]);
+        self.order(pos, &moves, tt_move, ply, &mut keys);
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
@@ -448,6 +453,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
             let score = self.search_move(pos, mv, i, depth, alpha, beta, ply, may_reduce);
             if self.aborted {
                 self.path.pop();
+                self.keys[ply] = keys;
                 return 0;
             }
             if score > best {
@@ -464,6 +470,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
             }
         }
         self.path.pop();
+        self.keys[ply] = keys;
         let bound = if best <= original_alpha {
             Bound::Upper
         } else if best >= beta {
@@ -653,13 +660,16 @@ impl<'a, G: Evaluate> Context<'a, G> {
         if !danger {
             moves.retain(|&mv| pos.is_capture(mv));
         }
-        let mut keys: MoveList<i32> = moves.iter().map(|&mv| pos.order_hint(mv)).collect();
+        let mut keys = std::mem::take(&mut self.keys[ply]);
+        keys.clear();
+        keys.extend(moves.iter().map(|&mv| i64::from(pos.order_hint(mv))));
         for i in 0..moves.len() {
             bring_best_forward(&mut moves, &mut keys, i);
             let mut child = pos.clone();
             child.play(moves[i]);
             let score = -self.quiesce(&child, -beta, -alpha, ply + 1, depth + 1);
             if self.aborted {
+                self.keys[ply] = keys;
                 return 0;
             }
             if score > best {
@@ -672,6 +682,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
                 }
             }
         }
+        self.keys[ply] = keys;
         best
     }
 }
