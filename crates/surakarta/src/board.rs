@@ -386,14 +386,26 @@ impl Board {
     /// How many captures `side` has (distinct moves) and how many distinct enemy pieces they
     /// threaten: the evaluation's "pieces under threat", without building a move list.
     pub fn capture_summary(&self, side: Side) -> (u32, u32) {
-        let mut captures = 0;
-        let mut victims = [0u64; 3];
-        self.for_each_capture(side, |_, to| {
-            captures += 1;
-            let c = code(to) as usize;
-            victims[c / 64] |= 1 << (c % 64);
+        self.capture_summaries()[side.index()]
+    }
+
+    /// [`Board::capture_summary`] of both sides (indexed by [`Side::index`]) in one pass over
+    /// the circuits.
+    pub fn capture_summaries(&self) -> [(u32, u32); 2] {
+        let mut seen = [(); 2].map(|_| ArrayVec::<Move, { 8 * MAX_CIRCUITS }>::new());
+        let mut victims = [[0u64; 3]; 2];
+        self.for_each_listed_capture_of([true, true], |s, from, to| {
+            let mv = Move::new(from, to);
+            if !seen[s].contains(&mv) {
+                seen[s].push(mv);
+                let c = code(to) as usize;
+                victims[s][c / 64] |= 1 << (c % 64);
+            }
         });
-        (captures, victims.iter().map(|v| v.count_ones()).sum())
+        [0, 1].map(|s| {
+            let hit: u32 = victims[s].iter().map(|v| v.count_ones()).sum();
+            (seen[s].len() as u32, hit)
+        })
     }
 
     /// The number of steps `side` has (moves to empty neighbours).
@@ -485,24 +497,40 @@ impl Board {
 
     /// Calls `visit(from, to)` for each entry of the course reference's capture list for `side`
     /// (see [`crate::reference`]): a capture can appear twice, once per route.
-    ///
-    /// On each circuit a capture can only join the last piece of a line to the first piece of the
-    /// next non-empty line (the travel between them crosses an arc and meets nothing), so at most
-    /// four pairs per circuit are looked at, found by bit scans of the track occupancy. When both
-    /// ends are one piece on a crossing, it passes over itself and meets the next piece beyond,
-    /// on either side. As a set this is exactly the track-walking rule (a property test checks it).
     #[inline(always)]
     fn for_each_listed_capture(&self, side: Side, mut visit: impl FnMut(Point, Point)) {
+        let mut wanted = [false; 2];
+        wanted[side.index()] = true;
+        self.for_each_listed_capture_of(wanted, |_, from, to| visit(from, to));
+    }
+
+    /// Calls `visit(side, from, to)` (`side` as an index) for each entry of the capture lists of
+    /// the sides marked in `wanted`, each side's in the course reference's order: the
+    /// evaluation asks for both sides in one pass.
+    ///
+    /// On each circuit a capture can only join the last piece of a line to the first piece of the
+    /// next non-empty line (the travel between them crosses an arc and meets nothing, and either
+    /// piece may take the other), so at most four pairs per circuit are looked at, found by bit
+    /// scans of the track occupancy. When both ends are one piece on a crossing, it passes over
+    /// itself and meets the next piece beyond, on either side. As a set this is exactly the
+    /// track-walking rule (a property test checks it).
+    #[inline(always)]
+    fn for_each_listed_capture_of(
+        &self,
+        wanted: [bool; 2],
+        mut visit: impl FnMut(usize, Point, Point),
+    ) {
         let g = self.geometry();
         let n = self.n as usize;
         let full = (1u64 << n) - 1;
-        let s = side.index();
         for c in 0..g.circuits() {
-            let own = self.tracks[s][c];
-            if own == 0 {
+            let black = self.tracks[0][c];
+            let white = self.tracks[1][c];
+            if black == 0 || white == 0 {
                 continue;
             }
-            let occupied = own | self.tracks[1 - s][c];
+            let occupied = black | white;
+            let owner = |t: usize| usize::from(black >> t & 1 == 0);
             let track = &g.flat_tracks[c];
             let twin = &g.twins[c];
             let lines = [0, 1, 2, 3].map(|l| (occupied >> (l * n)) & full);
@@ -518,26 +546,30 @@ impl Board {
                 let last = 63 - lines[i].leading_zeros() as usize;
                 let a = i * n + last;
                 let b = j * n + lines[j].trailing_zeros() as usize;
-                let own_a = own >> a & 1 != 0;
+                let (side_a, side_b) = (owner(a), owner(b));
                 if twin[b] as usize != a {
-                    if own_a != (own >> b & 1 != 0) {
-                        let (from, to) = if own_a { (a, b) } else { (b, a) };
-                        visit(track[from], track[to]);
+                    if side_a != side_b {
+                        let (from, to) = if side_a == 0 { (a, b) } else { (b, a) };
+                        for (s, (f, t)) in [(0, (from, to)), (1, (to, from))] {
+                            if wanted[s] {
+                                visit(s, track[f], track[t]);
+                            }
+                        }
                     }
-                } else if own_a {
+                } else if wanted[side_a] {
                     // One piece on the crossing of lines i and j passes over itself.
                     let rest_q = lines[j] & (lines[j] - 1);
                     if rest_q != 0 {
                         let v = j * n + rest_q.trailing_zeros() as usize;
-                        if own >> v & 1 == 0 {
-                            visit(track[a], track[v]);
+                        if owner(v) != side_a {
+                            visit(side_a, track[a], track[v]);
                         }
                     }
                     let rest_p = lines[i] & !(1u64 << last);
                     if rest_p != 0 {
                         let v = i * n + 63 - rest_p.leading_zeros() as usize;
-                        if own >> v & 1 == 0 {
-                            visit(track[a], track[v]);
+                        if owner(v) != side_a {
+                            visit(side_a, track[a], track[v]);
                         }
                     }
                 }

@@ -133,8 +133,9 @@ proptest! {
         }
     }
 
-    /// The quick counts and the "any move" test agree with the move list, on boards so full
-    /// that many sides have no step at all.
+    /// The quick counts (the evaluation's capture summaries of both sides included) and the
+    /// "any move" test agree with the move list, on boards so full that many sides have no
+    /// step at all.
     #[test]
     fn counts_and_any_move_agree_with_the_list(
         size in prop::sample::select(vec![6u8, 8, 10, 12]),
@@ -149,6 +150,13 @@ proptest! {
             prop_assert_eq!(board.has_move(side), !moves.is_empty(), "board:\n{:?}", board);
             let steps = moves.iter().filter(|m| board.get(m.to()).is_none()).count();
             prop_assert_eq!(board.step_count(side), steps as u32);
+            let victims: BTreeSet<Point> = moves
+                .iter()
+                .filter(|m| board.get(m.to()).is_some())
+                .map(|m| m.to())
+                .collect();
+            let summary = ((moves.len() - steps) as u32, victims.len() as u32);
+            prop_assert_eq!(board.capture_summary(side), summary, "board:\n{:?}", board);
         }
     }
 }

@@ -33,8 +33,9 @@ impl Evaluate for GameState {
                 .map(|y| (board.row_bits(side, y) & inner).count_ones() as i32)
                 .sum()
         };
-        let (our_captures, their_pieces_hit) = board.capture_summary(us);
-        let (their_captures, our_pieces_hit) = board.capture_summary(them);
+        let summaries = board.capture_summaries();
+        let (our_captures, their_pieces_hit) = summaries[us.index()];
+        let (their_captures, our_pieces_hit) = summaries[them.index()];
         let mobility = (board.step_count(us) + our_captures) as i32
             - (board.step_count(them) + their_captures) as i32;
         w.piece * (board.count(us) as i32 - board.count(them) as i32) + w.mobility * mobility
