@@ -463,22 +463,45 @@ impl Board {
     /// The number of steps of `side`, by popcount.
     #[inline(always)]
     fn count_steps(&self, side: Side) -> u64 {
+        self.count_steps_around(side, &self.padded_empty_rows())
+    }
+
+    /// Bit `x` of entry `y + 1` is set when `(x, y)` is empty; the entries beyond the board
+    /// are empty sets, so every row has a row above and below.
+    #[inline(always)]
+    fn padded_empty_rows(&self) -> [u16; MAX_SIZE + 2] {
         let n = self.n as usize;
         let full: u16 = ((1u32 << n) - 1) as u16;
+        let mut empty = [0u16; MAX_SIZE + 2];
+        for (y, row) in empty[1..=n].iter_mut().enumerate() {
+            *row = !self.occupied_row(y) & full;
+        }
+        empty
+    }
+
+    /// The steps of `side` given [`Board::padded_empty_rows`]: per row, its pieces shifted
+    /// left, not and right against the empty points of the rows around it (a piece's own row
+    /// has no empty point under it).
+    #[inline(always)]
+    fn count_steps_around(&self, side: Side, empty: &[u16; MAX_SIZE + 2]) -> u64 {
         let mut count = 0;
-        for y in 0..n {
-            let own = self.rows[side.index()][y];
-            if own == 0 {
-                continue;
-            }
-            for ty in y.saturating_sub(1)..=(y + 1).min(n - 1) {
-                let empty = !self.occupied_row(ty) & full;
-                count += ((own >> 1) & empty).count_ones()
-                    + (own & empty).count_ones()
-                    + ((own << 1) & empty).count_ones();
-            }
+        for (y, &own) in self.rows[side.index()][..self.n as usize].iter().enumerate() {
+            let reach = [own >> 1, own, own << 1];
+            let (below, here, above) = (empty[y], empty[y + 1], empty[y + 2]);
+            count += reach
+                .iter()
+                .map(|r| (r & below).count_ones() + (r & above).count_ones())
+                .sum::<u32>()
+                + ((own >> 1) & here).count_ones()
+                + ((own << 1) & here).count_ones();
         }
         count as u64
+    }
+
+    /// [`Board::step_count`] of both sides, indexed by [`Side::index`].
+    pub fn step_counts(&self) -> [u32; 2] {
+        let empty = self.padded_empty_rows();
+        Side::BOTH.map(|side| self.count_steps_around(side, &empty) as u32)
     }
 
     /// Whether some piece of `side` has an empty neighbour.

@@ -150,6 +150,7 @@ proptest! {
             prop_assert_eq!(board.has_move(side), !moves.is_empty(), "board:\n{:?}", board);
             let steps = moves.iter().filter(|m| board.get(m.to()).is_none()).count();
             prop_assert_eq!(board.step_count(side), steps as u32);
+            prop_assert_eq!(board.step_counts()[side.index()], steps as u32);
             let victims: BTreeSet<Point> = moves
                 .iter()
                 .filter(|m| board.get(m.to()).is_some())

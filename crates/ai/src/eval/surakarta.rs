@@ -36,8 +36,9 @@ impl Evaluate for GameState {
         let summaries = board.capture_summaries();
         let (our_captures, their_pieces_hit) = summaries[us.index()];
         let (their_captures, our_pieces_hit) = summaries[them.index()];
-        let mobility = (board.step_count(us) + our_captures) as i32
-            - (board.step_count(them) + their_captures) as i32;
+        let steps = board.step_counts();
+        let mobility = (steps[us.index()] + our_captures) as i32
+            - (steps[them.index()] + their_captures) as i32;
         w.piece * (board.count(us) as i32 - board.count(them) as i32) + w.mobility * mobility
             - w.threatened * our_pieces_hit as i32
             + w.attacking * their_pieces_hit as i32
