@@ -630,7 +630,9 @@ impl<'a, G: Evaluate> Context<'a, G> {
         !pos.is_capture(mv) && !self.ab.killers[ply].contains(&Some(mv))
     }
 
-    /// Captures only (every move when the side to move is in danger), until the position is quiet.
+    /// Captures only (every move when the side to move is in danger), until the position is
+    /// quiet. Results go into the transposition table at depth 0 (any deeper result found there
+    /// decides the node), and the table's move is tried first.
     fn quiesce(&mut self, pos: &G, mut alpha: i32, beta: i32, ply: usize, depth: u32) -> i32 {
         self.pv[ply].clear();
         if self.out_of_budget() {
@@ -642,11 +644,20 @@ impl<'a, G: Evaluate> Context<'a, G> {
         if ply >= MAX_PLY - 2 || depth >= MAX_QUIESCENCE {
             return pos.evaluate(&self.ab.weights);
         }
+        let key = pos.hash();
+        let (tt_move, cut) = self.probe(key, 0, alpha, beta, ply);
+        if let Some(score) = cut {
+            return score;
+        }
+        let original_alpha = alpha;
         let danger = depth < 2 && pos.in_danger();
         let mut best = -INFINITY;
         if !danger {
             let stand = pos.evaluate(&self.ab.weights);
             if stand >= beta {
+                self.ab
+                    .table
+                    .store(key, None, to_table(stand, ply), 0, Bound::Lower);
                 return stand;
             }
             best = stand;
@@ -662,7 +673,14 @@ impl<'a, G: Evaluate> Context<'a, G> {
         }
         let mut keys = std::mem::take(&mut self.keys[ply]);
         keys.clear();
-        keys.extend(moves.iter().map(|&mv| i64::from(pos.order_hint(mv))));
+        keys.extend(moves.iter().map(|&mv| {
+            if Some(mv) == tt_move {
+                i64::MAX
+            } else {
+                i64::from(pos.order_hint(mv))
+            }
+        }));
+        let mut best_move = None;
         for i in 0..moves.len() {
             bring_best_forward(&mut moves, &mut keys, i);
             let mut child = pos.clone();
@@ -676,6 +694,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
                 best = score;
                 if score > alpha {
                     alpha = score;
+                    best_move = Some(moves[i]);
                     if alpha >= beta {
                         break;
                     }
@@ -683,6 +702,16 @@ impl<'a, G: Evaluate> Context<'a, G> {
             }
         }
         self.keys[ply] = keys;
+        let bound = if best <= original_alpha {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.ab
+            .table
+            .store(key, best_move, to_table(best, ply), 0, bound);
         best
     }
 }
