@@ -41,6 +41,10 @@ const ASPIRATION_WINDOW: i32 = 30;
 const NULL_MIN_DEPTH: i32 = 3;
 const NULL_REDUCTION: i32 = 2;
 const NULL_VERIFY_DEPTH: i32 = 6;
+/// A node this deep with no move from the table is searched a ply shallower: without a guess
+/// it is rarely on the principal variation, and the shallower search fills the table for the
+/// next visit (internal iterative reduction).
+const IIR_MIN_DEPTH: i32 = 4;
 
 /// Turns an internal score into a report.
 pub fn score_of(value: i32) -> Score {
@@ -96,6 +100,8 @@ pub struct AlphaBeta<G: Evaluate> {
     table: Table<G::Move>,
     killers: Vec<[Option<G::Move>; 2]>,
     history: Vec<i32>,
+    /// `countermoves[history_slot(m)]`: the quiet move that last refuted `m`.
+    countermoves: Vec<Option<G::Move>>,
 }
 
 /// A fast hash of a move for the history table (FNV-1a over the move's `Hash` bytes).
@@ -127,6 +133,7 @@ impl<G: Evaluate> AlphaBeta<G> {
             table: Table::new(config.hash_bits),
             killers: vec![[None; 2]; MAX_PLY],
             history: vec![0; HISTORY_SLOTS],
+            countermoves: vec![None; HISTORY_SLOTS],
         }
     }
 
@@ -139,6 +146,7 @@ impl<G: Evaluate> AlphaBeta<G> {
         self.table.clear();
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
         self.history.iter_mut().for_each(|h| *h = 0);
+        self.countermoves.iter_mut().for_each(|m| *m = None);
     }
 
     /// Searches `root` by iterative deepening until a limit, `stop`, or a forced result; calls
@@ -250,6 +258,8 @@ struct Context<'a, G: Evaluate> {
     root_best: Option<G::Move>,
     /// `passed[ply]`: the move that led to `ply` was a pass (null move).
     passed: Vec<bool>,
+    /// `played[ply]`: the move that led to `ply` (`None` at the root and after a pass).
+    played: Vec<Option<G::Move>>,
     /// Set while a null-move cut is verified: no passes below.
     no_passes: bool,
     /// The depth of the running iteration (extensions stop at twice it).
@@ -297,6 +307,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
             pv: vec![Vec::new(); MAX_PLY + 1],
             root_best: None,
             passed: vec![false; MAX_PLY + 1],
+            played: vec![None; MAX_PLY + 1],
             no_passes: false,
             root_depth: 1,
             keys: vec![Vec::with_capacity(64); MAX_PLY + 1],
@@ -381,7 +392,8 @@ impl<'a, G: Evaluate> Context<'a, G> {
         }
     }
 
-    /// The ordering keys of `moves` (highest first): the table's move, captures, killers, history.
+    /// The ordering keys of `moves` (highest first): the table's move, captures, killers, the
+    /// answer that last refuted the opponent's move, history.
     fn order(
         &self,
         pos: &G,
@@ -391,6 +403,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
         keys: &mut Vec<i64>,
     ) {
         let killers = self.ab.killers[ply];
+        let countermove = self.played[ply].and_then(|m| self.ab.countermoves[history_slot(&m)]);
         keys.clear();
         keys.extend(moves.iter().map(|&mv| {
             if Some(mv) == tt_move {
@@ -401,6 +414,8 @@ impl<'a, G: Evaluate> Context<'a, G> {
                 1 << 32
             } else if Some(mv) == killers[1] {
                 (1 << 32) - 1
+            } else if Some(mv) == countermove {
+                (1 << 32) - 2
             } else {
                 self.ab.history[history_slot(&mv)] as i64
             }
@@ -430,6 +445,11 @@ impl<'a, G: Evaluate> Context<'a, G> {
         if let Some(score) = cut {
             return score;
         }
+        let depth = if tt_move.is_none() && !plain && depth >= IIR_MIN_DEPTH {
+            depth - 1
+        } else {
+            depth
+        };
         // Duck Chess answers this with an attack search: asked once per node.
         let in_danger = pos.in_danger();
         if let Some(score) = self.null_move_cut(pos, key, depth, beta, ply, in_danger) {
@@ -503,6 +523,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
     ) -> i32 {
         let mut child = pos.clone();
         child.play(mv);
+        self.played[ply + 1] = Some(mv);
         let extended =
             !self.ab.config.plain && ply < 2 * self.root_depth as usize && child.in_danger();
         let next = depth - 1 + i32::from(extended);
@@ -538,8 +559,9 @@ impl<'a, G: Evaluate> Context<'a, G> {
         self.pv[ply + 1] = rest;
     }
 
-    /// A quiet move that refuted the opponent's is tried early in sibling positions (killers)
-    /// and anywhere later (history, growing with the depth it worked at).
+    /// A quiet move that refuted the opponent's is tried early in sibling positions (killers),
+    /// after the same opponent move anywhere (countermoves), and anywhere later (history,
+    /// growing with the depth it worked at).
     fn remember_cutoff(&mut self, pos: &G, mv: G::Move, depth: i32, ply: usize) {
         if pos.is_capture(mv) {
             return;
@@ -551,6 +573,9 @@ impl<'a, G: Evaluate> Context<'a, G> {
         }
         let slot = &mut self.ab.history[history_slot(&mv)];
         *slot = (*slot + depth * depth).min(HISTORY_MAX);
+        if let Some(previous) = self.played[ply] {
+            self.ab.countermoves[history_slot(&previous)] = Some(mv);
+        }
     }
 
     /// The table's move for this position, and its score when that alone decides the node.
@@ -608,6 +633,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
         let reduction = NULL_REDUCTION + depth / 6;
         self.path.push(key);
         self.passed[ply + 1] = true;
+        self.played[ply + 1] = None;
         let score = -self.negamax(&passed, depth - 1 - reduction, -beta, 1 - beta, ply + 1);
         self.passed[ply + 1] = false;
         self.path.pop();
