@@ -1,6 +1,7 @@
 //! Negamax alpha-beta: iterative deepening with aspiration windows, principal variation search,
-//! a transposition table, move ordering, null move with verification where a game can pass,
-//! late move reductions, an extension for moves that put the opponent in danger, and a
+//! a transposition table (shared with quiescence), move ordering (table move, captures, killers,
+//! countermoves, history), null move with verification where a game can pass, late move and
+//! internal iterative reductions, an extension for moves that put the opponent in danger, and a
 //! quiescence search. Each technique was kept for what it won in arena matches against the
 //! build before it (docs/strength.md); futility pruning was tried and lost (−11 ± 52 Elo on
 //! Surakarta 6×6), so it is not here.
@@ -310,7 +311,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
             played: vec![None; MAX_PLY + 1],
             no_passes: false,
             root_depth: 1,
-            keys: vec![Vec::with_capacity(64); MAX_PLY + 1],
+            keys: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         }
     }
 

@@ -485,7 +485,10 @@ impl Board {
     #[inline(always)]
     fn count_steps_around(&self, side: Side, empty: &[u16; MAX_SIZE + 2]) -> u64 {
         let mut count = 0;
-        for (y, &own) in self.rows[side.index()][..self.n as usize].iter().enumerate() {
+        for (y, &own) in self.rows[side.index()][..self.n as usize]
+            .iter()
+            .enumerate()
+        {
             let reach = [own >> 1, own, own << 1];
             let (below, here, above) = (empty[y], empty[y + 1], empty[y + 2]);
             count += reach
