@@ -492,7 +492,21 @@ impl<'a, G: Evaluate> Context<'a, G> {
         }
         self.path.pop();
         self.keys[ply] = keys;
-        let bound = if best <= original_alpha {
+        self.store_result(key, best_move, best, (original_alpha, beta), depth, ply);
+        best
+    }
+
+    /// Stores a node's result, bounded by how it fell against the `window` it was searched with.
+    fn store_result(
+        &mut self,
+        key: u64,
+        best_move: Option<G::Move>,
+        best: i32,
+        (alpha, beta): (i32, i32),
+        depth: i32,
+        ply: usize,
+    ) {
+        let bound = if best <= alpha {
             Bound::Upper
         } else if best >= beta {
             Bound::Lower
@@ -502,7 +516,6 @@ impl<'a, G: Evaluate> Context<'a, G> {
         self.ab
             .table
             .store(key, best_move, to_table(best, ply), depth, bound);
-        best
     }
 
     /// The score of move `i` (in search order) of `pos`: the first with the full window, the
@@ -729,16 +742,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
             }
         }
         self.keys[ply] = keys;
-        let bound = if best <= original_alpha {
-            Bound::Upper
-        } else if best >= beta {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
-        self.ab
-            .table
-            .store(key, best_move, to_table(best, ply), 0, bound);
+        self.store_result(key, best_move, best, (original_alpha, beta), 0, ply);
         best
     }
 }
