@@ -48,10 +48,10 @@ fn benches(c: &mut Criterion) {
     });
     group.bench_function("count_moves of 1000 playout positions", |b| {
         b.iter(|| {
-            let pieces = positions
+            let counts = positions
                 .iter()
                 .map(|(board, side)| board.count_moves(*side));
-            pieces.sum::<u64>()
+            counts.sum::<u64>()
         })
     });
     group.bench_function("step_counts of 1000 playout positions", |b| {
