@@ -195,6 +195,14 @@ fn code(p: Point) -> u8 {
     p.y << 4 | p.x
 }
 
+/// The `wanted` sides of the capture scans (indexed by [`Side::index`]): `side` alone.
+#[inline(always)]
+fn only(side: Side) -> [bool; 2] {
+    let mut wanted = [false; 2];
+    wanted[side.index()] = true;
+    wanted
+}
+
 /// The pieces on an `n × n` board (`First` = black, `Second` = white).
 ///
 /// Each side's pieces are kept three ways: as a bit row per `y`, for steps; as the occupancy of
@@ -386,25 +394,28 @@ impl Board {
     /// How many captures `side` has (distinct moves) and how many distinct enemy pieces they
     /// threaten: the evaluation's "pieces under threat", without building a move list.
     pub fn capture_summary(&self, side: Side) -> (u32, u32) {
-        self.capture_summaries()[side.index()]
+        self.capture_summaries_of(only(side))[side.index()]
     }
 
     /// [`Board::capture_summary`] of both sides (indexed by [`Side::index`]) in one pass over
     /// the circuits.
     pub fn capture_summaries(&self) -> [(u32, u32); 2] {
-        let mut seen = [(); 2].map(|_| ArrayVec::<Move, { 8 * MAX_CIRCUITS }>::new());
+        self.capture_summaries_of([true, true])
+    }
+
+    /// The summaries of the sides marked in `wanted`; `(0, 0)` for the others.
+    #[inline(always)]
+    fn capture_summaries_of(&self, wanted: [bool; 2]) -> [(u32, u32); 2] {
+        let mut captures = [0; 2];
         let mut victims = [[0u64; 3]; 2];
-        self.for_each_listed_capture_of([true, true], |s, from, to| {
-            let mv = Move::new(from, to);
-            if !seen[s].contains(&mv) {
-                seen[s].push(mv);
-                let c = code(to) as usize;
-                victims[s][c / 64] |= 1 << (c % 64);
-            }
+        self.for_each_capture_of(wanted, |s, _, to| {
+            captures[s] += 1;
+            let c = code(to) as usize;
+            victims[s][c / 64] |= 1 << (c % 64);
         });
         [0, 1].map(|s| {
             let hit: u32 = victims[s].iter().map(|v| v.count_ones()).sum();
-            (seen[s].len() as u32, hit)
+            (captures[s], hit)
         })
     }
 
@@ -525,9 +536,7 @@ impl Board {
     /// (see [`crate::reference`]): a capture can appear twice, once per route.
     #[inline(always)]
     fn for_each_listed_capture(&self, side: Side, mut visit: impl FnMut(Point, Point)) {
-        let mut wanted = [false; 2];
-        wanted[side.index()] = true;
-        self.for_each_listed_capture_of(wanted, |_, from, to| visit(from, to));
+        self.for_each_listed_capture_of(only(side), |_, from, to| visit(from, to));
     }
 
     /// Calls `visit(side, from, to)` (`side` as an index) for each entry of the capture lists of
@@ -606,12 +615,19 @@ impl Board {
     /// Calls `visit(from, to)` once for each distinct capture of `side`.
     #[inline(always)]
     fn for_each_capture(&self, side: Side, mut visit: impl FnMut(Point, Point)) {
-        let mut seen = ArrayVec::<Move, { 8 * MAX_CIRCUITS }>::new();
-        self.for_each_listed_capture(side, |from, to| {
+        self.for_each_capture_of(only(side), |_, from, to| visit(from, to));
+    }
+
+    /// Calls `visit(side, from, to)` once for each distinct capture of the sides marked in
+    /// `wanted`, in the order first listed.
+    #[inline(always)]
+    fn for_each_capture_of(&self, wanted: [bool; 2], mut visit: impl FnMut(usize, Point, Point)) {
+        let mut seen = [(); 2].map(|_| ArrayVec::<Move, { 8 * MAX_CIRCUITS }>::new());
+        self.for_each_listed_capture_of(wanted, |s, from, to| {
             let mv = Move::new(from, to);
-            if !seen.contains(&mv) {
-                seen.push(mv);
-                visit(from, to);
+            if !seen[s].contains(&mv) {
+                seen[s].push(mv);
+                visit(s, from, to);
             }
         });
     }
