@@ -72,6 +72,19 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     /// Appends every legal move; an ended game has none.
     fn legal_moves(&self, out: &mut MoveList<Self::Move>);
 
+    /// A legal move chosen uniformly at random, `None` when there is none (random playouts).
+    /// This lists the moves into `scratch`; a game whose moves can be counted more cheaply than
+    /// listed picks one without the list.
+    fn random_move<R: rand::Rng>(
+        &self,
+        rng: &mut R,
+        scratch: &mut MoveList<Self::Move>,
+    ) -> Option<Self::Move> {
+        scratch.clear();
+        self.legal_moves(scratch);
+        (!scratch.is_empty()).then(|| scratch[rng.gen_range(0..scratch.len())])
+    }
+
     /// Plays a move that `legal_moves` produced. Anything else is a logic error of the caller.
     fn play(&mut self, mv: Self::Move);
 

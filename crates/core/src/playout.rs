@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
 use crate::{Game, MoveList};
 
@@ -25,8 +25,8 @@ impl PlayoutStats {
     }
 }
 
-/// Plays `count` games from `start`: each ply generates all legal moves and plays one chosen
-/// uniformly at random, until the game has no legal move (it ended by its rules, or the side to
+/// Plays `count` games from `start`: each ply plays a legal move chosen uniformly at random
+/// ([`Game::random_move`]), until the game has no legal move (it ended by its rules, or the side to
 /// move is stuck) or `max_plies` were played. Deterministic for a given `seed`.
 pub fn random_playouts<G: Game>(start: &G, count: u64, seed: u64, max_plies: u64) -> PlayoutStats {
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -36,12 +36,9 @@ pub fn random_playouts<G: Game>(start: &G, count: u64, seed: u64, max_plies: u64
     for _ in 0..count {
         let mut game = start.clone();
         for _ in 0..max_plies {
-            moves.clear();
-            game.legal_moves(&mut moves);
-            if moves.is_empty() {
+            let Some(mv) = game.random_move(&mut rng, &mut moves) else {
                 break;
-            }
-            let mv = moves[rng.gen_range(0..moves.len())];
+            };
             game.play(mv);
             total_plies += 1;
         }

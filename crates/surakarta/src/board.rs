@@ -203,6 +203,137 @@ fn only(side: Side) -> [bool; 2] {
     wanted
 }
 
+/// Words of [`Board::packed`] rows: four 16-bit rows each, `MAX_SIZE` rows.
+const PACKED_WORDS: usize = MAX_SIZE / 4;
+
+/// `BOARD_WORDS[n / 2 - 3]`: the points of an `n × n` board, packed like [`Board::packed`].
+const BOARD_WORDS: [[u64; PACKED_WORDS + 2]; 4] = {
+    let mut table = [[0; PACKED_WORDS + 2]; 4];
+    let mut size = 0;
+    while size < 4 {
+        let n = 6 + 2 * size;
+        let mut y = 0;
+        while y < n {
+            table[size][y / 4 + 1] |= ((1u64 << n) - 1) << (16 * (y % 4));
+            y += 1;
+        }
+        size += 1;
+    }
+    table
+};
+
+/// The eight step directions `(dx, dy)` in the order of [`step_sets`].
+const STEP_DIRECTIONS: [(i32, i32); 8] = [
+    (1, 0),
+    (-1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
+
+/// Where the steps of the `own` pieces land in word `k` of the `empty` points (both packed like
+/// [`Board::packed`]), one set per direction of [`STEP_DIRECTIONS`]: the pieces shifted one
+/// point that way. Shifts across a row's end land on bits no board point uses.
+#[inline(always)]
+fn step_sets(own: &[u64; PACKED_WORDS + 2], empty: &[u64; PACKED_WORDS + 2], k: usize) -> [u64; 8] {
+    let up = own[k] << 16 | own[k - 1] >> 48;
+    let down = own[k] >> 16 | own[k + 1] << 48;
+    [
+        own[k] << 1,
+        own[k] >> 1,
+        up >> 1,
+        up,
+        up << 1,
+        down >> 1,
+        down,
+        down << 1,
+    ]
+    .map(|set| set & empty[k])
+}
+
+/// The number of steps of the `own` pieces onto `empty` points on an `n × n` board.
+#[inline(always)]
+fn count_steps_packed(
+    own: &[u64; PACKED_WORDS + 2],
+    empty: &[u64; PACKED_WORDS + 2],
+    n: u8,
+) -> u32 {
+    (1..=(n as usize).div_ceil(4))
+        .map(|k| {
+            step_sets(own, empty, k)
+                .iter()
+                .map(|set| set.count_ones())
+                .sum::<u32>()
+        })
+        .sum()
+}
+
+/// The step with number `index` (below [`count_steps_packed`]), counting the landing points
+/// word by word, direction by direction, in bit order.
+#[inline(always)]
+fn nth_step_packed(
+    own: &[u64; PACKED_WORDS + 2],
+    empty: &[u64; PACKED_WORDS + 2],
+    n: u8,
+    index: u32,
+) -> Option<Move> {
+    let mut rest = index;
+    for k in 1..=(n as usize).div_ceil(4) {
+        for (d, mut set) in step_sets(own, empty, k).into_iter().enumerate() {
+            let count = set.count_ones();
+            if rest >= count {
+                rest -= count;
+                continue;
+            }
+            for _ in 0..rest {
+                set &= set - 1;
+            }
+            // A packed bit's index counted from word 1 is the point's code, `16 y + x`.
+            let to = 64 * (k as i32 - 1) + set.trailing_zeros() as i32;
+            let (dx, dy) = STEP_DIRECTIONS[d];
+            let from = to - dx - 16 * dy;
+            let point = |code: i32| Point::new((code & 15) as u8, (code >> 4) as u8);
+            return Some(Move::new(point(from), point(to)));
+        }
+    }
+    None
+}
+
+/// The steps of the piece with code `piece`: its entry in [`STEP_TABLE`] and the packed move
+/// `piece → piece` its offsets are added to. `padded` is [`Board::padded_empty_rows`].
+#[inline(always)]
+fn piece_steps(padded: &[u16; 16 + 2], piece: u8) -> (&'static StepEntry, u32) {
+    let (x, y) = ((piece & 15) as usize, (piece >> 4) as usize);
+    let below = (padded[y] >> x) & 7;
+    let middle = (padded[y + 1] >> x) & 7;
+    let above = (padded[y + 2] >> x) & 7;
+    let mask = (below | (middle & 1) << 3 | (middle >> 2) << 4 | above << 5) as u8;
+    let from = x as u32 | (y as u32) << 8;
+    (&STEP_TABLE[mask as usize], from | from << 16)
+}
+
+/// When one piece is both the last of line `i` (at bit `last`) and the first of line `j` of a
+/// circuit (it stands on their crossing), its travel passes over itself: the track indices
+/// of the pieces it meets then, onwards along line `j` and backwards along line `i`.
+#[inline(always)]
+fn pieces_past_crossing(
+    lines: &[u64; 4],
+    i: usize,
+    j: usize,
+    last: usize,
+    n: usize,
+) -> [Option<usize>; 2] {
+    let onwards = lines[j] & (lines[j] - 1);
+    let backwards = lines[i] & !(1u64 << last);
+    [
+        (onwards != 0).then(|| j * n + onwards.trailing_zeros() as usize),
+        (backwards != 0).then(|| i * n + 63 - backwards.leading_zeros() as usize),
+    ]
+}
+
 /// The pieces on an `n × n` board (`First` = black, `Second` = white).
 ///
 /// Each side's pieces are kept three ways: as a bit row per `y`, for steps; as the occupancy of
@@ -441,94 +572,159 @@ impl Board {
 
     /// Appends every step of `side` (a move to an empty neighbour).
     ///
-    /// Branch-free per piece: the eight neighbours' emptiness, read from a padded map of empty
-    /// points (the padding is never empty), indexes a table of the matching offsets; all eight
-    /// candidate moves are written and the list keeps as many as are real.
+    /// Branch-free per piece: all eight candidate moves of [`Board::piece_steps`] are written
+    /// and the list keeps as many as are real.
     #[inline(always)]
     fn push_steps(&self, side: Side, out: &mut MoveList<Move>) {
+        let padded = self.padded_empty_rows();
+        let s = side.index();
+        for &piece in &self.pieces[s][..self.counts[s] as usize] {
+            let (entry, base) = piece_steps(&padded, piece);
+            let block = entry.offsets.map(|offset| Move(base.wrapping_add(offset)));
+            out.push_block(&block, entry.count as usize);
+        }
+    }
+
+    /// `padded[y + 1]` has bit `x + 1` set when `(x, y)` is on the board and empty; sized for
+    /// any 4-bit row code so the lookups of [`piece_steps`] need no bounds checks.
+    #[inline(always)]
+    fn padded_empty_rows(&self) -> [u16; 16 + 2] {
         let n = self.n as usize;
         let full: u16 = ((1u32 << n) - 1) as u16;
-        // padded[y + 1] has bit x + 1 set when (x, y) is on the board and empty; sized for any
-        // 4-bit row code so the lookups need no bounds checks.
         let mut padded = [0u16; 16 + 2];
         for y in 0..n {
             padded[y + 1] = (!self.occupied_row(y) & full) << 1;
         }
-        let s = side.index();
-        for &piece in &self.pieces[s][..self.counts[s] as usize] {
-            {
-                let (x, y) = ((piece & 15) as usize, (piece >> 4) as usize);
-                let below = (padded[y] >> x) & 7;
-                let middle = (padded[y + 1] >> x) & 7;
-                let above = (padded[y + 2] >> x) & 7;
-                let mask = (below | (middle & 1) << 3 | (middle >> 2) << 4 | above << 5) as u8;
-                let entry = &STEP_TABLE[mask as usize];
-                let from = x as u32 | (y as u32) << 8;
-                let base = from | from << 16;
-                let block = entry.offsets.map(|offset| Move(base.wrapping_add(offset)));
-                out.push_block(&block, entry.count as usize);
+        padded
+    }
+
+    /// A move of `side` chosen uniformly at random, `None` when `side` has no move.
+    /// `choose(count)` must return a uniformly random index below `count`.
+    ///
+    /// No move list is built. The steps are counted by popcount and the entries of the capture
+    /// list (a capture found by two routes is listed twice) by [`Board::listed_capture_count`];
+    /// an index into both picks a step or a listed capture, and a capture listed `m` times is
+    /// kept with chance `1/m` (otherwise the draw is repeated), so every distinct move is
+    /// equally likely.
+    pub fn choose_move(&self, side: Side, mut choose: impl FnMut(u32) -> u32) -> Option<Move> {
+        let listed = self.listed_capture_count(side);
+        let total = listed + self.count_steps(side) as u32;
+        if total == 0 {
+            return None;
+        }
+        loop {
+            let index = choose(total);
+            debug_assert!(index < total);
+            if index >= listed {
+                return self.nth_step(side, index - listed);
+            }
+            let (capture, repeats) = self.listed_capture(side, index);
+            if repeats == 1 || choose(repeats) == 0 {
+                return Some(capture);
             }
         }
+    }
+
+    /// The `index`-th step of `side` (see [`nth_step_packed`]).
+    fn nth_step(&self, side: Side, index: u32) -> Option<Move> {
+        nth_step_packed(&self.packed(side), &self.packed_empty(), self.n, index)
+    }
+
+    /// The `index`-th entry of `side`'s capture list and how many entries list that capture.
+    fn listed_capture(&self, side: Side, index: u32) -> (Move, u32) {
+        let mut listed = ArrayVec::<Move, { 8 * MAX_CIRCUITS }>::new();
+        self.for_each_listed_capture(side, |from, to| listed.push(Move::new(from, to)));
+        let chosen = listed[index as usize];
+        let repeats = listed.iter().filter(|&&mv| mv == chosen).count();
+        (chosen, repeats as u32)
+    }
+
+    /// How many entries `side`'s capture list has, repeats included: the pairs that
+    /// [`Board::for_each_listed_capture_of`] visits, counted for all four lines of a circuit
+    /// alike (an empty line counts nothing) so that only a piece passing over itself branches.
+    fn listed_capture_count(&self, side: Side) -> u32 {
+        let g = self.geometry();
+        let n = self.n as usize;
+        let full = (1u64 << n) - 1;
+        let s = side.index();
+        let mut count = 0;
+        for c in 0..g.circuits() {
+            let black = self.tracks[0][c];
+            if black == 0 || self.tracks[1][c] == 0 {
+                continue;
+            }
+            let occupied = black | self.tracks[1][c];
+            let owner = |t: usize| usize::from(black >> t & 1 == 0);
+            let twin = &g.twins[c];
+            let lines = [0, 1, 2, 3].map(|l| (occupied >> (l * n)) & full);
+            let non_empty = lines
+                .iter()
+                .enumerate()
+                .fold(0, |acc, (l, &b)| acc | usize::from(b != 0) << l);
+            for i in 0..4 {
+                let here = non_empty >> i & 1 != 0;
+                let j = NEXT_LINE[non_empty][i] as usize;
+                let last = 63 - (lines[i] | 1).leading_zeros() as usize;
+                let (a, b) = (i * n + last, j * n + lines[j].trailing_zeros() as usize);
+                if here && twin[b] as usize == a {
+                    if owner(a) == s {
+                        let past = pieces_past_crossing(&lines, i, j, last, n);
+                        count += past
+                            .into_iter()
+                            .flatten()
+                            .filter(|&v| owner(v) != s)
+                            .count();
+                    }
+                } else {
+                    count += usize::from(here & (owner(a) != owner(b)));
+                }
+            }
+        }
+        count as u32
     }
 
     /// The number of steps of `side`, by popcount.
     #[inline(always)]
     fn count_steps(&self, side: Side) -> u64 {
-        self.count_steps_around(side, &self.padded_empty_rows())
+        count_steps_packed(&self.packed(side), &self.packed_empty(), self.n) as u64
     }
 
-    /// Bit `x` of entry `y + 1` is set when `(x, y)` is empty; the entries beyond the board
-    /// are empty sets, so every row has a row above and below.
+    /// `side`'s rows four to a word, 16 bits a row: bit `16 * (y % 4) + x` of word `y / 4 + 1`,
+    /// with an empty word at each end so every word has a neighbour above and below. One
+    /// shift of a word moves all its pieces one step.
     #[inline(always)]
-    fn padded_empty_rows(&self) -> [u16; MAX_SIZE + 2] {
-        let n = self.n as usize;
-        let full: u16 = ((1u32 << n) - 1) as u16;
-        let mut empty = [0u16; MAX_SIZE + 2];
-        for (y, row) in empty[1..=n].iter_mut().enumerate() {
-            *row = !self.occupied_row(y) & full;
+    fn packed(&self, side: Side) -> [u64; PACKED_WORDS + 2] {
+        let rows = &self.rows[side.index()];
+        let mut words = [0; PACKED_WORDS + 2];
+        for (k, word) in words[1..=PACKED_WORDS].iter_mut().enumerate() {
+            *word = (0..4).fold(0, |acc, i| acc | (rows[4 * k + i] as u64) << (16 * i));
         }
-        empty
+        words
     }
 
-    /// The steps of `side` given [`Board::padded_empty_rows`]: per row, its pieces shifted
-    /// left, not and right against the empty points of the rows around it (a piece's own row
-    /// has no empty point under it).
+    /// The empty points on the board, packed like [`Board::packed`].
     #[inline(always)]
-    fn count_steps_around(&self, side: Side, empty: &[u16; MAX_SIZE + 2]) -> u64 {
-        let mut count = 0;
-        for (y, &own) in self.rows[side.index()][..self.n as usize]
-            .iter()
-            .enumerate()
-        {
-            let reach = [own >> 1, own, own << 1];
-            let (below, here, above) = (empty[y], empty[y + 1], empty[y + 2]);
-            count += reach
-                .iter()
-                .map(|r| (r & below).count_ones() + (r & above).count_ones())
-                .sum::<u32>()
-                + ((own >> 1) & here).count_ones()
-                + ((own << 1) & here).count_ones();
-        }
-        count as u64
+    fn packed_empty(&self) -> [u64; PACKED_WORDS + 2] {
+        let (black, white) = (self.packed(Side::First), self.packed(Side::Second));
+        let board = &BOARD_WORDS[self.n as usize / 2 - 3];
+        [0, 1, 2, 3, 4].map(|k| board[k] & !(black[k] | white[k]))
     }
 
     /// [`Board::step_count`] of both sides, indexed by [`Side::index`].
     pub fn step_counts(&self) -> [u32; 2] {
-        let empty = self.padded_empty_rows();
-        Side::BOTH.map(|side| self.count_steps_around(side, &empty) as u32)
+        let empty = self.packed_empty();
+        Side::BOTH.map(|side| count_steps_packed(&self.packed(side), &empty, self.n))
     }
 
     /// Whether some piece of `side` has an empty neighbour.
     #[inline]
     fn has_step(&self, side: Side) -> bool {
-        let n = self.n as usize;
-        let full: u16 = ((1u32 << n) - 1) as u16;
-        (0..n).any(|y| {
-            let own = self.rows[side.index()][y];
-            let reach = own | own << 1 | own >> 1;
-            own != 0
-                && (y.saturating_sub(1)..=(y + 1).min(n - 1))
-                    .any(|ty| reach & !self.occupied_row(ty) & full != 0)
+        let (own, empty) = (self.packed(side), self.packed_empty());
+        (1..=(self.n as usize).div_ceil(4)).any(|k| {
+            let up = own[k] << 16 | own[k - 1] >> 48;
+            let down = own[k] >> 16 | own[k + 1] << 48;
+            let line = own[k] | up | down;
+            (line << 1 | line >> 1 | up | down) & empty[k] != 0
         })
     }
 
@@ -592,17 +788,10 @@ impl Board {
                         }
                     }
                 } else if wanted[side_a] {
-                    // One piece on the crossing of lines i and j passes over itself.
-                    let rest_q = lines[j] & (lines[j] - 1);
-                    if rest_q != 0 {
-                        let v = j * n + rest_q.trailing_zeros() as usize;
-                        if owner(v) != side_a {
-                            visit(side_a, track[a], track[v]);
-                        }
-                    }
-                    let rest_p = lines[i] & !(1u64 << last);
-                    if rest_p != 0 {
-                        let v = i * n + 63 - rest_p.leading_zeros() as usize;
+                    for v in pieces_past_crossing(&lines, i, j, last, n)
+                        .into_iter()
+                        .flatten()
+                    {
                         if owner(v) != side_a {
                             visit(side_a, track[a], track[v]);
                         }

@@ -75,6 +75,19 @@ impl Game for GameState {
         GameState::legal_moves(self, out)
     }
 
+    /// Picks without listing the moves ([`Board::choose_move`]).
+    fn random_move<R: rand::Rng>(
+        &self,
+        rng: &mut R,
+        _scratch: &mut MoveList<Move>,
+    ) -> Option<Move> {
+        if self.is_over() {
+            return None;
+        }
+        self.board
+            .choose_move(self.current_player, |count| rng.gen_range(0..count))
+    }
+
     fn play(&mut self, mv: Move) {
         self.play_legal(mv);
     }

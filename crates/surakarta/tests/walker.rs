@@ -8,6 +8,9 @@ use arbiter_core::{MoveList, Side};
 use arbiter_surakarta::{reference, Board, GameState, Point};
 use proptest::prelude::*;
 
+/// A move as its two points.
+type Point2 = (Point, Point);
+
 /// The circuit a row or column line belongs to (`k = 1 ..= n/2-1`), if any.
 fn circuit_of_line(i: i64, n: i64) -> Option<i64> {
     let k = i.min(n - 1 - i);
@@ -158,6 +161,56 @@ proptest! {
                 .collect();
             let summary = ((moves.len() - steps) as u32, victims.len() as u32);
             prop_assert_eq!(board.capture_summary(side), summary, "board:\n{:?}", board);
+        }
+    }
+
+    /// `choose_move` (random playouts) picks each move of the list with the same chance: every
+    /// first draw gives a move of the list, and a move given by `k` draws is kept with chance
+    /// `1/k` (or always when `k = 1`), on boards empty and crowded.
+    #[test]
+    fn choose_move_gives_every_move_the_same_chance(
+        size in prop::sample::select(vec![6u8, 8, 10, 12]),
+        density in 0.05f64..1.0,
+        seed in any::<u64>(),
+    ) {
+        let board = random_board(size, density, seed);
+        for side in Side::BOTH {
+            let mut moves = MoveList::new();
+            board.moves(side, &mut moves);
+            let listed: BTreeSet<Point2> = moves.iter().map(|m| (m.from(), m.to())).collect();
+            let mut total = None;
+            let first = board.choose_move(side, |count| {
+                total.get_or_insert(count);
+                0
+            });
+            let total = total.unwrap_or(0);
+            prop_assert_eq!(first.is_none(), moves.is_empty());
+            // For each move: the first draws that give it, and the chance 1/k it is kept with.
+            let mut draws: std::collections::BTreeMap<Point2, (u32, u32)> = Default::default();
+            for index in 0..total {
+                let (mut calls, mut first_count, mut keep_one_in) = (0, 0, 1);
+                let mv = board.choose_move(side, |count| {
+                    calls += 1;
+                    if calls == 1 {
+                        first_count = count;
+                        index
+                    } else {
+                        keep_one_in = count;
+                        0
+                    }
+                });
+                prop_assert_eq!(first_count, total);
+                prop_assert!(calls <= 2);
+                let mv = mv.expect("a side with moves gets one");
+                let entry = draws.entry((mv.from(), mv.to())).or_insert((0, keep_one_in));
+                entry.0 += 1;
+                prop_assert_eq!(entry.1, keep_one_in);
+            }
+            let picked: BTreeSet<Point2> = draws.keys().copied().collect();
+            prop_assert_eq!(&picked, &listed, "board:\n{:?}", board);
+            for (mv, (count, keep_one_in)) in draws {
+                prop_assert_eq!(count, keep_one_in, "{:?} on\n{:?}", mv, board);
+            }
         }
     }
 }
