@@ -46,6 +46,15 @@ fn benches(c: &mut Criterion) {
             total
         })
     });
+    let mut rng = SmallRng::seed_from_u64(5);
+    group.bench_function("choose_move of 1000 playout positions", |b| {
+        b.iter(|| {
+            let picks = positions
+                .iter()
+                .map(|(board, side)| board.choose_move(*side, |count| rng.gen_range(0..count)));
+            picks.flatten().count()
+        })
+    });
     group.bench_function("count_moves of 1000 playout positions", |b| {
         b.iter(|| {
             let counts = positions
