@@ -334,16 +334,44 @@ fn pieces_past_crossing(
     ]
 }
 
+/// The capture-list entries of side `s` on a circuit (`occupied`, `black`: its track
+/// occupancy) when one piece is both the last of its line (at track index `a`) and the first
+/// of the next non-empty line (at `b`): it passes over itself. Rare, so kept out of line.
+#[cold]
+fn captures_past_crossing(
+    occupied: u64,
+    black: u64,
+    (a, b): (usize, usize),
+    n: usize,
+    s: usize,
+) -> usize {
+    let owner = |t: usize| usize::from(black >> t & 1 == 0);
+    if owner(a) != s {
+        return 0;
+    }
+    let full = (1u64 << n) - 1;
+    let lines = [0, 1, 2, 3].map(|l| (occupied >> (l * n)) & full);
+    let past = pieces_past_crossing(&lines, a / n, b / n, a % n, n);
+    past.into_iter()
+        .flatten()
+        .filter(|&v| owner(v) != s)
+        .count()
+}
+
 /// The pieces on an `n × n` board (`First` = black, `Second` = white).
 ///
-/// Each side's pieces are kept three ways: as a bit row per `y`, for steps; as the occupancy of
-/// each circuit's track (`4n <= 48` points in one `u64`, bit `t` for track index `t`, kept up to
-/// date by every change) where the next piece along a track is a bit scan; and as a list, so
-/// generating steps visits each piece without scanning rows. A side has at most `2n` pieces.
+/// Each side's pieces are kept three ways: as bit rows, four 16-bit rows to a word, where one
+/// shift moves every piece a step; as the occupancy of each circuit's track (`4n <= 48` points
+/// in one `u64`, bit `t` for track index `t`, kept up to date by every change) where the next
+/// piece along a track is a bit scan; and as a list, so generating steps visits each piece
+/// without scanning rows. A side has at most `2n` pieces.
 #[derive(Clone)]
 pub struct Board {
     n: u8,
-    rows: [[u16; MAX_SIZE]; 2],
+    geometry: &'static Geometry,
+    /// `words[side]`: bit `16 y + x` (the point's code) of these 192 bits is set for a piece on
+    /// `(x, y)`.
+    words: [[u64; PACKED_WORDS]; 2],
     /// `tracks[side][c]`: circuit `c`'s track occupancy; the last entry is the spare.
     tracks: [[u64; MAX_CIRCUITS + 1]; 2],
     hash: u64,
@@ -356,7 +384,7 @@ pub struct Board {
 impl PartialEq for Board {
     /// Boards are equal when the same pieces stand on the same points (list order aside).
     fn eq(&self, other: &Board) -> bool {
-        self.n == other.n && self.rows == other.rows
+        self.n == other.n && self.words == other.words
     }
 }
 
@@ -365,7 +393,7 @@ impl Eq for Board {}
 impl std::hash::Hash for Board {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.n.hash(state);
-        self.rows.hash(state);
+        self.words.hash(state);
     }
 }
 
@@ -390,10 +418,10 @@ impl std::fmt::Debug for Board {
 impl Board {
     /// An empty board; `n` must be a supported size (6, 8, 10 or 12).
     pub fn empty(n: u8) -> Option<Board> {
-        geometry(n)?;
         Some(Board {
             n,
-            rows: [[0; MAX_SIZE]; 2],
+            geometry: geometry(n)?,
+            words: [[0; PACKED_WORDS]; 2],
             tracks: [[0; MAX_CIRCUITS + 1]; 2],
             hash: 0,
             pieces: [[0; MAX_PIECES]; 2],
@@ -427,7 +455,7 @@ impl Board {
     }
 
     pub(crate) fn geometry(&self) -> &'static Geometry {
-        geometry(self.n).expect("boards are only made for supported sizes")
+        self.geometry
     }
 
     pub fn contains(&self, x: i64, y: i64) -> Option<Point> {
@@ -436,9 +464,10 @@ impl Board {
 
     #[inline]
     pub fn get(&self, p: Point) -> Option<Side> {
-        if self.rows[0][p.y as usize] >> p.x & 1 != 0 {
+        let (word, bit) = (code(p) as usize / 64, code(p) % 64);
+        if self.words[0][word] >> bit & 1 != 0 {
             Some(Side::First)
-        } else if self.rows[1][p.y as usize] >> p.x & 1 != 0 {
+        } else if self.words[1][word] >> bit & 1 != 0 {
             Some(Side::Second)
         } else {
             None
@@ -457,14 +486,7 @@ impl Board {
             return;
         }
         if let Some(side) = old {
-            self.toggle(side, p);
-            let s = side.index();
-            let slot = self.slots[code(p) as usize] as usize;
-            let last = self.counts[s] as usize - 1;
-            let moved = self.pieces[s][last];
-            self.pieces[s][slot] = moved;
-            self.slots[moved as usize] = slot as u8;
-            self.counts[s] -= 1;
+            self.remove(side, p);
         }
         if let Some(side) = piece {
             let s = side.index();
@@ -482,13 +504,27 @@ impl Board {
         }
     }
 
+    /// Takes `side`'s piece off `p`: its bits, and its entry in the list (the last entry fills
+    /// the gap).
+    #[inline(always)]
+    fn remove(&mut self, side: Side, p: Point) {
+        self.toggle(side, p);
+        let s = side.index();
+        let slot = self.slots[code(p) as usize] as usize;
+        let last = self.counts[s] as usize - 1;
+        let moved = self.pieces[s][last];
+        self.pieces[s][slot] = moved;
+        self.slots[moved as usize] = slot as u8;
+        self.counts[s] -= 1;
+    }
+
     /// Flips `side`'s bit at `p` in its row, the tracks through `p`, and the hash; branch-free
     /// (a point off every circuit flips a spare track nobody reads).
     #[inline(always)]
     fn toggle(&mut self, side: Side, p: Point) {
         let s = side.index();
         let (x, y) = (p.x as usize, p.y as usize);
-        self.rows[s][y] ^= 1 << x;
+        self.words[s][code(p) as usize / 64] ^= 1 << (code(p) % 64);
         let places = &TRACK_PLACES[(self.n as usize / 2 - 3) * 256 + code(p) as usize];
         for &(circuit, bit) in places {
             self.tracks[s][circuit as usize] ^= 1 << bit;
@@ -505,7 +541,9 @@ impl Board {
         if from == to {
             return;
         }
-        self.set(to, None);
+        if let Some(victim) = self.get(to) {
+            self.remove(victim, to);
+        }
         self.toggle(side, from);
         self.toggle(side, to);
         let slot = self.slots[code(from) as usize];
@@ -519,7 +557,7 @@ impl Board {
 
     /// The points of row `y` holding pieces of `side`, bit `x` for column `x`.
     pub fn row_bits(&self, side: Side, y: u8) -> u16 {
-        self.rows[side.index()][y as usize]
+        self.row(side.index(), y as usize)
     }
 
     /// How many captures `side` has (distinct moves) and how many distinct enemy pieces they
@@ -557,17 +595,23 @@ impl Board {
 
     /// Every point holding a piece of `side`, row by row.
     pub fn pieces(&self, side: Side) -> impl Iterator<Item = Point> + '_ {
-        let rows = &self.rows[side.index()];
+        let s = side.index();
         (0..self.n).flat_map(move |y| {
             (0..self.n)
-                .filter(move |&x| rows[y as usize] >> x & 1 != 0)
+                .filter(move |&x| self.row(s, y as usize) >> x & 1 != 0)
                 .map(move |x| Point::new(x, y))
         })
     }
 
     #[inline]
     fn occupied_row(&self, y: usize) -> u16 {
-        self.rows[0][y] | self.rows[1][y]
+        self.row(0, y) | self.row(1, y)
+    }
+
+    /// Row `y` of side `s`, bit `x` for column `x`.
+    #[inline(always)]
+    fn row(&self, s: usize, y: usize) -> u16 {
+        (self.words[s][y / 4] >> (16 * (y % 4))) as u16
     }
 
     /// Appends every step of `side` (a move to an empty neighbour).
@@ -607,8 +651,9 @@ impl Board {
     /// kept with chance `1/m` (otherwise the draw is repeated), so every distinct move is
     /// equally likely.
     pub fn choose_move(&self, side: Side, mut choose: impl FnMut(u32) -> u32) -> Option<Move> {
+        let (own, empty) = (self.packed(side), self.packed_empty());
         let listed = self.listed_capture_count(side);
-        let total = listed + self.count_steps(side) as u32;
+        let total = listed + count_steps_packed(&own, &empty, self.n);
         if total == 0 {
             return None;
         }
@@ -616,18 +661,13 @@ impl Board {
             let index = choose(total);
             debug_assert!(index < total);
             if index >= listed {
-                return self.nth_step(side, index - listed);
+                return nth_step_packed(&own, &empty, self.n, index - listed);
             }
             let (capture, repeats) = self.listed_capture(side, index);
             if repeats == 1 || choose(repeats) == 0 {
                 return Some(capture);
             }
         }
-    }
-
-    /// The `index`-th step of `side` (see [`nth_step_packed`]).
-    fn nth_step(&self, side: Side, index: u32) -> Option<Move> {
-        nth_step_packed(&self.packed(side), &self.packed_empty(), self.n, index)
     }
 
     /// The `index`-th entry of `side`'s capture list and how many entries list that capture.
@@ -640,8 +680,10 @@ impl Board {
     }
 
     /// How many entries `side`'s capture list has, repeats included: the pairs that
-    /// [`Board::for_each_listed_capture_of`] visits, counted for all four lines of a circuit
-    /// alike (an empty line counts nothing) so that only a piece passing over itself branches.
+    /// [`Board::for_each_listed_capture_of`] visits. Each line's last piece is paired with the
+    /// next piece along the track (a bit scan of the bits after it, or from the track's start),
+    /// for all four lines alike (an empty line counts nothing), so only a piece passing over
+    /// itself branches.
     fn listed_capture_count(&self, side: Side) -> u32 {
         let g = self.geometry();
         let n = self.n as usize;
@@ -650,31 +692,20 @@ impl Board {
         let mut count = 0;
         for c in 0..g.circuits() {
             let black = self.tracks[0][c];
-            if black == 0 || self.tracks[1][c] == 0 {
+            let occupied = black | self.tracks[1][c];
+            if black == 0 || black == occupied {
                 continue;
             }
-            let occupied = black | self.tracks[1][c];
             let owner = |t: usize| usize::from(black >> t & 1 == 0);
             let twin = &g.twins[c];
-            let lines = [0, 1, 2, 3].map(|l| (occupied >> (l * n)) & full);
-            let non_empty = lines
-                .iter()
-                .enumerate()
-                .fold(0, |acc, (l, &b)| acc | usize::from(b != 0) << l);
             for i in 0..4 {
-                let here = non_empty >> i & 1 != 0;
-                let j = NEXT_LINE[non_empty][i] as usize;
-                let last = 63 - (lines[i] | 1).leading_zeros() as usize;
-                let (a, b) = (i * n + last, j * n + lines[j].trailing_zeros() as usize);
-                if here && twin[b] as usize == a {
-                    if owner(a) == s {
-                        let past = pieces_past_crossing(&lines, i, j, last, n);
-                        count += past
-                            .into_iter()
-                            .flatten()
-                            .filter(|&v| owner(v) != s)
-                            .count();
-                    }
+                let line = (occupied >> (i * n)) & full;
+                let a = i * n + 63 - (line | 1).leading_zeros() as usize;
+                let after = occupied & !((2u64 << a) - 1);
+                let b = if after != 0 { after } else { occupied }.trailing_zeros() as usize;
+                let here = line != 0;
+                if here & (twin[b] as usize == a) {
+                    count += captures_past_crossing(occupied, black, (a, b), n, s);
                 } else {
                     count += usize::from(here & (owner(a) != owner(b)));
                 }
@@ -694,11 +725,8 @@ impl Board {
     /// shift of a word moves all its pieces one step.
     #[inline(always)]
     fn packed(&self, side: Side) -> [u64; PACKED_WORDS + 2] {
-        let rows = &self.rows[side.index()];
         let mut words = [0; PACKED_WORDS + 2];
-        for (k, word) in words[1..=PACKED_WORDS].iter_mut().enumerate() {
-            *word = (0..4).fold(0, |acc, i| acc | (rows[4 * k + i] as u64) << (16 * i));
-        }
+        words[1..=PACKED_WORDS].copy_from_slice(&self.words[side.index()]);
         words
     }
 

@@ -15,7 +15,7 @@ weights!(
         /// Per enemy piece the side to move could capture now.
         attacking = 15,
         /// Per piece on an inner point (on two circuit lines, so four ways to capture).
-        interior = 4,
+        interior = 8,
     }
 );
 
