@@ -207,14 +207,14 @@ fn only(side: Side) -> [bool; 2] {
 const PACKED_WORDS: usize = MAX_SIZE / 4;
 
 /// `BOARD_WORDS[n / 2 - 3]`: the points of an `n × n` board, packed like [`Board::packed`].
-const BOARD_WORDS: [[u64; PACKED_WORDS + 2]; 4] = {
-    let mut table = [[0; PACKED_WORDS + 2]; 4];
+const BOARD_WORDS: [[u64; PACKED_WORDS]; 4] = {
+    let mut table = [[0; PACKED_WORDS]; 4];
     let mut size = 0;
     while size < 4 {
         let n = 6 + 2 * size;
         let mut y = 0;
         while y < n {
-            table[size][y / 4 + 1] |= ((1u64 << n) - 1) << (16 * (y % 4));
+            table[size][y / 4] |= ((1u64 << n) - 1) << (16 * (y % 4));
             y += 1;
         }
         size += 1;
@@ -238,9 +238,10 @@ const STEP_DIRECTIONS: [(i32, i32); 8] = [
 /// [`Board::packed`]), one set per direction of [`STEP_DIRECTIONS`]: the pieces shifted one
 /// point that way. Shifts across a row's end land on bits no board point uses.
 #[inline(always)]
-fn step_sets(own: &[u64; PACKED_WORDS + 2], empty: &[u64; PACKED_WORDS + 2], k: usize) -> [u64; 8] {
-    let up = own[k] << 16 | own[k - 1] >> 48;
-    let down = own[k] >> 16 | own[k + 1] << 48;
+fn step_sets(own: &[u64; PACKED_WORDS], empty: &[u64; PACKED_WORDS], k: usize) -> [u64; 8] {
+    let (below, above) = neighbour_words(own, k);
+    let up = own[k] << 16 | below >> 48;
+    let down = own[k] >> 16 | above << 48;
     [
         own[k] << 1,
         own[k] >> 1,
@@ -254,14 +255,22 @@ fn step_sets(own: &[u64; PACKED_WORDS + 2], empty: &[u64; PACKED_WORDS + 2], k: 
     .map(|set| set & empty[k])
 }
 
+/// The words before and after word `k` of a packed board, empty beyond its ends.
+#[inline(always)]
+fn neighbour_words(words: &[u64; PACKED_WORDS], k: usize) -> (u64, u64) {
+    let below = if k > 0 { words[k - 1] } else { 0 };
+    let above = if k + 1 < PACKED_WORDS {
+        words[k + 1]
+    } else {
+        0
+    };
+    (below, above)
+}
+
 /// The number of steps of the `own` pieces onto `empty` points on an `n × n` board.
 #[inline(always)]
-fn count_steps_packed(
-    own: &[u64; PACKED_WORDS + 2],
-    empty: &[u64; PACKED_WORDS + 2],
-    n: u8,
-) -> u32 {
-    (1..=(n as usize).div_ceil(4))
+fn count_steps_packed(own: &[u64; PACKED_WORDS], empty: &[u64; PACKED_WORDS], n: u8) -> u32 {
+    (0..(n as usize).div_ceil(4))
         .map(|k| {
             step_sets(own, empty, k)
                 .iter()
@@ -275,13 +284,13 @@ fn count_steps_packed(
 /// word by word, direction by direction, in bit order.
 #[inline(always)]
 fn nth_step_packed(
-    own: &[u64; PACKED_WORDS + 2],
-    empty: &[u64; PACKED_WORDS + 2],
+    own: &[u64; PACKED_WORDS],
+    empty: &[u64; PACKED_WORDS],
     n: u8,
     index: u32,
 ) -> Option<Move> {
     let mut rest = index;
-    for k in 1..=(n as usize).div_ceil(4) {
+    for k in 0..(n as usize).div_ceil(4) {
         for (d, mut set) in step_sets(own, empty, k).into_iter().enumerate() {
             let count = set.count_ones();
             if rest >= count {
@@ -291,8 +300,8 @@ fn nth_step_packed(
             for _ in 0..rest {
                 set &= set - 1;
             }
-            // A packed bit's index counted from word 1 is the point's code, `16 y + x`.
-            let to = 64 * (k as i32 - 1) + set.trailing_zeros() as i32;
+            // A packed bit's index counted over all words is the point's code, `16 y + x`.
+            let to = 64 * k as i32 + set.trailing_zeros() as i32;
             let (dx, dy) = STEP_DIRECTIONS[d];
             let from = to - dx - 16 * dy;
             let point = |code: i32| Point::new((code & 15) as u8, (code >> 4) as u8);
@@ -616,7 +625,7 @@ impl Board {
 
     /// Appends every step of `side` (a move to an empty neighbour).
     ///
-    /// Branch-free per piece: all eight candidate moves of [`Board::piece_steps`] are written
+    /// Branch-free per piece: all eight candidate moves of [`piece_steps`] are written
     /// and the list keeps as many as are real.
     #[inline(always)]
     fn push_steps(&self, side: Side, out: &mut MoveList<Move>) {
@@ -720,22 +729,19 @@ impl Board {
         count_steps_packed(&self.packed(side), &self.packed_empty(), self.n) as u64
     }
 
-    /// `side`'s rows four to a word, 16 bits a row: bit `16 * (y % 4) + x` of word `y / 4 + 1`,
-    /// with an empty word at each end so every word has a neighbour above and below. One
-    /// shift of a word moves all its pieces one step.
+    /// `side`'s rows four to a word, 16 bits a row: bit `16 * (y % 4) + x` of word `y / 4`.
+    /// One shift of a word moves all its pieces one step.
     #[inline(always)]
-    fn packed(&self, side: Side) -> [u64; PACKED_WORDS + 2] {
-        let mut words = [0; PACKED_WORDS + 2];
-        words[1..=PACKED_WORDS].copy_from_slice(&self.words[side.index()]);
-        words
+    fn packed(&self, side: Side) -> [u64; PACKED_WORDS] {
+        self.words[side.index()]
     }
 
     /// The empty points on the board, packed like [`Board::packed`].
     #[inline(always)]
-    fn packed_empty(&self) -> [u64; PACKED_WORDS + 2] {
-        let (black, white) = (self.packed(Side::First), self.packed(Side::Second));
+    fn packed_empty(&self) -> [u64; PACKED_WORDS] {
+        let [black, white] = &self.words;
         let board = &BOARD_WORDS[self.n as usize / 2 - 3];
-        [0, 1, 2, 3, 4].map(|k| board[k] & !(black[k] | white[k]))
+        [0, 1, 2].map(|k| board[k] & !(black[k] | white[k]))
     }
 
     /// [`Board::step_count`] of both sides, indexed by [`Side::index`].
@@ -748,9 +754,10 @@ impl Board {
     #[inline]
     fn has_step(&self, side: Side) -> bool {
         let (own, empty) = (self.packed(side), self.packed_empty());
-        (1..=(self.n as usize).div_ceil(4)).any(|k| {
-            let up = own[k] << 16 | own[k - 1] >> 48;
-            let down = own[k] >> 16 | own[k + 1] << 48;
+        (0..(self.n as usize).div_ceil(4)).any(|k| {
+            let (below, above) = neighbour_words(&own, k);
+            let up = own[k] << 16 | below >> 48;
+            let down = own[k] >> 16 | above << 48;
             let line = own[k] | up | down;
             (line << 1 | line >> 1 | up | down) & empty[k] != 0
         })

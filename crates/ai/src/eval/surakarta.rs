@@ -1,4 +1,4 @@
-//! Surakarta: material, mobility, pieces under capture threat, circuit control.
+//! Surakarta: material, mobility, pieces under capture threat, circuit control, idle corners.
 
 use arbiter_surakarta::GameState;
 
@@ -16,6 +16,9 @@ weights!(
         attacking = 15,
         /// Per piece on an inner point (on two circuit lines, so four ways to capture).
         interior = 8,
+        /// Per piece on a corner: on no circuit, it can neither be captured nor capture, and
+        /// the arena says such a piece is worth less (+15: −76 Elo; −15: +52 over 400 games).
+        corner = -15,
     }
 );
 
@@ -33,6 +36,11 @@ impl Evaluate for GameState {
                 .map(|y| (board.row_bits(side, y) & inner).count_ones() as i32)
                 .sum()
         };
+        let corners: u16 = 1 | 1 << (n - 1);
+        let corner = |side| -> i32 {
+            ((board.row_bits(side, 0) & corners).count_ones()
+                + (board.row_bits(side, n - 1) & corners).count_ones()) as i32
+        };
         let summaries = board.capture_summaries();
         let (our_captures, their_pieces_hit) = summaries[us.index()];
         let (their_captures, our_pieces_hit) = summaries[them.index()];
@@ -43,6 +51,7 @@ impl Evaluate for GameState {
             - w.threatened * our_pieces_hit as i32
             + w.attacking * their_pieces_hit as i32
             + w.interior * (interior(us) - interior(them))
+            + w.corner * (corner(us) - corner(them))
     }
 
     /// A side with several pieces nearly always has a harmless step, so passing rarely beats
