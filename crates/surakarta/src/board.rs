@@ -755,11 +755,9 @@ impl Board {
     fn has_step(&self, side: Side) -> bool {
         let (own, empty) = (self.packed(side), self.packed_empty());
         (0..(self.n as usize).div_ceil(4)).any(|k| {
-            let (below, above) = neighbour_words(&own, k);
-            let up = own[k] << 16 | below >> 48;
-            let down = own[k] >> 16 | above << 48;
-            let line = own[k] | up | down;
-            (line << 1 | line >> 1 | up | down) & empty[k] != 0
+            step_sets(&own, &empty, k)
+                .iter()
+                .any(|&landing| landing != 0)
         })
     }
 
