@@ -537,6 +537,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
     ) -> i32 {
         let mut child = pos.clone();
         child.play(mv);
+        self.ab.table.prefetch(child.hash());
         self.played[ply + 1] = Some(mv);
         let extended =
             !self.ab.config.plain && ply < 2 * self.root_depth as usize && child.in_danger();
@@ -704,12 +705,14 @@ impl<'a, G: Evaluate> Context<'a, G> {
             alpha = alpha.max(stand);
         }
         let mut moves = MoveList::new();
-        pos.legal_moves(&mut moves);
-        if moves.is_empty() {
-            return -(WIN - ply as i32);
-        }
-        if !danger {
-            moves.retain(|&mv| pos.is_capture(mv));
+        if danger {
+            pos.legal_moves(&mut moves);
+            if moves.is_empty() {
+                return -(WIN - ply as i32);
+            }
+        } else {
+            // A side without any move has lost by every game's `status`, asked above.
+            pos.capture_moves(&mut moves);
         }
         let mut keys = std::mem::take(&mut self.keys[ply]);
         keys.clear();
@@ -725,6 +728,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
             bring_best_forward(&mut moves, &mut keys, i);
             let mut child = pos.clone();
             child.play(moves[i]);
+            self.ab.table.prefetch(child.hash());
             let score = -self.quiesce(&child, -beta, -alpha, ply + 1, depth + 1);
             if self.aborted {
                 self.keys[ply] = keys;

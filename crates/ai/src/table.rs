@@ -50,6 +50,21 @@ impl<M: Copy> Table<M> {
         (key as usize) & (self.entries.len() - 2)
     }
 
+    /// Asks the processor to start loading `key`'s bucket, so the probe a little later finds it
+    /// in cache: the table is megabytes, and waiting on memory was a fifth of Surakarta's search.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let bucket = self.entries[self.bucket(key)..].as_ptr();
+            // SAFETY: a prefetch is only a hint; it never faults, whatever the address.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast::<i8>()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     pub fn get(&self, key: u64) -> Option<Entry<M>> {
         let b = self.bucket(key);
         self.entries[b..b + 2]

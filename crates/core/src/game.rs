@@ -72,6 +72,13 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     /// Appends every legal move; an ended game has none.
     fn legal_moves(&self, out: &mut MoveList<Self::Move>);
 
+    /// Appends the legal captures only (quiescence search asks for nothing else). This lists
+    /// every move and keeps the captures; a game that finds captures on their own overrides it.
+    fn capture_moves(&self, out: &mut MoveList<Self::Move>) {
+        self.legal_moves(out);
+        out.retain(|&mv| self.is_capture(mv));
+    }
+
     /// A legal move chosen uniformly at random, `None` when there is none (random playouts).
     /// This lists the moves into `scratch`; a game whose moves can be counted more cheaply than
     /// listed picks one without the list.

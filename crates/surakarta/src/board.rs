@@ -863,8 +863,13 @@ impl Board {
 
     /// Appends every move of `side`, captures first, ignoring whose turn it is and the game's end.
     pub fn moves(&self, side: Side, out: &mut MoveList<Move>) {
-        self.for_each_capture(side, |from, to| out.push(Move::new(from, to)));
+        self.captures(side, out);
         self.push_steps(side, out);
+    }
+
+    /// Appends the captures of `side` (each distinct move once, as in [`Board::moves`]).
+    pub fn captures(&self, side: Side, out: &mut MoveList<Move>) {
+        self.for_each_capture(side, |from, to| out.push(Move::new(from, to)));
     }
 
     /// The number of moves of `side` (for perft's last ply), without building them.

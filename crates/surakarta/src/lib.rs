@@ -75,6 +75,13 @@ impl Game for GameState {
         GameState::legal_moves(self, out)
     }
 
+    /// Walks the circuits only: the steps, most of the moves, are never built.
+    fn capture_moves(&self, out: &mut MoveList<Move>) {
+        if !self.is_over() {
+            self.board.captures(self.current_player, out);
+        }
+    }
+
     /// Picks without listing the moves ([`Board::choose_move`]).
     fn random_move<R: rand::Rng>(
         &self,

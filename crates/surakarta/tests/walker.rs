@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use arbiter_core::{MoveList, Side};
+use arbiter_core::{Game, MoveList, Side};
 use arbiter_surakarta::{reference, Board, GameState, Point};
 use proptest::prelude::*;
 
@@ -133,6 +133,12 @@ proptest! {
                 .map(|m| (m.from(), m.to()))
                 .collect();
             prop_assert_eq!(&listed, &slow);
+            // Quiescence search asks the game for its captures alone: the same moves, in order.
+            let mut captures = MoveList::new();
+            Game::capture_moves(&state, &mut captures);
+            let captures: Vec<(Point, Point)> =
+                captures.iter().map(|m| (m.from(), m.to())).collect();
+            prop_assert_eq!(&captures, &fast_list);
         }
     }
 
