@@ -8,7 +8,8 @@
 //! * [`Mcts`]: UCT with capture-biased random playouts, limited by iterations and time;
 //! * an evaluation per game ([`eval`]), [`analyze`] (best move, score, line and the losing moves),
 //!   player specs and levels ([`spec`]), and the engine protocol ([`engine`]);
-//! * the [`registry`] of games every layer above reads.
+//! * the [`registry`] of games every layer above reads, and Texel-style weight fitting
+//!   ([`tune`]) from the arena's game records.
 //!
 //! Everything is deterministic for a given seed, except what a time limit cuts short.
 
@@ -23,6 +24,7 @@ pub mod registry;
 mod simple;
 pub mod spec;
 mod table;
+pub mod tune;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
 pub use analysis::{analyze, Analysis};

@@ -16,6 +16,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod arena;
 mod net;
+mod tune;
 
 /// arbiter: judges, engines, tournaments and a game server for Duck Chess (鸭棋), Surakarta
 /// and the RC-02 game.
@@ -58,6 +59,9 @@ enum Command {
     Engine,
     /// Play a tournament between players or outside engines and report Elo differences.
     Arena(arena::ArenaArgs),
+    /// Fit the evaluation's weights to the results of arena games (Texel tuning) and print
+    /// them as a player spec to check in the arena.
+    Tune(tune::TuneArgs),
     /// Measure speed: random playouts per second, or a player's search speed with --search.
     Bench {
         #[command(flatten)]
@@ -170,6 +174,7 @@ fn run<C: Catalogue>(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Arena(args) => arena::run::<C>(args),
+        Command::Tune(args) => tune::run::<C>(args),
         Command::Serve(args) => net::serve::<C>(args),
         Command::Connect(args) => net::connect_command::<C>(args),
         Command::Loadtest(args) => net::loadtest(args),

@@ -1,0 +1,138 @@
+//! `arbiter tune` end to end: an arena run's records in, fitted weights out; bad records named.
+
+mod common;
+
+use common::arbiter;
+
+fn records(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-tune-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = arbiter(
+        &[
+            "arena",
+            "surakarta",
+            "--player",
+            "a=alphabeta:depth=2",
+            "--player",
+            "b=greedy",
+            "--games",
+            "6",
+            "--concurrency",
+            "2",
+            "--seed",
+            "3",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+#[test]
+fn fits_the_weights_to_an_arena_run_and_prints_a_spec() {
+    let dir = records("fit");
+    let out = arbiter(
+        &[
+            "tune",
+            "surakarta",
+            "--records",
+            dir.to_str().unwrap(),
+            "--weights",
+            "interior,corner",
+        ],
+        b"",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("quiet positions from 6 games"), "{stderr}");
+    assert!(stderr.contains("round 1 (step 8)"), "{stderr}");
+    let error_line = stdout.lines().next().unwrap();
+    let errors: Vec<f64> = error_line
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(errors[1] <= errors[0], "{error_line}");
+    let row = |name: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}\t")))
+            .unwrap_or_else(|| panic!("no row for {name}: {stdout}"))
+            .split('\t')
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(row("piece"), ["piece", "100", "100"], "the scale stays");
+    assert_eq!(
+        row("mobility")[1],
+        row("mobility")[2],
+        "an unnamed weight stays"
+    );
+    let spec = row("spec");
+    assert!(spec[1].starts_with("alphabeta"), "{stdout}");
+    // The spec plays: the arena accepts it.
+    let check = arbiter(
+        &[
+            "arena",
+            "surakarta",
+            "--player",
+            &format!("t={}:depth=1", spec[1]),
+            "--player",
+            "r=random",
+            "--games",
+            "2",
+        ],
+        b"",
+    );
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_records_and_weights_are_named() {
+    let dir = records("bad");
+    let path = dir.to_str().unwrap();
+    let tune = |extra: &[&str]| {
+        let mut args = vec!["tune", "surakarta", "--records", path];
+        args.extend_from_slice(extra);
+        let out = arbiter(&args, b"");
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(tune(&["--weights", "speed"]).contains("unknown weight `speed` (weights: piece"));
+
+    let record = dir.join("game-0002-b-vs-a.txt");
+    std::fs::write(&record, "A2-A3 A2-A3\n").unwrap();
+    let message = tune(&[]);
+    assert!(
+        message.contains("game-0002-b-vs-a.txt: move 2 `A2-A3`"),
+        "{message}"
+    );
+
+    let index = dir.join("games.tsv");
+    let text = std::fs::read_to_string(&index).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut fields: Vec<&str> = lines[1].split('\t').collect();
+    fields[3] = "nobody";
+    lines[1] = fields.join("\t");
+    std::fs::write(&index, lines.join("\n")).unwrap();
+    let message = tune(&[]);
+    assert!(
+        message.contains("games.tsv:2: winner `nobody` is neither player"),
+        "{message}"
+    );
+
+    std::fs::remove_file(&index).unwrap();
+    assert!(tune(&[]).contains("games.tsv (made by `arena --out`)"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
