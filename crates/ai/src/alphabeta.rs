@@ -1,7 +1,7 @@
 //! Negamax alpha-beta: iterative deepening with aspiration windows, principal variation search,
 //! a transposition table (shared with quiescence), move ordering (table move, captures, killers,
 //! countermoves, history), null move with verification where a game can pass, late move and
-//! internal iterative reductions, an extension for moves that put the opponent in danger, and a
+//! internal iterative reductions, late move pruning where a game asks for it, an extension for moves that put the opponent in danger, and a
 //! quiescence search. Each technique was kept for what it won in arena matches against the
 //! build before it (docs/strength.md); futility pruning was tried and lost (−11 ± 52 Elo on
 //! Surakarta 6×6), so it is not here.
@@ -42,6 +42,10 @@ const ASPIRATION_WINDOW: i32 = 30;
 const NULL_MIN_DEPTH: i32 = 3;
 const NULL_REDUCTION: i32 = 2;
 const NULL_VERIFY_DEPTH: i32 = 6;
+/// Late move pruning (games that ask for it): up to this remaining depth, a null-window node
+/// searches `LMP_BASE + depth²` moves and then only captures and killers.
+const LMP_MAX_DEPTH: i32 = 3;
+const LMP_BASE: i32 = 3;
 /// A node this deep with no move from the table is searched a ply shallower: without a guess
 /// it is rarely on the principal variation, and the shallower search fills the table for the
 /// next visit (internal iterative reduction).
@@ -468,9 +472,16 @@ impl<'a, G: Evaluate> Context<'a, G> {
         let mut best_move = None;
         let may_reduce = !plain && depth >= LMR_MIN_DEPTH && !in_danger;
         self.path.push(key);
+        let prune_after = (!plain && G::LATE_MOVE_PRUNING && !in_danger && beta - alpha == 1)
+            .then(|| late_move_count(depth))
+            .flatten();
         for i in 0..moves.len() {
             bring_best_forward(&mut moves, &mut keys, i);
             let mv = moves[i];
+            if prune_after.is_some_and(|count| i >= count) && self.is_quiet(pos, mv, ply) {
+                // Ordered after every capture and killer: the rest are quiet too.
+                break;
+            }
             let score = self.search_move(pos, mv, i, depth, alpha, beta, ply, may_reduce);
             if self.aborted {
                 self.path.pop();
@@ -777,6 +788,12 @@ impl<G: Evaluate> Player<G> for AlphaBeta<G> {
 fn late_move_reduction(depth: i32, i: usize) -> i32 {
     let (d, m) = (f64::from(depth.max(1)), (i + 1) as f64);
     (LMR_BASE + d.ln() * m.ln() / LMR_DIVISOR).max(1.0) as i32
+}
+
+/// How many moves a null-window node `depth` plies from the horizon searches before it skips
+/// the quiet ones left (late move pruning): `None` above [`LMP_MAX_DEPTH`].
+fn late_move_count(depth: i32) -> Option<usize> {
+    (depth <= LMP_MAX_DEPTH).then(|| (LMP_BASE + depth * depth) as usize)
 }
 
 /// Selection sort one step at a time: swaps the best-keyed move from `i` on into place `i`, so a

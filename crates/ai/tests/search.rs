@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use arbiter_ai::alphabeta::WIN;
-use arbiter_ai::{AlphaBeta, AlphaBetaConfig, Evaluate, Limits};
+use arbiter_ai::{AlphaBeta, AlphaBetaConfig, Evaluate, Limits, Score};
 use arbiter_core::{Game, MoveList, Status};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -175,4 +175,61 @@ fn mate_scores_are_exact_on_composed_positions() {
             );
         }
     }
+}
+
+/// Positions a few plies before random Surakarta games end: few pieces, forced results near.
+fn surakarta_endings(count: usize, seed: u64) -> Vec<arbiter_surakarta::GameState> {
+    let start = arbiter_surakarta::GameState::new(6, 40).unwrap();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut scratch = MoveList::new();
+    (0..count)
+        .map(|_| {
+            let mut line = vec![start.clone()];
+            let mut pos = start.clone();
+            while let Some(mv) = pos.random_move(&mut rng, &mut scratch) {
+                pos.play(mv);
+                line.push(pos.clone());
+            }
+            let back = rng.gen_range(2..=8).min(line.len() - 1);
+            line.swap_remove(line.len() - 1 - back)
+        })
+        .collect()
+}
+
+/// Pruning (null move, late move reductions and pruning) may miss a forced result, but every
+/// one it reports must be real and at its true distance: plain alpha-beta (equal to minimax)
+/// searched exactly that deep confirms it.
+#[test]
+fn surakarta_mates_found_with_pruning_are_real() {
+    let stop = AtomicBool::new(false);
+    let mut checked = 0;
+    for pos in surakarta_endings(150, 21) {
+        if pos.status().is_over() {
+            continue;
+        }
+        let mut full = AlphaBeta::<arbiter_surakarta::GameState>::new(
+            Default::default(),
+            AlphaBetaConfig::default(),
+        );
+        let found = full.search(&pos, &Limits::depth(6), &stop, &mut |_| {});
+        let Score::Mate(plies) = arbiter_ai::alphabeta::score_of(found.score) else {
+            continue;
+        };
+        let plain_config = AlphaBetaConfig {
+            plain: true,
+            ..Default::default()
+        };
+        let mut plain =
+            AlphaBeta::<arbiter_surakarta::GameState>::new(Default::default(), plain_config);
+        let depth = plies.unsigned_abs();
+        let exact = plain.search(&pos, &Limits::depth(depth), &stop, &mut |_| {});
+        assert_eq!(
+            arbiter_ai::alphabeta::score_of(exact.score),
+            Score::Mate(plies),
+            "{}",
+            pos.to_position_file()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} forced results to check");
 }

@@ -70,6 +70,10 @@ pub trait Evaluate: Game {
         None
     }
 
+    /// Whether the search may skip late quiet moves near the horizon (late move pruning): kept
+    /// per game, as each game's arena runs decide it.
+    const LATE_MOVE_PRUNING: bool = false;
+
     /// A sensible cap on the length of a game for playouts and adjudication, in plies.
     fn max_plies(&self) -> u32 {
         400

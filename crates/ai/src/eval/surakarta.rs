@@ -65,6 +65,8 @@ impl Evaluate for GameState {
         Some(passed)
     }
 
+    const LATE_MOVE_PRUNING: bool = true;
+
     fn max_plies(&self) -> u32 {
         // The no-capture rule ends every game; this is only a guard.
         2000
