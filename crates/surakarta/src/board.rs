@@ -147,15 +147,15 @@ const NEXT_LINE: [[u8; 4]; 16] = {
     table
 };
 
-/// `TRACK_PLACES[(n/2 - 3) * 256 + code(p)]`: the two places `(circuit, track index)` of point
+/// `TRACK_PLACES[n/2 - 3][code(p)]`: the two places `(circuit, track index)` of point
 /// `p` on an `n × n` board, `(MAX_CIRCUITS, 0)` (the spare track) where there are fewer.
 ///
 /// Row `y` is line 0 of circuit `y` (from the left) or line 2 of circuit `n-1-y` (from the
 /// right); column `x` is line 1 of circuit `n-1-x` (upwards) or line 3 of circuit `x`
 /// (downwards), circuits counted from 1 (see [`crate::geometry`]). Edge lines lie on no circuit.
-const TRACK_PLACES: [[(u8, u8); 2]; 4 * 256] = {
+const TRACK_PLACES: [[[(u8, u8); 2]; 256]; 4] = {
     let spare = (MAX_CIRCUITS as u8, 0);
-    let mut table = [[spare; 2]; 4 * 256];
+    let mut table = [[[spare; 2]; 256]; 4];
     let mut size = 0;
     while size < 4 {
         let n = 6 + 2 * size;
@@ -164,7 +164,7 @@ const TRACK_PLACES: [[(u8, u8); 2]; 4 * 256] = {
         while y < n {
             let mut x = 0;
             while x < n {
-                let entry = &mut table[size * 256 + (y << 4 | x)];
+                let entry = &mut table[size][y << 4 | x];
                 if y >= 1 && y < half {
                     entry[0] = ((y - 1) as u8, x as u8);
                 } else if y >= half && y < m {
@@ -185,6 +185,26 @@ const TRACK_PLACES: [[(u8, u8); 2]; 4 * 256] = {
 };
 
 const PIECE_KEYS: [u64; 2 * MAX_SIZE * MAX_SIZE] = zobrist::keys(0x5A4A_CA47_0000_0001);
+
+/// [`PIECE_KEYS`] by side and point code ([`code`]), so a lookup needs no bounds check.
+const KEYS_BY_CODE: [[u64; 256]; 2] = {
+    let mut table = [[0; 256]; 2];
+    let mut s = 0;
+    while s < 2 {
+        let mut i = 0;
+        while i < MAX_SIZE * MAX_SIZE {
+            let (x, y) = (i % MAX_SIZE, i / MAX_SIZE);
+            table[s][y << 4 | x] = PIECE_KEYS[s * MAX_SIZE * MAX_SIZE + i];
+            i += 1;
+        }
+        s += 1;
+    }
+    table
+};
+
+/// Slots of [`Board`]'s `tracks` per side: the circuits, the spare, and room to index by a
+/// masked circuit number without a bounds check.
+const TRACK_SLOTS: usize = 8;
 
 /// The most pieces a side may have: the `2n` it starts with on the largest board.
 pub const MAX_PIECES: usize = 2 * MAX_SIZE;
@@ -343,30 +363,6 @@ fn pieces_past_crossing(
     ]
 }
 
-/// The capture-list entries of side `s` on a circuit (`occupied`, `black`: its track
-/// occupancy) when one piece is both the last of its line (at track index `a`) and the first
-/// of the next non-empty line (at `b`): it passes over itself. Rare, so kept out of line.
-#[cold]
-fn captures_past_crossing(
-    occupied: u64,
-    black: u64,
-    (a, b): (usize, usize),
-    n: usize,
-    s: usize,
-) -> usize {
-    let owner = |t: usize| usize::from(black >> t & 1 == 0);
-    if owner(a) != s {
-        return 0;
-    }
-    let full = (1u64 << n) - 1;
-    let lines = [0, 1, 2, 3].map(|l| (occupied >> (l * n)) & full);
-    let past = pieces_past_crossing(&lines, a / n, b / n, a % n, n);
-    past.into_iter()
-        .flatten()
-        .filter(|&v| owner(v) != s)
-        .count()
-}
-
 /// `LINE_PAIR_ENTRIES[summary]`: how many pairs of a circuit have owners that differ, where
 /// `summary` has, for each line `i` of the circuit, bit `i` when the line holds a piece, bit
 /// `4 + i` when its first piece is black and bit `8 + i` when its last piece is black. Each
@@ -438,11 +434,13 @@ fn lone_crossings<const N: usize>(c: usize, occupied: u64) -> u32 {
 pub struct Board {
     n: u8,
     geometry: &'static Geometry,
+    /// This size's [`TRACK_PLACES`].
+    track_places: &'static [[(u8, u8); 2]; 256],
     /// `words[side]`: bit `16 y + x` (the point's code) of these 192 bits is set for a piece on
     /// `(x, y)`.
     words: [[u64; PACKED_WORDS]; 2],
     /// `tracks[side][c]`: circuit `c`'s track occupancy; the last entry is the spare.
-    tracks: [[u64; MAX_CIRCUITS + 1]; 2],
+    tracks: [[u64; TRACK_SLOTS]; 2],
     hash: u64,
     pieces: [[u8; MAX_PIECES]; 2],
     counts: [u8; 2],
@@ -490,8 +488,9 @@ impl Board {
         Some(Board {
             n,
             geometry: geometry(n)?,
+            track_places: &TRACK_PLACES[n as usize / 2 - 3],
             words: [[0; PACKED_WORDS]; 2],
-            tracks: [[0; MAX_CIRCUITS + 1]; 2],
+            tracks: [[0; TRACK_SLOTS]; 2],
             hash: 0,
             pieces: [[0; MAX_PIECES]; 2],
             counts: [0; 2],
@@ -592,13 +591,12 @@ impl Board {
     #[inline(always)]
     fn toggle(&mut self, side: Side, p: Point) {
         let s = side.index();
-        let (x, y) = (p.x as usize, p.y as usize);
         self.words[s][code(p) as usize / 64] ^= 1 << (code(p) % 64);
-        let places = &TRACK_PLACES[(self.n as usize / 2 - 3) * 256 + code(p) as usize];
+        let places = &self.track_places[code(p) as usize];
         for &(circuit, bit) in places {
-            self.tracks[s][circuit as usize] ^= 1 << bit;
+            self.tracks[s][circuit as usize % TRACK_SLOTS] ^= 1 << bit;
         }
-        self.hash ^= PIECE_KEYS[s * MAX_SIZE * MAX_SIZE + y * MAX_SIZE + x];
+        self.hash ^= KEYS_BY_CODE[s][code(p) as usize];
     }
 
     /// Moves the piece on `from` to `to`, removing what was on `to`. `from` must hold a piece.
@@ -789,36 +787,49 @@ impl Board {
                     | usize::from(b > w) << (8 + i);
             }
             count += LINE_PAIR_ENTRIES[summary] as u32;
-            let occupied = black | white;
-            if lone_crossings::<N>(c, occupied) != 0 {
-                count += self.entries_past_crossings::<N>(c, side);
+            let lone = lone_crossings::<N>(c, black | white);
+            if lone != 0 {
+                count += self.entries_past_crossings::<N>(c, side, lone);
             }
         }
         count
     }
 
     /// The capture-list entries of `side` on circuit `c` from pieces that pass over themselves
-    /// ([`lone_crossings`]).
+    /// ([`lone_crossings`]): such a piece, last of one line and first of another, meets the
+    /// piece after it on the line it is first of and the piece before it on the line it is last
+    /// of, and each is an entry when it is an enemy.
     #[cold]
     #[inline(never)]
-    fn entries_past_crossings<const N: usize>(&self, c: usize, side: Side) -> u32 {
-        let (black, occupied) = (self.tracks[0][c], self.tracks[0][c] | self.tracks[1][c]);
+    fn entries_past_crossings<const N: usize>(&self, c: usize, side: Side, mut lone: u32) -> u32 {
+        let own = self.tracks[side.index()][c];
+        let enemy = self.tracks[side.opponent().index()][c];
+        let line = (1u64 << N) - 1;
         let (end, start) = crossing_indices(N, c);
-        let mut lone = lone_crossings::<N>(c, occupied);
         let mut count = 0;
         while lone != 0 {
             let bit = lone.trailing_zeros() as usize;
             lone &= lone - 1;
             let i = bit % 4;
-            let (on_line, on_next) = (i * N + end, ((i + 1) % 4) * N + start);
-            let ends = if bit < 4 {
+            let (on_line, on_next) = (i * N + end, (i + 1) % 4 * N + start);
+            let (last_at, first_at) = if bit < 4 {
                 (on_line, on_next)
             } else {
                 (on_next, on_line)
             };
-            count += captures_past_crossing(occupied, black, ends, N, side.index());
+            if own >> last_at & 1 == 0 {
+                continue;
+            }
+            let first_line = line << (first_at / N * N);
+            let after = !((2u64 << first_at) - 1) & first_line;
+            let (own_after, enemy_after) = (own & after, enemy & after);
+            let next_is_enemy = enemy_after & (own_after | enemy_after).wrapping_neg() != 0;
+            let last_line = line << (last_at / N * N);
+            let before = ((1u64 << last_at) - 1) & last_line;
+            let previous_is_enemy = enemy & before > own & before;
+            count += u32::from(next_is_enemy) + u32::from(previous_is_enemy);
         }
-        count as u32
+        count
     }
 
     /// The number of steps of `side`, by popcount.
