@@ -364,21 +364,26 @@ fn pieces_past_crossing(
 }
 
 /// `LINE_PAIR_ENTRIES[summary]`: how many pairs of a circuit have owners that differ, where
-/// `summary` has, for each line `i` of the circuit, bit `i` when the line holds a piece, bit
-/// `4 + i` when its first piece is black and bit `8 + i` when its last piece is black. Each
-/// non-empty line's last piece is paired with the first piece of the next non-empty line
-/// (itself when it is alone).
+/// `summary` has three bits for each line `i` of the circuit: bit `3i` when the line holds a
+/// piece, bit `3i + 1` when its first piece is black and bit `3i + 2` when its last piece is
+/// black. Each non-empty line's last piece is paired with the first piece of the next non-empty
+/// line (itself when it is alone).
 const LINE_PAIR_ENTRIES: [u8; 1 << 12] = {
     let mut table = [0u8; 1 << 12];
     let mut summary = 0;
     while summary < 1 << 12 {
-        let non_empty = summary & 15;
+        let mut non_empty = 0;
+        let mut i = 0;
+        while i < 4 {
+            non_empty |= (summary >> (3 * i) & 1) << i;
+            i += 1;
+        }
         let mut i = 0;
         while i < 4 {
             if non_empty >> i & 1 != 0 {
                 let j = NEXT_LINE[non_empty][i] as usize;
-                let last_black = summary >> (8 + i) & 1;
-                let first_black = summary >> (4 + j) & 1;
+                let last_black = summary >> (3 * i + 2) & 1;
+                let first_black = summary >> (3 * j + 1) & 1;
                 table[summary] += (last_black != first_black) as u8;
             }
             i += 1;
@@ -387,6 +392,38 @@ const LINE_PAIR_ENTRIES: [u8; 1 << 12] = {
     }
     table
 };
+
+/// A circuit's track occupancy (bit `t` for track index `t`, lines of `N` points) with line
+/// `i` moved to bits `16 i ..`, so one subtraction works on all four lines at once.
+#[inline(always)]
+fn line_lanes<const N: usize>(track: u64) -> u64 {
+    let line = (1u64 << N) - 1;
+    (track & line)
+        | (track >> N & line) << 16
+        | (track >> (2 * N) & line) << 32
+        | (track >> (3 * N) & line) << 48
+}
+
+/// The [`LINE_PAIR_ENTRIES`] summary of a circuit from its sides' [`line_lanes`]. Of two
+/// disjoint bit sets the larger holds the highest bit, so a line's last piece is black exactly
+/// when its black lane is at least its white lane (and the line is not empty); its first piece
+/// is the lowest bit, `x & !(x - 1)`. With a spare top bit in each lane, no subtraction borrows
+/// from the next lane.
+#[inline(always)]
+fn line_summary(black: u64, white: u64) -> usize {
+    const ONES: u64 = 0x0001_0001_0001_0001;
+    const TOPS: u64 = 0x8000_8000_8000_8000;
+    let occupied = black | white;
+    let non_empty = ((occupied | TOPS) - ONES) & TOPS;
+    let last_black = ((black | TOPS) - white) & non_empty;
+    let lowest = occupied & !((occupied | TOPS) - ONES);
+    let first_black = (((black & lowest) | TOPS) - ONES) & TOPS;
+    // Lane i's three flags sit at bits 16i, 16i + 1, 16i + 2; the multiply moves them all to
+    // bits 39 + 3i (each product term lands on its own bit, so nothing carries).
+    let flags = non_empty >> 15 | first_black >> 14 | last_black >> 13;
+    let gather: u64 = 1 | 1 << 13 | 1 << 26 | 1 << 39;
+    (flags.wrapping_mul(gather) >> 39) as usize & 0xFFF
+}
 
 /// The track indices, within their lines, of circuit `c`'s crossing next to each arc: the
 /// crossing is point `n-1-k` of line `i` and point `k` of line `i + 1`, where `k = c + 1`
@@ -404,24 +441,46 @@ const fn crossing_indices(n: usize, c: usize) -> (usize, usize) {
 /// three arcs).
 #[inline(always)]
 fn lone_crossings<const N: usize>(c: usize, occupied: u64) -> u32 {
-    let (end, start) = crossing_indices(N, c);
-    let line = (1u64 << N) - 1;
+    let masks = &LONE_CROSSING_MASKS[N / 2 - 3][c];
     let mut lone = 0;
-    for i in 0..4 {
-        let (here, next) = (i * N, ((i + 1) % 4) * N);
-        let crossing = 1u64 << (here + end);
-        let after_end = line & !((1u64 << end) - 1);
-        let before_start = (1u64 << start) - 1;
-        let short = after_end << here | before_start << next;
-        let others = [2, 3].map(|d| line << (((i + d) % 4) * N));
-        let after_start = line & !((2u64 << start) - 1);
-        let before_end = crossing - (1 << here);
-        let long = after_start << next | others[0] | others[1] | before_end | crossing;
-        lone |= u32::from(occupied & short == crossing) << i;
-        lone |= u32::from(occupied & long == crossing) << (4 + i);
+    for (k, &(window, crossing)) in masks.iter().enumerate() {
+        lone |= u32::from(occupied & window == crossing) << k;
     }
     lone
 }
+
+/// `LONE_CROSSING_MASKS[n/2 - 3][c][k]`: for bit `k` of [`lone_crossings`] on circuit `c` of
+/// an `n × n` board, the track bits that must hold exactly the crossing's bit, and that bit.
+const LONE_CROSSING_MASKS: [[[(u64, u64); 8]; MAX_CIRCUITS]; 4] = {
+    let mut table = [[[(0, 0); 8]; MAX_CIRCUITS]; 4];
+    let mut size = 0;
+    while size < 4 {
+        let n = 6 + 2 * size;
+        let line = (1u64 << n) - 1;
+        let mut c = 0;
+        while c < n / 2 - 1 {
+            let (end, start) = crossing_indices(n, c);
+            let mut i = 0;
+            while i < 4 {
+                let (here, next) = (i * n, (i + 1) % 4 * n);
+                let crossing = 1u64 << (here + end);
+                let after_end = line & !((1u64 << end) - 1);
+                let before_start = (1u64 << start) - 1;
+                let short = after_end << here | before_start << next;
+                let beyond = line << ((i + 2) % 4 * n) | line << ((i + 3) % 4 * n);
+                let after_start = line & !((2u64 << start) - 1);
+                let before_end = crossing - (1 << here);
+                let long = after_start << next | beyond | before_end | crossing;
+                table[size][c][i] = (short, crossing);
+                table[size][c][4 + i] = (long, crossing);
+                i += 1;
+            }
+            c += 1;
+        }
+        size += 1;
+    }
+    table
+};
 
 /// The pieces on an `n × n` board (`First` = black, `Second` = white).
 ///
@@ -618,6 +677,23 @@ impl Board {
         self.slots[code(to) as usize] = slot;
     }
 
+    /// [`Board::relocate`] for a move known to be `side`'s: a step or a capture of an enemy
+    /// piece. Whether the move captures is read once, from the enemy's bits alone.
+    #[inline(always)]
+    pub(crate) fn move_piece(&mut self, side: Side, from: Point, to: Point) {
+        debug_assert_eq!(self.get(from), Some(side));
+        debug_assert_ne!(self.get(to), Some(side));
+        let enemy = side.opponent();
+        if self.words[enemy.index()][code(to) as usize / 64] >> (code(to) % 64) & 1 != 0 {
+            self.remove(enemy, to);
+        }
+        self.toggle(side, from);
+        self.toggle(side, to);
+        let slot = self.slots[code(from) as usize];
+        self.pieces[side.index()][slot as usize] = code(to);
+        self.slots[code(to) as usize] = slot;
+    }
+
     pub fn count(&self, side: Side) -> u32 {
         self.counts[side.index()] as u32
     }
@@ -766,26 +842,17 @@ impl Board {
     /// [`Board::for_each_listed_capture_of`] visits.
     ///
     /// Each non-empty line's last piece is paired with the first piece of the next non-empty
-    /// line, and the pair is one entry (for either side) when their owners differ. Of two
-    /// disjoint bit sets the larger holds the highest bit, so the last piece is black exactly
-    /// when the line's black bits exceed its white bits: each line gives three bits (non-empty,
-    /// first black, last black) without a bit scan, and [`LINE_PAIR_ENTRIES`] counts a
-    /// circuit's pairs from its twelve. A pair whose two ends are one piece on a crossing
-    /// (nothing lies between the crossing and the arc) counts 0 there and is counted apart.
+    /// line, and the pair is one entry (for either side) when their owners differ: each line
+    /// gives three bits (non-empty, first black, last black; [`line_summary`] finds all twelve
+    /// of a circuit at once, without a bit scan) and [`LINE_PAIR_ENTRIES`] counts the pairs.
+    /// A pair whose two ends are one piece on a crossing counts 0 there and is counted apart
+    /// ([`lone_crossings`]).
     #[inline(always)]
     fn listed_capture_count_sized<const N: usize>(&self, side: Side) -> u32 {
-        let full = (1u64 << N) - 1;
         let mut count = 0;
         for c in 0..N / 2 - 1 {
             let (black, white) = (self.tracks[0][c], self.tracks[1][c]);
-            let mut summary = 0;
-            for i in 0..4 {
-                let (b, w) = ((black >> (i * N)) & full, (white >> (i * N)) & full);
-                let occupied = b | w;
-                let first_black = b & occupied.wrapping_neg() != 0;
-                summary |= (usize::from(occupied != 0) | usize::from(first_black) << 4) << i
-                    | usize::from(b > w) << (8 + i);
-            }
+            let summary = line_summary(line_lanes::<N>(black), line_lanes::<N>(white));
             count += LINE_PAIR_ENTRIES[summary] as u32;
             let lone = lone_crossings::<N>(c, black | white);
             if lone != 0 {

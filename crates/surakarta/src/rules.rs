@@ -177,7 +177,8 @@ impl GameState {
             MoveReason::LegalNonCaptureMove
         };
         let (end, winner) = self.judge_end(reason);
-        self.board.relocate(mv.from(), mv.to());
+        self.board
+            .move_piece(self.current_player, mv.from(), mv.to());
         self.finish_step(reason, end, winner);
         StepResult {
             reason,
