@@ -62,8 +62,13 @@ impl Evaluate for Position {
                 }
             }
         }
+        let material = score[us.index()] - score[1 - us.index()];
+        // Counting both sides' moves is most of a leaf's cost: skipped when it weighs nothing.
+        if w.mobility == 0 {
+            return material;
+        }
         let mobility = self.count_moves_of(us) as i32 - self.count_moves_of(us.opponent()) as i32;
-        score[us.index()] - score[1 - us.index()] + w.mobility * mobility
+        material + w.mobility * mobility
     }
 
     fn order_hint(&self, mv: arbiter_duck::Move) -> i32 {
