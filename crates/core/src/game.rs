@@ -92,6 +92,19 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
         (!scratch.is_empty()).then(|| scratch[rng.gen_range(0..scratch.len())])
     }
 
+    /// Plays uniformly random legal moves until the game has no legal move or `max_plies` were
+    /// played, and returns how many were. By default move by move ([`play_random_moves`]); a
+    /// game with a leaner form of a whole random game overrides it, and must play exactly the
+    /// games the default plays for the same random numbers.
+    fn random_playout<R: rand::Rng>(
+        &mut self,
+        rng: &mut R,
+        max_plies: u64,
+        scratch: &mut MoveList<Self::Move>,
+    ) -> u64 {
+        play_random_moves(self, rng, max_plies, scratch)
+    }
+
     /// Plays a move that `legal_moves` produced. Anything else is a logic error of the caller.
     fn play(&mut self, mv: Self::Move);
 
@@ -111,4 +124,23 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
 
     /// Plies played since the start (for draw adjudication and records).
     fn ply(&self) -> u32;
+}
+
+/// [`Game::random_playout`] move by move: [`Game::random_move`], then [`Game::play`]. The
+/// reference a game's own playout is checked against.
+pub fn play_random_moves<G: Game, R: rand::Rng>(
+    game: &mut G,
+    rng: &mut R,
+    max_plies: u64,
+    scratch: &mut MoveList<G::Move>,
+) -> u64 {
+    let mut plies = 0;
+    while plies < max_plies {
+        let Some(mv) = game.random_move(rng, scratch) else {
+            break;
+        };
+        game.play(mv);
+        plies += 1;
+    }
+    plies
 }

@@ -18,7 +18,7 @@ pub mod text;
 pub mod zobrist;
 
 pub use error::{judge_to_string, InputError, JudgeError, ParseMoveError};
-pub use game::{Game, Side, Status};
+pub use game::{play_random_moves, Game, Side, Status};
 pub use movelist::{MoveList, MAX_MOVES};
 pub use outcome::{EndReason, MoveReason};
 pub use rules::{

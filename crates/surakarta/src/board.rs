@@ -129,7 +129,7 @@ const STEP_TABLE: [StepEntry; 256] = {
 
 /// `NEXT_LINE[non_empty][i]`: the first line after `i` (cyclically, possibly `i` itself) whose
 /// bit is set in the 4-bit set `non_empty`.
-const NEXT_LINE: [[u8; 4]; 16] = {
+pub(crate) const NEXT_LINE: [[u8; 4]; 16] = {
     let mut table = [[0u8; 4]; 16];
     let mut set = 1;
     while set < 16 {
@@ -153,7 +153,7 @@ const NEXT_LINE: [[u8; 4]; 16] = {
 /// Row `y` is line 0 of circuit `y` (from the left) or line 2 of circuit `n-1-y` (from the
 /// right); column `x` is line 1 of circuit `n-1-x` (upwards) or line 3 of circuit `x`
 /// (downwards), circuits counted from 1 (see [`crate::geometry`]). Edge lines lie on no circuit.
-const TRACK_PLACES: [[[(u8, u8); 2]; 256]; 4] = {
+pub(crate) const TRACK_PLACES: [[[(u8, u8); 2]; 256]; 4] = {
     let spare = (MAX_CIRCUITS as u8, 0);
     let mut table = [[[spare; 2]; 256]; 4];
     let mut size = 0;
@@ -301,7 +301,7 @@ fn count_steps_packed(own: &[u64; PACKED_WORDS], empty: &[u64; PACKED_WORDS], n:
 }
 
 /// The step with number `index` (below [`count_steps_packed`]), counting the landing points
-/// word by word, direction by direction, in bit order.
+/// direction by direction, and within a direction point by point (row by row).
 #[inline(always)]
 fn nth_step_packed(
     own: &[u64; PACKED_WORDS],
@@ -309,9 +309,18 @@ fn nth_step_packed(
     n: u8,
     index: u32,
 ) -> Option<Move> {
+    let words = (n as usize).div_ceil(4);
+    let sets: [[u64; 8]; PACKED_WORDS] = std::array::from_fn(|k| {
+        if k < words {
+            step_sets(own, empty, k)
+        } else {
+            [0; 8]
+        }
+    });
     let mut rest = index;
-    for k in 0..(n as usize).div_ceil(4) {
-        for (d, mut set) in step_sets(own, empty, k).into_iter().enumerate() {
+    for (d, &(dx, dy)) in STEP_DIRECTIONS.iter().enumerate() {
+        for (k, word_sets) in sets.iter().enumerate().take(words) {
+            let mut set = word_sets[d];
             let count = set.count_ones();
             if rest >= count {
                 rest -= count;
@@ -322,7 +331,6 @@ fn nth_step_packed(
             }
             // A packed bit's index counted over all words is the point's code, `16 y + x`.
             let to = 64 * k as i32 + set.trailing_zeros() as i32;
-            let (dx, dy) = STEP_DIRECTIONS[d];
             let from = to - dx - 16 * dy;
             let point = |code: i32| Point::new((code & 15) as u8, (code >> 4) as u8);
             return Some(Move::new(point(from), point(to)));
@@ -368,7 +376,7 @@ fn pieces_past_crossing(
 /// piece, bit `3i + 1` when its first piece is black and bit `3i + 2` when its last piece is
 /// black. Each non-empty line's last piece is paired with the first piece of the next non-empty
 /// line (itself when it is alone).
-const LINE_PAIR_ENTRIES: [u8; 1 << 12] = {
+pub(crate) const LINE_PAIR_ENTRIES: [u8; 1 << 12] = {
     let mut table = [0u8; 1 << 12];
     let mut summary = 0;
     while summary < 1 << 12 {
@@ -631,6 +639,18 @@ impl Board {
         }
     }
 
+    /// Puts `side`'s piece on the empty point `p` (a board built piece by piece from known
+    /// positions: no checks but in debug builds).
+    #[inline]
+    pub(crate) fn place(&mut self, side: Side, p: Point) {
+        debug_assert!(self.get(p).is_none() && (self.counts[side.index()] as usize) < MAX_PIECES);
+        let s = side.index();
+        self.toggle(side, p);
+        self.pieces[s][self.counts[s] as usize % MAX_PIECES] = code(p);
+        self.slots[code(p) as usize] = self.counts[s];
+        self.counts[s] += 1;
+    }
+
     /// Takes `side`'s piece off `p`: its bits, and its entry in the list (the last entry fills
     /// the gap).
     #[inline(always)]
@@ -792,8 +812,8 @@ impl Board {
     ///
     /// No move list is built. The steps are counted by popcount and the entries of the capture
     /// list (a capture found by two routes is listed twice) by [`Board::listed_capture_count_sized`];
-    /// an index into both picks a step or a listed capture, and a capture listed `m` times is
-    /// kept with chance `1/m` (otherwise the draw is repeated), so every distinct move is
+    /// an index into both picks a step or a listed capture, and a capture is kept only when
+    /// drawn through its first entry (otherwise the draw is repeated), so every distinct move is
     /// equally likely.
     pub fn choose_move(&self, side: Side, choose: impl FnMut(u32) -> u32) -> Option<Move> {
         match self.n {
@@ -824,20 +844,19 @@ impl Board {
             if index >= listed {
                 return nth_step_packed(&own, &empty, N as u8, index - listed);
             }
-            let (capture, repeats) = self.listed_capture(side, index);
-            if repeats == 1 || choose(repeats) == 0 {
+            if let Some(capture) = self.drawn_capture(side, index) {
                 return Some(capture);
             }
         }
     }
 
-    /// The `index`-th entry of `side`'s capture list and how many entries list that capture.
-    fn listed_capture(&self, side: Side, index: u32) -> (Move, u32) {
+    /// The capture drawn by entry `index` of `side`'s capture list; `None` (draw again) when an
+    /// earlier entry lists the same capture, so that each capture is drawn through one entry.
+    fn drawn_capture(&self, side: Side, index: u32) -> Option<Move> {
         let mut listed = ArrayVec::<Move, { 8 * MAX_CIRCUITS }>::new();
         self.for_each_listed_capture(side, |from, to| listed.push(Move::new(from, to)));
         let chosen = listed[index as usize];
-        let repeats = listed.iter().filter(|&&mv| mv == chosen).count();
-        (chosen, repeats as u32)
+        (!listed[..index as usize].contains(&chosen)).then_some(chosen)
     }
 
     /// How many entries `side`'s capture list has, repeats included: the pairs that

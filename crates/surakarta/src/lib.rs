@@ -25,6 +25,7 @@ pub mod geometry;
 pub mod judge;
 pub mod notation;
 mod perft;
+mod playout;
 pub mod reference;
 mod rules;
 
@@ -91,8 +92,23 @@ impl Game for GameState {
         if self.is_over() {
             return None;
         }
-        self.board
-            .choose_move(self.current_player, |count| rng.gen_range(0..count))
+        self.board.choose_move(self.current_player, |count| {
+            arbiter_core::playout::below(rng, count)
+        })
+    }
+
+    /// On 6×6 a whole game in the compact form of [`playout`]: the same games as move by move,
+    /// without the hash and piece lists a search needs.
+    fn random_playout<R: rand::Rng>(
+        &mut self,
+        rng: &mut R,
+        max_plies: u64,
+        scratch: &mut MoveList<Move>,
+    ) -> u64 {
+        if self.size() == 6 && !self.is_over() {
+            return playout::random_playout_6x6(self, rng, max_plies);
+        }
+        arbiter_core::play_random_moves(self, rng, max_plies, scratch)
     }
 
     fn play(&mut self, mv: Move) {

@@ -171,8 +171,8 @@ proptest! {
     }
 
     /// `choose_move` (random playouts) picks each move of the list with the same chance: every
-    /// first draw gives a move of the list, and a move given by `k` draws is kept with chance
-    /// `1/k` (or always when `k = 1`), on boards empty and crowded.
+    /// first draw gives a move of the list or is drawn again, and each move is given by exactly
+    /// one first draw, on boards empty and crowded.
     #[test]
     fn choose_move_gives_every_move_the_same_chance(
         size in prop::sample::select(vec![6u8, 8, 10, 12]),
@@ -191,31 +191,26 @@ proptest! {
             });
             let total = total.unwrap_or(0);
             prop_assert_eq!(first.is_none(), moves.is_empty());
-            // For each move: the first draws that give it, and the chance 1/k it is kept with.
-            let mut draws: std::collections::BTreeMap<Point2, (u32, u32)> = Default::default();
+            // For each move: the first draws that give it (a draw again answers 0, which is
+            // always kept).
+            let mut draws: std::collections::BTreeMap<Point2, u32> = Default::default();
             for index in 0..total {
-                let (mut calls, mut first_count, mut keep_one_in) = (0, 0, 1);
+                let mut counts = vec![];
                 let mv = board.choose_move(side, |count| {
-                    calls += 1;
-                    if calls == 1 {
-                        first_count = count;
-                        index
-                    } else {
-                        keep_one_in = count;
-                        0
-                    }
+                    counts.push(count);
+                    if counts.len() == 1 { index } else { 0 }
                 });
-                prop_assert_eq!(first_count, total);
-                prop_assert!(calls <= 2);
+                let calls = counts.len();
+                prop_assert!(calls <= 2 && counts.iter().all(|&c| c == total));
                 let mv = mv.expect("a side with moves gets one");
-                let entry = draws.entry((mv.from(), mv.to())).or_insert((0, keep_one_in));
-                entry.0 += 1;
-                prop_assert_eq!(entry.1, keep_one_in);
+                if calls == 1 {
+                    *draws.entry((mv.from(), mv.to())).or_insert(0) += 1;
+                }
             }
             let picked: BTreeSet<Point2> = draws.keys().copied().collect();
             prop_assert_eq!(&picked, &listed, "board:\n{:?}", board);
-            for (mv, (count, keep_one_in)) in draws {
-                prop_assert_eq!(count, keep_one_in, "{:?} on\n{:?}", mv, board);
+            for (mv, count) in draws {
+                prop_assert_eq!(count, 1, "{:?} on\n{:?}", mv, board);
             }
         }
     }
