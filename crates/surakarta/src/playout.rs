@@ -221,39 +221,54 @@ impl Compact {
 
     /// The entries of `side`'s capture list (a capture found by two routes twice): the pairs
     /// of the circuits' lines whose owners differ, by table, and the pieces of `side` that pass
-    /// over themselves on a crossing ([`Compact::entries_past_crossings`]).
+    /// over themselves on a crossing, the short way by lane arithmetic
+    /// ([`Compact::entries_past_short_crossings`]), the long way apart
+    /// ([`Compact::entries_past_long_crossings`]).
     #[inline(always)]
     fn listed_capture_count(&self, side: usize) -> u32 {
         let [black, white] = self.lanes;
         let [first, second] = line_summaries(black, white);
         let summaries = [PAIRS_AND_LONG_WAYS[first], PAIRS_AND_LONG_WAYS[second]];
         let pairs = u32::from(summaries[0] & 15) + u32::from(summaries[1] & 15);
-        let occupied = black | white;
-        let own_crossings = zero_lanes((self.lanes[side] & CROSSING) ^ CROSSING);
-        // The crossing is the last piece of its line and the first of the next.
-        let short = zero_lanes(
-            ((occupied & FROM_CROSSING) ^ CROSSING) | (next_lines(occupied) & BEFORE_NEXT_CROSSING),
-        ) & own_crossings;
+        let short = self.entries_past_short_crossings(side);
         let long_ways = u32::from(summaries[0] >> 4) | u32::from(summaries[1] >> 4) << 4;
-        if short == 0 && long_ways == 0 {
-            return pairs;
+        if long_ways == 0 {
+            return pairs + short;
         }
-        pairs + self.entries_past_crossings(side, short, long_ways)
+        pairs + short + self.entries_past_long_crossings(side, long_ways)
     }
 
-    /// The capture-list entries of `side` from its pieces alone on a crossing, which pass over
-    /// themselves: `short` (a lane's top bit) where the crossing is the last piece of its line
-    /// and the first of the next, `long_ways` (a bit a lane) the circuits where it may be the
-    /// last of the next line and, the two lines beyond empty, the first of its own.
+    /// The capture-list entries of `side`'s pieces alone on a crossing as the last piece of its
+    /// line and the first of the next: such a piece meets, beyond itself, the first piece after
+    /// it on the next line and the last before it on its own, each an entry when an enemy.
+    /// Every lane at once, no branch (a quarter of all plies have such a piece).
+    #[inline(always)]
+    fn entries_past_short_crossings(&self, side: usize) -> u32 {
+        const BELOW_CROSSING: u64 = CROSSING - ONES;
+        let (own, enemy) = (self.lanes[side], self.lanes[1 - side]);
+        let occupied = own | enemy;
+        let alone = zero_lanes(
+            ((occupied & FROM_CROSSING) ^ CROSSING) | (next_lines(occupied) & BEFORE_NEXT_CROSSING),
+        );
+        let ours = zero_lanes((own & CROSSING) ^ CROSSING);
+        // Of two disjoint sets of a lane, the larger holds the higher bit.
+        let (own_before, enemy_before) = (own & BELOW_CROSSING, enemy & BELOW_CROSSING);
+        let before_is_enemy = ((enemy_before | TOPS) - own_before - ONES) & TOPS;
+        let [own_after, enemy_after] = [own, enemy].map(|l| next_lines(l) & AFTER_NEXT_CROSSING);
+        let after = own_after | enemy_after;
+        let first_after = after & !((after | TOPS) - ONES);
+        let after_is_enemy = TOPS & !zero_lanes(enemy_after & first_after);
+        let counted = alone & ours;
+        (counted & before_is_enemy).count_ones() + (counted & after_is_enemy).count_ones()
+    }
+
+    /// The capture-list entries of `side`'s pieces alone on a crossing as the last piece of the
+    /// next line and, the two lines beyond empty (`long_ways`, a bit a lane), the first of its
+    /// own: the long way round to itself.
     #[inline(never)]
-    fn entries_past_crossings(&self, side: usize, mut short: u64, mut long_ways: u32) -> u32 {
-        let mut count = 0;
-        while short != 0 {
-            let lane = short.trailing_zeros() / 8;
-            short &= short - 1;
-            count += self.entries_past(side, lane, false);
-        }
+    fn entries_past_long_crossings(&self, side: usize, mut long_ways: u32) -> u32 {
         let occupied = self.lanes[0] | self.lanes[1];
+        let mut count = 0;
         while long_ways != 0 {
             let lane = long_ways.trailing_zeros();
             long_ways &= long_ways - 1;
