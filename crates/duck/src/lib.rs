@@ -53,6 +53,11 @@ impl Game for Position {
         Position::legal_moves(self, out)
     }
 
+    /// Each piece's reach against the enemy's squares: the quiet moves are never listed.
+    fn capture_moves(&self, out: &mut MoveList<Move>) {
+        Position::capture_moves(self, out)
+    }
+
     fn play(&mut self, mv: Move) {
         Position::play(self, mv);
     }

@@ -42,17 +42,32 @@ fn bit(sq: usize) -> u128 {
     1u128 << sq
 }
 
+/// The square with index `index`, which is below [`SQUARES`].
+#[inline]
+fn square(index: usize) -> Square {
+    Square::from_index(index).expect("a square index")
+}
+
+/// The kind index (`PieceKind as usize`) of a non-empty board code.
+#[inline]
+fn kind_of(code: u8) -> usize {
+    (code as usize - 1) % 7
+}
+
 /// A position: the board plus who is to move, whether a captain has fallen, and how long the
 /// game has gone without a capture.
 ///
-/// The board is a mailbox of 90 points (plus one always-empty cell used as the "no blocking
-/// point" of pieces that cannot be blocked) with one 90-bit occupancy set per side, so the
-/// pieces of a side are found by bit scanning and every move is a table lookup. Copying a
-/// position is cheap (about 140 bytes), so searches copy-make.
+/// The board is a mailbox of 90 points (plus one always-empty cell that stands for every point
+/// off the board) with the pieces also as sets of squares, one per side and one per kind, so a
+/// piece's destinations are a few table lookups (see [`Position::reach`]) and an attack test
+/// reads the tables backwards. Copying a position is cheap (about 250 bytes), so searches
+/// copy-make.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Position {
     board: [u8; SQUARES + 1],
     occupied: [u128; 2],
+    /// `kinds[k]`: the squares of the pieces of kind `k`, both sides.
+    kinds: [u128; 7],
     side_to_move: Side,
     winner: Option<Side>,
     hash: u64,
@@ -81,6 +96,7 @@ impl Position {
         Position {
             board: [0; SQUARES + 1],
             occupied: [0; 2],
+            kinds: [0; 7],
             side_to_move: Side::First,
             winner: None,
             hash: 0,
@@ -123,12 +139,14 @@ impl Position {
         if old != 0 {
             self.hash ^= piece_key(old, i);
             self.occupied[(old as usize - 1) / 7] &= !bit(i);
+            self.kinds[kind_of(old)] &= !bit(i);
         }
         let code = piece.map_or(0, Piece::code);
         self.board[i] = code;
         if code != 0 {
             self.hash ^= piece_key(code, i);
             self.occupied[(code as usize - 1) / 7] |= bit(i);
+            self.kinds[kind_of(code)] |= bit(i);
         }
         self.update_winner();
     }
@@ -214,55 +232,132 @@ impl Position {
     }
 
     pub fn captain(&self, side: Side) -> Option<Square> {
-        let code = Piece::new(side, PieceKind::Captain).code();
-        let mut bits = self.occupied[side.index()];
-        while bits != 0 {
-            let sq = bits.trailing_zeros() as usize;
-            if self.board[sq] == code {
-                return Square::from_index(sq);
-            }
-            bits &= bits - 1;
+        let captains = self.kinds[PieceKind::Captain as usize] & self.occupied[side.index()];
+        (captains != 0).then(|| Square::from_index(captains.trailing_zeros() as usize))?
+    }
+
+    /// The squares holding `side`'s pieces, as a set (bit `x * 9 + y`, see [`Square`]).
+    #[inline]
+    pub fn side_set(&self, side: Side) -> u128 {
+        self.occupied[side.index()]
+    }
+
+    /// The squares holding pieces of `kind`, both sides.
+    #[inline]
+    pub fn kind_set(&self, kind: PieceKind) -> u128 {
+        self.kinds[kind as usize]
+    }
+
+    /// Every square the piece of `kind` on `from` could move to if nothing of its own stood
+    /// there: its moves and the squares of its own side it defends. Blocking points count
+    /// whichever side stands on them.
+    pub fn reach(&self, from: Square, kind: PieceKind) -> u128 {
+        let from = from.index();
+        match kind {
+            PieceKind::Captain => self.reach_of::<0>(from),
+            PieceKind::Guard => self.reach_of::<1>(from),
+            PieceKind::Elephant => self.reach_of::<2>(from),
+            PieceKind::Horse => self.reach_of::<3>(from),
+            PieceKind::Car => self.reach_of::<4>(from),
+            PieceKind::Duck => self.reach_of::<5>(from),
+            PieceKind::Soldier => self.reach_of::<6>(from),
         }
-        None
+    }
+
+    /// Calls `visit(kind, square, reach)` for every piece of `side`, kind by kind (each kind's
+    /// loop compiled for it), lowest square first.
+    #[inline(always)]
+    pub fn for_each_reach(&self, side: Side, mut visit: impl FnMut(PieceKind, usize, u128)) {
+        self.for_each_reach_of::<0>(side, &mut visit);
+        self.for_each_reach_of::<1>(side, &mut visit);
+        self.for_each_reach_of::<2>(side, &mut visit);
+        self.for_each_reach_of::<3>(side, &mut visit);
+        self.for_each_reach_of::<4>(side, &mut visit);
+        self.for_each_reach_of::<5>(side, &mut visit);
+        self.for_each_reach_of::<6>(side, &mut visit);
+    }
+
+    #[inline(always)]
+    fn for_each_reach_of<const KIND: usize>(
+        &self,
+        side: Side,
+        visit: &mut impl FnMut(PieceKind, usize, u128),
+    ) {
+        let mut pieces = self.kinds[KIND] & self.occupied[side.index()];
+        while pieces != 0 {
+            let from = pieces.trailing_zeros() as usize;
+            pieces &= pieces - 1;
+            visit(PieceKind::ALL[KIND], from, self.reach_of::<KIND>(from));
+        }
+    }
+
+    /// The reach of a piece of kind `KIND` (`PieceKind as usize`) on `from`.
+    #[inline(always)]
+    fn reach_of<const KIND: usize>(&self, from: usize) -> u128 {
+        let t = tables();
+        let empty = |sq: u8| self.board[sq as usize] == 0;
+        let past = |blocks: &[u8; 4], sets: &[u128; 4]| {
+            (0..4).fold(0, |acc, d| acc | if empty(blocks[d]) { sets[d] } else { 0 })
+        };
+        match KIND {
+            0 => t.captain[from],
+            1 => t.guard[from],
+            2 => past(&t.diagonal[from], &t.elephant[from]),
+            3 => past(&t.orthogonal[from], &t.horse[from]),
+            4 => self.car_reach(from),
+            5 => (0..4).fold(0, |acc, d| {
+                if !empty(t.orthogonal[from][d]) {
+                    return acc;
+                }
+                t.duck[4 * from + d]
+                    .iter()
+                    .fold(acc, |acc, &(destination, second)| {
+                        acc | if empty(second) { destination } else { 0 }
+                    })
+            }),
+            _ => t.soldier[from],
+        }
+    }
+
+    /// A car's reach: each ray up to and including its first piece.
+    #[inline(always)]
+    fn car_reach(&self, from: usize) -> u128 {
+        let t = tables();
+        let occupied = self.occupied[0] | self.occupied[1];
+        let mut reach = 0;
+        for (d, &ray) in t.rays[from].iter().enumerate() {
+            let blockers = ray & occupied;
+            reach |= if blockers == 0 {
+                ray
+            } else {
+                let first = if d % 2 == 0 {
+                    blockers.trailing_zeros()
+                } else {
+                    127 - blockers.leading_zeros()
+                };
+                ray ^ t.rays[first as usize][d]
+            };
+        }
+        reach
+    }
+
+    /// The destinations of the piece on `from` that its side may move to.
+    fn targets_of(&self, from: usize) -> u128 {
+        let piece = Piece::from_code(self.board[from]).expect("a piece on the square");
+        self.reach(square(from), piece.kind) & !self.occupied[piece.side.index()]
     }
 
     /// Calls `visit(to)` for every legal destination of the piece on `from`, whoever is to move
     /// (nothing for an empty point). The end of the game is not considered here.
     #[inline(always)]
     fn for_each_target(&self, from: usize, mut visit: impl FnMut(usize)) {
-        let code = self.board[from];
-        if code == 0 {
+        if self.board[from] == 0 {
             return;
         }
-        let side = (code as usize - 1) / 7;
-        let own = self.occupied[side];
-        let kind = (code - 1) % 7;
-        let t = tables();
-        if kind == PieceKind::Car as u8 {
-            for ray in &t.rays[from] {
-                for &to in ray.squares() {
-                    let to = to as usize;
-                    if self.board[to] == 0 {
-                        visit(to);
-                    } else {
-                        if own & bit(to) == 0 {
-                            visit(to);
-                        }
-                        break;
-                    }
-                }
-            }
-        } else {
-            let jumps = &t.jumps[kind as usize][from];
-            for (to, [b0, b1]) in jumps.iter() {
-                let to = to as usize;
-                if own & bit(to) == 0
-                    && self.board[b0 as usize] == 0
-                    && self.board[b1 as usize] == 0
-                {
-                    visit(to);
-                }
-            }
+        let mut targets = self.targets_of(from);
+        while targets != 0 {
+            visit(targets.trailing_zeros() as usize);
+            targets &= targets - 1;
         }
     }
 
@@ -278,36 +373,55 @@ impl Position {
     /// Calls `visit(from, to)` for every move `side` could make if it were to move.
     #[inline(always)]
     fn for_each_move_of(&self, side: Side, mut visit: impl FnMut(usize, usize)) {
-        let mut bits = self.occupied[side.index()];
-        while bits != 0 {
-            let from = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            self.for_each_target(from, |to| visit(from, to));
-        }
+        let own = self.occupied[side.index()];
+        self.for_each_reach(side, |_, from, reach| {
+            let mut targets = reach & !own;
+            while targets != 0 {
+                visit(from, targets.trailing_zeros() as usize);
+                targets &= targets - 1;
+            }
+        });
     }
 
     /// Appends every legal move of the side to move (none once the game is over).
     pub fn legal_moves(&self, out: &mut MoveList<Move>) {
-        self.for_each_move(|from, to| {
-            out.push(Move::new(
-                Square::from_index(from).unwrap(),
-                Square::from_index(to).unwrap(),
-            ))
-        });
+        self.for_each_move(|from, to| out.push(Move::new(square(from), square(to))));
     }
 
     /// The number of legal moves, without building them (for perft's last ply).
     pub fn count_moves(&self) -> u64 {
-        let mut n = 0;
-        self.for_each_move(|_, _| n += 1);
-        n
+        if self.is_over() {
+            return 0;
+        }
+        self.count_moves_of(self.side_to_move)
     }
 
     /// The number of moves `side` could make if it were to move (for evaluation: mobility).
     pub fn count_moves_of(&self, side: Side) -> u64 {
-        let mut n = 0;
-        self.for_each_move_of(side, |_, _| n += 1);
-        n
+        let own = self.occupied[side.index()];
+        let mut count = 0;
+        self.for_each_reach(side, |_, _, reach| {
+            count += u64::from((reach & !own).count_ones())
+        });
+        count
+    }
+
+    /// Appends the legal captures of the side to move (none once the game is over).
+    pub fn capture_moves(&self, out: &mut MoveList<Move>) {
+        if self.is_over() {
+            return;
+        }
+        let enemies = self.occupied[self.side_to_move.opponent().index()];
+        self.for_each_reach(self.side_to_move, |_, from, reach| {
+            let mut victims = reach & enemies;
+            while victims != 0 {
+                out.push(Move::new(
+                    square(from),
+                    square(victims.trailing_zeros() as usize),
+                ));
+                victims &= victims - 1;
+            }
+        });
     }
 
     /// The legal destinations of the piece on `from`, as if its owner were to move.
@@ -342,9 +456,11 @@ impl Position {
         self.board[from] = 0;
         self.board[to] = code;
         self.occupied[side] ^= bit(from) | bit(to);
+        self.kinds[kind_of(code)] ^= bit(from) | bit(to);
         self.hash ^= piece_key(code, from) ^ piece_key(code, to) ^ BLUE_TO_MOVE_KEY;
         if captured != 0 {
             self.occupied[1 - side] &= !bit(to);
+            self.kinds[kind_of(captured)] ^= bit(to);
             self.hash ^= piece_key(captured, to);
             self.quiet_plies = 0;
             if (captured - 1) % 7 == PieceKind::Captain as u8 {
@@ -372,34 +488,39 @@ impl Position {
         }
     }
 
-    /// Whether a piece of `attacker` could capture on `target` (blocking points respected).
+    /// Whether a piece of `attacker` could capture on `target` (blocking points respected):
+    /// the reach tables read backwards from `target`.
     pub fn attacks(&self, attacker: Side, target: Square) -> bool {
         let t = tables();
         let target = target.index();
-        for kind in PieceKind::ALL {
-            let code = Piece::new(attacker, kind).code();
-            if kind == PieceKind::Car {
-                for ray in &t.rays[target] {
-                    if let Some(&first) =
-                        ray.squares().iter().find(|&&s| self.board[s as usize] != 0)
-                    {
-                        if self.board[first as usize] == code {
-                            return true;
-                        }
-                    }
-                }
+        let theirs = self.occupied[attacker.index()];
+        let of = |kind: PieceKind| self.kinds[kind as usize] & theirs;
+        let near = (t.captain[target] & of(PieceKind::Captain))
+            | (t.guard[target] & of(PieceKind::Guard))
+            | (t.soldier[target] & of(PieceKind::Soldier));
+        if near != 0 {
+            return true;
+        }
+        let empty = |sq: u8| self.board[sq as usize] == 0;
+        let (horses, elephants, ducks) = (
+            of(PieceKind::Horse),
+            of(PieceKind::Elephant),
+            of(PieceKind::Duck),
+        );
+        for d in 0..4 {
+            if !empty(t.diagonal[target][d]) {
                 continue;
             }
-            for (from, [b0, b1]) in t.attackers[kind as usize][target].iter() {
-                if self.board[from as usize] == code
-                    && self.board[b0 as usize] == 0
-                    && self.board[b1 as usize] == 0
-                {
-                    return true;
-                }
+            let leapers =
+                (t.horse_from[target][d] & horses) | (t.elephant_from[target][d] & elephants);
+            if leapers != 0
+                || (empty(t.far_diagonal[target][d]) && t.duck_from[target][d] & ducks != 0)
+            {
+                return true;
             }
         }
-        false
+        let cars = of(PieceKind::Car);
+        cars != 0 && self.car_reach(target) & cars != 0
     }
 
     /// The judge's check flag: either side can capture the other's captain. Never after the end.

@@ -2,7 +2,7 @@
 //! reading of the rules table (try all 90 targets for every piece) on positions of random play.
 
 use arbiter_core::{MoveList, Side};
-use arbiter_duck::{Move, PieceKind, Position, Square};
+use arbiter_duck::{Move, Piece, PieceKind, Position, Square};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -81,6 +81,51 @@ fn slow_check(pos: &Position) -> bool {
     })
 }
 
+/// The moves `side` could make if it were to move.
+fn slow_count(pos: &Position, side: Side) -> u64 {
+    let mut pieces = pos.clone();
+    pieces.set_side_to_move(side);
+    Square::all()
+        .filter(|&from| pos.piece_at(from).is_some_and(|p| p.side == side))
+        .map(|from| {
+            Square::all()
+                .filter(|&to| slow_legal(&pieces, from, to))
+                .count() as u64
+        })
+        .sum()
+}
+
+/// Whether a piece of `side` could move onto `target` were an enemy piece standing there.
+fn slow_attacks(pos: &Position, side: Side, target: Square) -> bool {
+    let mut probe = pos.clone();
+    let victim = Piece::new(side.opponent(), PieceKind::Guard);
+    probe.put(target, Some(victim));
+    Square::all().any(|from| {
+        from != target
+            && pos.piece_at(from).is_some_and(|p| p.side == side)
+            && slow_legal(&probe, from, target)
+    })
+}
+
+/// The squares the piece on `from` could move to, were every piece of its own side there an
+/// enemy.
+fn slow_reach(pos: &Position, from: Square) -> u128 {
+    let piece = pos.piece_at(from).unwrap();
+    Square::all()
+        .filter(|&to| to != from)
+        .filter(|&to| {
+            let mut probe = pos.clone();
+            if probe.piece_at(to).is_some() {
+                probe.put(
+                    to,
+                    Some(Piece::new(piece.side.opponent(), PieceKind::Guard)),
+                );
+            }
+            slow_legal(&probe, from, to)
+        })
+        .fold(0, |acc, to| acc | 1u128 << to.index())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
@@ -97,6 +142,23 @@ proptest! {
             for from in Square::all() {
                 let slow: Vec<Square> = Square::all().filter(|&to| slow_legal(&pos, from, to)).collect();
                 prop_assert_eq!(pos.targets(from), slow);
+            }
+            let mut captures = MoveList::new();
+            pos.capture_moves(&mut captures);
+            let mut captures: Vec<Move> = captures.to_vec();
+            captures.sort();
+            let slow_captures: Vec<Move> =
+                fast.iter().copied().filter(|m| pos.piece_at(m.to).is_some()).collect();
+            prop_assert_eq!(captures, slow_captures);
+            for side in Side::BOTH {
+                prop_assert_eq!(pos.count_moves_of(side), slow_count(&pos, side));
+                for target in Square::all() {
+                    prop_assert_eq!(pos.attacks(side, target), slow_attacks(&pos, side, target),
+                        "{:?} attacks {} in {:?}", side, target, pos);
+                }
+            }
+            for (from, piece) in pos.pieces() {
+                prop_assert_eq!(pos.reach(from, piece.kind), slow_reach(&pos, from), "{} in {:?}", from, pos);
             }
             if fast.is_empty() {
                 break;
