@@ -223,12 +223,12 @@ fn endless_input_lines_are_refused_clearly() {
 
 #[test]
 fn analyze_answers_isready_and_stop_and_keeps_to_its_time() {
-    // Ten plies of losing checks for every Duck Chess move: far more than anyone waits for
-    // (six plies finished in 0.55 s once move generation got faster).
+    // Eight plies (the most `losing` takes) of checks for every Duck Chess move: far more than
+    // anyone waits for (six plies finished in 0.55 s once move generation got faster).
     let started = Instant::now();
     let out = arbiter(
         &["engine"],
-        b"game duck\nanalyze depth 1 losing 10 movetime 800\nisready\nquit\n",
+        b"game duck\nanalyze depth 1 losing 8 movetime 800\nisready\nquit\n",
     );
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
@@ -253,7 +253,7 @@ fn analyze_answers_isready_and_stop_and_keeps_to_its_time() {
         .unwrap();
     let mut input = engine.stdin.take().unwrap();
     input
-        .write_all(b"game duck\nanalyze depth 1 losing 10\n")
+        .write_all(b"game duck\nanalyze depth 1 losing 8\n")
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
     let stopped = Instant::now();
