@@ -1,10 +1,13 @@
 //! Negamax alpha-beta: iterative deepening with aspiration windows, principal variation search,
 //! a transposition table (shared with quiescence), move ordering (table move, captures, killers,
-//! countermoves, history), null move with verification where a game can pass, late move and
-//! internal iterative reductions, late move pruning where a game asks for it, an extension for moves that put the opponent in danger, and a
-//! quiescence search. Each technique was kept for what it won in arena matches against the
-//! build before it (docs/strength.md); futility pruning was tried and lost (−11 ± 52 Elo on
-//! Surakarta 6×6), so it is not here.
+//! countermoves, history; captures a game calls losing go after the killers and are left out of
+//! quiescence), null move with verification where a game can pass, late move and internal
+//! iterative reductions, late move pruning and reverse futility pruning where a game asks for
+//! them, an extension for moves that put the opponent in danger, and a quiescence search. Each
+//! technique was kept for what it won in arena matches against the build before it
+//! (docs/strength.md, docs/tuning.md). Futility pruning of quiet moves was tried and lost
+//! (−11 ± 52 Elo on Surakarta 6×6), so it is not here; reverse futility pruning won Duck Chess
+//! from 35% to 57.5% against Fairy-Stockfish.
 
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,6 +49,8 @@ const NULL_VERIFY_DEPTH: i32 = 6;
 /// searches `LMP_BASE + depth²` moves and then only captures and killers.
 const LMP_MAX_DEPTH: i32 = 3;
 const LMP_BASE: i32 = 3;
+/// Reverse futility pruning (games that ask for it) up to this remaining depth.
+const REVERSE_FUTILITY_MAX_DEPTH: i32 = 3;
 /// A node this deep with no move from the table is searched a ply shallower: without a guess
 /// it is rarely on the principal variation, and the shallower search fills the table for the
 /// next visit (internal iterative reduction).
@@ -414,7 +419,8 @@ impl<'a, G: Evaluate> Context<'a, G> {
             if Some(mv) == tt_move {
                 1 << 40
             } else if pos.is_capture(mv) {
-                (1 << 36) + pos.order_hint(mv) as i64
+                let losing = pos.losing_capture(mv);
+                (if losing { 1 << 30 } else { 1 << 36 }) + pos.order_hint(mv) as i64
             } else if Some(mv) == killers[0] {
                 1 << 32
             } else if Some(mv) == killers[1] {
@@ -457,6 +463,9 @@ impl<'a, G: Evaluate> Context<'a, G> {
         };
         // Duck Chess answers this with an attack search: asked once per node.
         let in_danger = pos.in_danger();
+        if let Some(score) = self.reverse_futility_cut(pos, depth, alpha, beta, in_danger) {
+            return score;
+        }
         if let Some(score) = self.null_move_cut(pos, key, depth, beta, ply, in_danger) {
             return score;
         }
@@ -628,6 +637,30 @@ impl<'a, G: Evaluate> Context<'a, G> {
         (entry.mv, cut.then_some(score))
     }
 
+    /// Reverse futility pruning, where the game asks for it: a null-window node near the horizon
+    /// whose static value stands above beta by the game's margin for each remaining ply is cut
+    /// with that value (the opponent is not expected to win the margin back in so few plies).
+    fn reverse_futility_cut(
+        &self,
+        pos: &G,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        in_danger: bool,
+    ) -> Option<i32> {
+        let margin = G::REVERSE_FUTILITY_MARGIN?;
+        if self.ab.config.plain
+            || depth > REVERSE_FUTILITY_MAX_DEPTH
+            || beta - alpha != 1
+            || in_danger
+            || beta.abs() >= MATE_BOUND
+        {
+            return None;
+        }
+        let value = pos.evaluate(&self.ab.weights);
+        (value - margin * depth >= beta).then_some(value)
+    }
+
     /// Null-move pruning: when the side to move already stands at `beta` or above, and letting
     /// the opponent move twice (a pass, searched a few plies shallower) still fails high, the
     /// node is cut. Never twice in a row, never when the side to move is in danger or the game
@@ -724,6 +757,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
         } else {
             // A side without any move has lost by every game's `status`, asked above.
             pos.capture_moves(&mut moves);
+            moves.retain(|&mv| !pos.losing_capture(mv));
         }
         let mut keys = std::mem::take(&mut self.keys[ply]);
         keys.clear();

@@ -1,8 +1,9 @@
-//! Duck Chess: material, mobility, captain safety.
+//! Duck Chess: material, mobility, where pieces stand, threats, captain safety.
 //!
 //! Everything comes from the position's square sets (bit `x * 9 + y`): each piece's reach once
-//! ([`Position::reach`]), its moves the reach off its own side's squares, and the squares near a
-//! captain a precomputed mask.
+//! ([`Position::for_each_reach`]), its moves the reach off its own side's squares, what each
+//! side attacks and defends the union of the reaches, and the squares near a captain a
+//! precomputed mask.
 
 use arbiter_core::Side;
 use arbiter_duck::{PieceKind, Position, Square, SQUARES};
@@ -13,17 +14,43 @@ weights!(
     /// Duck Chess weights. The captain has no material value: losing it ends the game.
     DuckWeights {
         guard = 120,
-        elephant = 120,
-        horse = 300,
-        car = 600,
-        duck = 300,
-        soldier = 400,
+        elephant = 79,
+        horse = 268,
+        car = 921,
+        duck = 140,
+        soldier = 377,
         /// Per move more than the opponent.
-        mobility = 4,
+        mobility = -1,
+        /// Per move of a piece of this kind, on top of `mobility`.
+        car_mobility = 4,
+        horse_mobility = 3,
+        duck_mobility = 6,
+        soldier_mobility = 2,
+        /// Per row a piece of this kind stands forward of its side's back rank.
+        soldier_advance = 27,
+        horse_advance = -6,
+        duck_advance = -7,
+        car_advance = 1,
+        captain_advance = -13,
+        /// Per column a piece of this kind stands nearer the middle column.
+        soldier_centre = 38,
+        horse_centre = 13,
+        duck_centre = -1,
         /// Per enemy piece within two points of one's captain.
-        captain_pressure = 25,
+        captain_pressure = -10,
         /// Per own guard or elephant next to one's captain.
-        captain_shield = 10,
+        captain_shield = 16,
+        /// Per kind of enemy piece attacking each point next to one's captain or its own.
+        captain_zone = 20,
+        /// The side to move with its captain attacked.
+        captain_attacked = 0,
+        /// Per cent of the value of each piece of the side to move that an enemy attacks and
+        /// nothing defends, or that a cheaper enemy attacks.
+        hanging = 12,
+        /// The same for the opponent's pieces: the side to move's threats.
+        threats = 0,
+        /// For having the move.
+        tempo = 21,
     }
 );
 
@@ -36,6 +63,47 @@ fn value(kind: PieceKind, w: &DuckWeights) -> i32 {
         PieceKind::Car => w.car,
         PieceKind::Duck => w.duck,
         PieceKind::Soldier => w.soldier,
+    }
+}
+
+/// The weights a piece's kind picks, indexed by `PieceKind as usize`.
+struct PerKind {
+    value: [i32; 7],
+    mobility: [i32; 7],
+    advance: [i32; 7],
+    centre: [i32; 7],
+}
+
+impl PerKind {
+    fn new(w: &DuckWeights) -> PerKind {
+        let by_kind = |f: &dyn Fn(PieceKind) -> i32| PieceKind::ALL.map(f);
+        PerKind {
+            value: by_kind(&|k| value(k, w)),
+            mobility: by_kind(&|k| {
+                w.mobility
+                    + match k {
+                        PieceKind::Car => w.car_mobility,
+                        PieceKind::Horse => w.horse_mobility,
+                        PieceKind::Duck => w.duck_mobility,
+                        PieceKind::Soldier => w.soldier_mobility,
+                        _ => 0,
+                    }
+            }),
+            advance: by_kind(&|k| match k {
+                PieceKind::Soldier => w.soldier_advance,
+                PieceKind::Horse => w.horse_advance,
+                PieceKind::Duck => w.duck_advance,
+                PieceKind::Car => w.car_advance,
+                PieceKind::Captain => w.captain_advance,
+                _ => 0,
+            }),
+            centre: by_kind(&|k| match k {
+                PieceKind::Soldier => w.soldier_centre,
+                PieceKind::Horse => w.horse_centre,
+                PieceKind::Duck => w.duck_centre,
+                _ => 0,
+            }),
+        }
     }
 }
 
@@ -57,35 +125,126 @@ fn distance(a: Square, b: Square) -> u8 {
     a.x().abs_diff(b.x()).max(a.y().abs_diff(b.y()))
 }
 
-/// One side's share of the evaluation: material, captain safety, and how many moves it has.
-fn side_terms(pos: &Position, side: Side, w: &DuckWeights) -> (i32, u32) {
+/// `ADVANCE[side][sq]`: the rows `sq` stands forward of `side`'s back rank.
+const ADVANCE: [[i32; SQUARES]; 2] = {
+    let mut table = [[0; SQUARES]; 2];
+    let mut sq = 0;
+    while sq < SQUARES {
+        let x = (sq / 9) as i32;
+        table[0][sq] = x;
+        table[1][sq] = 9 - x;
+        sq += 1;
+    }
+    table
+};
+
+/// `CENTRE[sq]`: how many columns `sq` stands in from the nearer edge (`0..=4`).
+const CENTRE: [i32; SQUARES] = {
+    let mut table = [0; SQUARES];
+    let mut sq = 0;
+    while sq < SQUARES {
+        let y = (sq % 9) as i32;
+        table[sq] = if y < 4 { y } else { 8 - y };
+        sq += 1;
+    }
+    table
+};
+
+/// What one side has and does: its own terms, and the squares each of its kinds attacks (or
+/// defends).
+struct SideView {
+    score: i32,
+    attacks: [u128; 7],
+    all: u128,
+}
+
+fn side_view(pos: &Position, side: Side, per_kind: &PerKind) -> SideView {
+    let own = pos.side_set(side);
+    let mut view = SideView {
+        score: 0,
+        attacks: [0; 7],
+        all: 0,
+    };
+    pos.for_each_reach(side, |kind, sq, reach| {
+        let k = kind as usize;
+        view.score += per_kind.value[k]
+            + per_kind.mobility[k] * (reach & !own).count_ones() as i32
+            + per_kind.advance[k] * ADVANCE[side.index()][sq]
+            + per_kind.centre[k] * CENTRE[sq];
+        view.attacks[k] |= reach;
+    });
+    view.all = view.attacks.iter().fold(0, |acc, a| acc | a);
+    view
+}
+
+/// The value of `side`'s pieces that `enemy` attacks where nothing of `side` defends them, or
+/// where an enemy piece cheaper than they are attacks them (the captain counts as priceless).
+fn threatened_value(
+    pos: &Position,
+    side: Side,
+    own: &SideView,
+    enemy: &SideView,
+    per_kind: &PerKind,
+) -> i32 {
+    let pieces = pos.side_set(side);
+    let undefended = enemy.all & !own.all;
+    let mut total = 0;
+    for kind in PieceKind::ALL
+        .into_iter()
+        .filter(|&k| k != PieceKind::Captain)
+    {
+        let k = kind as usize;
+        let cheaper = PieceKind::ALL
+            .into_iter()
+            .filter(|&a| a != PieceKind::Captain && per_kind.value[a as usize] < per_kind.value[k])
+            .fold(0, |acc, a| acc | enemy.attacks[a as usize]);
+        let hit = pos.kind_set(kind) & pieces & (undefended | cheaper);
+        total += per_kind.value[k] * hit.count_ones() as i32;
+    }
+    total
+}
+
+/// The terms of `side`'s captain: enemies close by, shields next to it, enemy attacks on it and
+/// around it.
+fn captain_terms(pos: &Position, side: Side, enemy: &SideView, w: &DuckWeights) -> i32 {
+    let Some(captain) = pos.captain(side) else {
+        return 0;
+    };
     let own = pos.side_set(side);
     let enemies = pos.side_set(side.opponent());
-    let mut material = 0;
-    let mut moves = 0;
-    pos.for_each_reach(side, |kind, _, reach| {
-        material += value(kind, w);
-        moves += (reach & !own).count_ones();
-    });
-    if let Some(captain) = pos.captain(side) {
-        let [near, close] = [0, 1].map(|r| WITHIN[r][captain.index()]);
-        let attackers = close & enemies & !pos.kind_set(PieceKind::Captain);
-        let shield =
-            near & own & (pos.kind_set(PieceKind::Guard) | pos.kind_set(PieceKind::Elephant));
-        material += w.captain_shield * shield.count_ones() as i32
-            - w.captain_pressure * attackers.count_ones() as i32;
-    }
-    (material, moves)
+    let [near, close] = [0, 1].map(|r| WITHIN[r][captain.index()]);
+    let attackers = close & enemies & !pos.kind_set(PieceKind::Captain);
+    let shield = near & own & (pos.kind_set(PieceKind::Guard) | pos.kind_set(PieceKind::Elephant));
+    let zone = near | 1u128 << captain.index();
+    let zone_attacks: u32 = enemy.attacks.iter().map(|a| (a & zone).count_ones()).sum();
+    w.captain_shield * shield.count_ones() as i32
+        - w.captain_pressure * attackers.count_ones() as i32
+        - w.captain_zone * zone_attacks as i32
 }
 
 impl Evaluate for Position {
     type Weights = DuckWeights;
 
     fn evaluate(&self, w: &DuckWeights) -> i32 {
+        let per_kind = PerKind::new(w);
         let us = self.side_to_move();
-        let (ours, our_moves) = side_terms(self, us, w);
-        let (theirs, their_moves) = side_terms(self, us.opponent(), w);
-        ours - theirs + w.mobility * (our_moves as i32 - their_moves as i32)
+        let them = us.opponent();
+        let ours = side_view(self, us, &per_kind);
+        let theirs = side_view(self, them, &per_kind);
+        let mut score = ours.score - theirs.score + w.tempo;
+        score += captain_terms(self, us, &theirs, w) - captain_terms(self, them, &ours, w);
+        if w.hanging != 0 || w.threats != 0 {
+            score += (w.threats * threatened_value(self, them, &theirs, &ours, &per_kind)
+                - w.hanging * threatened_value(self, us, &ours, &theirs, &per_kind))
+                / 100;
+        }
+        if self
+            .captain(us)
+            .is_some_and(|c| theirs.all >> c.index() & 1 != 0)
+        {
+            score -= w.captain_attacked;
+        }
+        score
     }
 
     fn order_hint(&self, mv: arbiter_duck::Move) -> i32 {
@@ -101,6 +260,22 @@ impl Evaluate for Position {
             }
             _ => 0,
         }
+    }
+
+    /// A captain that takes a defended piece is lost; any other piece that takes a cheaper,
+    /// defended one gives up the difference (the defence seen before the move: a line the mover
+    /// opens is not).
+    fn losing_capture(&self, mv: arbiter_duck::Move) -> bool {
+        let (Some(victim), Some(attacker)) = (self.piece_at(mv.to), self.piece_at(mv.from)) else {
+            return false;
+        };
+        if victim.kind == PieceKind::Captain {
+            return false;
+        }
+        let w = DuckWeights::default();
+        let cheaper = attacker.kind == PieceKind::Captain
+            || value(victim.kind, &w) < value(attacker.kind, &w);
+        cheaper && self.attacks(victim.side, mv.to)
     }
 
     fn in_danger(&self) -> bool {
@@ -120,6 +295,8 @@ impl Evaluate for Position {
     fn max_plies(&self) -> u32 {
         400
     }
+
+    const REVERSE_FUTILITY_MARGIN: Option<i32> = Some(150);
 }
 
 #[cfg(test)]
@@ -154,10 +331,33 @@ mod tests {
         material + w.mobility * mobility
     }
 
+    /// The weights of the first evaluation: material, mobility and the captain's two terms.
+    fn first_weights() -> DuckWeights {
+        use crate::eval::EvalWeights;
+        let mut w = DuckWeights::default();
+        for name in DuckWeights::names() {
+            w.set(name, 0).unwrap();
+        }
+        for (name, value) in [
+            ("guard", 120),
+            ("elephant", 120),
+            ("horse", 300),
+            ("car", 600),
+            ("duck", 300),
+            ("soldier", 400),
+            ("mobility", 4),
+            ("captain_pressure", 25),
+            ("captain_shield", 10),
+        ] {
+            w.set(name, value).unwrap();
+        }
+        w
+    }
+
     #[test]
     fn the_set_evaluation_is_the_point_by_point_one() {
         let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
-        let w = DuckWeights::default();
+        let w = first_weights();
         for _ in 0..200 {
             let mut pos = Position::initial();
             let mut moves = MoveList::new();

@@ -57,6 +57,13 @@ pub trait Evaluate: Game {
         0
     }
 
+    /// Whether a capture probably loses material: the piece taken is worth less than the piece
+    /// taking it, and the opponent can take back. Quiescence search skips such captures, and
+    /// the main search tries them after the killers. By default no capture is.
+    fn losing_capture(&self, _mv: Self::Move) -> bool {
+        false
+    }
+
     /// The side to move faces a threat that standing still cannot answer (Duck Chess: its
     /// captain is attacked), so quiescence search must look at every move, not just captures.
     fn in_danger(&self) -> bool {
@@ -73,6 +80,11 @@ pub trait Evaluate: Game {
     /// Whether the search may skip late quiet moves near the horizon (late move pruning): kept
     /// per game, as each game's arena runs decide it.
     const LATE_MOVE_PRUNING: bool = false;
+
+    /// Reverse futility pruning (games that ask for it): a null-window node this close to the
+    /// horizon whose static value beats beta by this many centipawns a ply of remaining depth
+    /// returns that value without searching.
+    const REVERSE_FUTILITY_MARGIN: Option<i32> = None;
 
     /// A sensible cap on the length of a game for playouts and adjudication, in plies.
     fn max_plies(&self) -> u32 {
