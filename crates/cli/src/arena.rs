@@ -139,13 +139,14 @@ fn play<G: FullGame>(
             .winner
             .map_or("draw".to_string(), |w| format!("{} won", entrants[w].name));
         bar.set_message(format!("last: {winner} ({})", outcome.reason));
-        if is_forfeit(&outcome.reason) {
+        // Without a terminal (a log, a pipe) the bar is hidden: every game gets a line instead.
+        if bar.is_hidden() || is_forfeit(&outcome.reason) {
             let (first, second) = (
                 &entrants[outcome.first].name,
                 &entrants[outcome.second].name,
             );
             let line = format!(
-                "game {} ({first} vs {second}): {winner}: {}",
+                "game {} ({first} vs {second}): {winner}: {} [{done}/{total} done]",
                 outcome.index + 1,
                 outcome.reason
             );

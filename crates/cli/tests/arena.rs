@@ -42,6 +42,10 @@ fn a_small_tournament_writes_json_and_records() {
     );
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("ab vs rnd: 4 games"), "{table}");
+    // Not a terminal: a line for each game shows the progress.
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(log.matches(" done]").count(), 12, "{log}");
+    assert!(log.contains("[12/12 done]"), "{log}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["game"], "surakarta");
