@@ -434,7 +434,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
         }));
     }
 
-    fn negamax(&mut self, pos: &G, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    fn negamax(&mut self, pos: &G, depth: i32, mut alpha: i32, mut beta: i32, ply: usize) -> i32 {
         self.pv[ply].clear();
         if self.out_of_budget() {
             return 0;
@@ -446,13 +446,9 @@ impl<'a, G: Evaluate> Context<'a, G> {
         // Mate-distance pruning: the best any line from here can do is win at this ply, the
         // worst to lose at it; a shorter mate found elsewhere that bounds the window past
         // either makes the node irrelevant.
-        let beta = if plain {
-            beta
-        } else {
-            beta.min(WIN - ply as i32)
-        };
         if !plain {
             alpha = alpha.max(-(WIN - ply as i32));
+            beta = beta.min(WIN - ply as i32);
             if alpha >= beta {
                 return alpha;
             }
@@ -478,10 +474,17 @@ impl<'a, G: Evaluate> Context<'a, G> {
         };
         // Duck Chess answers this with an attack search: asked once per node.
         let in_danger = pos.in_danger();
-        if let Some(score) = self.reverse_futility_cut(pos, depth, alpha, beta, in_danger) {
+        // The static value, asked by the first pruning that needs it (Duck Chess's is costly).
+        let mut static_value = None;
+        let window = (alpha, beta);
+        if let Some(score) =
+            self.reverse_futility_cut(pos, depth, window, in_danger, &mut static_value)
+        {
             return score;
         }
-        if let Some(score) = self.null_move_cut(pos, key, depth, beta, ply, in_danger) {
+        if let Some(score) =
+            self.null_move_cut(pos, key, depth, beta, ply, in_danger, &mut static_value)
+        {
             return score;
         }
         let mut moves = MoveList::new();
@@ -659,9 +662,9 @@ impl<'a, G: Evaluate> Context<'a, G> {
         &self,
         pos: &G,
         depth: i32,
-        alpha: i32,
-        beta: i32,
+        (alpha, beta): (i32, i32),
         in_danger: bool,
+        static_value: &mut Option<i32>,
     ) -> Option<i32> {
         let margin = G::REVERSE_FUTILITY_MARGIN?;
         if self.ab.config.plain
@@ -672,7 +675,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
         {
             return None;
         }
-        let value = pos.evaluate(&self.ab.weights);
+        let value = *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights));
         (value - margin * depth >= beta).then_some(value)
     }
 
@@ -680,6 +683,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
     /// the opponent move twice (a pass, searched a few plies shallower) still fails high, the
     /// node is cut. Never twice in a row, never when the side to move is in danger or the game
     /// cannot pass; from [`NULL_VERIFY_DEPTH`] on, a search without passes must confirm it.
+    #[allow(clippy::too_many_arguments)]
     fn null_move_cut(
         &mut self,
         pos: &G,
@@ -688,6 +692,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
         beta: i32,
         ply: usize,
         in_danger: bool,
+        static_value: &mut Option<i32>,
     ) -> Option<i32> {
         if self.ab.config.plain
             || self.no_passes
@@ -701,7 +706,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
         }
         // Asked before the evaluation: a game that cannot pass (RC-02) pays nothing here.
         let passed = pos.pass()?;
-        if pos.evaluate(&self.ab.weights) < beta {
+        if *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights)) < beta {
             return None;
         }
         let reduction = NULL_REDUCTION + depth / 6;
