@@ -2,7 +2,6 @@
 //! with the course's reasons, ends and records. Every rule is the game crate's (through
 //! [`Rules`]); the server only keeps the clock and the move list.
 
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
@@ -11,17 +10,11 @@ use arbiter_core::{EndReason, GameDef, MoveReason, Options, Rules, Side};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::web_api::{self, AiMove, AnalysisView, GameRequest, Replayed, StateView};
-
 /// What the server knows of the games it hosts: their definitions and, for each, how to start
-/// one and answer the page's questions. Built once from a catalogue.
+/// one. Built once from a catalogue.
 pub struct Registry {
     pub games: Vec<&'static GameDef>,
     new_game: fn(&Options) -> Option<Box<dyn LiveGame>>,
-    pub state: fn(&GameRequest) -> Result<StateView, String>,
-    pub ai: fn(&GameRequest, &AtomicBool) -> Result<AiMove, String>,
-    pub analyze: fn(&GameRequest, &AtomicBool) -> Result<AnalysisView, String>,
-    pub replayed: fn(&GameRequest) -> Result<Replayed, String>,
 }
 
 impl Registry {
@@ -29,10 +22,6 @@ impl Registry {
         Arc::new(Registry {
             games: registry::games::<C>(),
             new_game: new_game::<C>,
-            state: web_api::state::<C>,
-            ai: web_api::ai::<C>,
-            analyze: web_api::analyze_request::<C>,
-            replayed: web_api::replayed::<C>,
         })
     }
 

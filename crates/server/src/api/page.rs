@@ -1,5 +1,10 @@
 //! The browser page's files, embedded in the binary so `arbiter serve` needs nothing else.
 
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::error;
+
 /// One embedded file.
 pub struct Asset {
     pub path: &'static str,
@@ -12,7 +17,7 @@ macro_rules! asset {
         Asset {
             path: $path,
             content_type: $type,
-            body: include_str!(concat!("../../../web/", $file)),
+            body: include_str!(concat!("../../../../web/", $file)),
         }
     };
 }
@@ -35,4 +40,15 @@ pub const ASSETS: &[Asset] = &[
 pub fn find(path: &str) -> Option<&'static Asset> {
     let path = if path == "/index.html" { "/" } else { path };
     ASSETS.iter().find(|a| a.path == path)
+}
+
+/// Answers any path no route takes with the page file of that name, or a JSON 404.
+pub async fn static_file(uri: axum::http::Uri) -> Response {
+    if uri.path() == "/favicon.ico" {
+        return StatusCode::NO_CONTENT.into_response();
+    }
+    match find(uri.path()) {
+        Some(asset) => ([(header::CONTENT_TYPE, asset.content_type)], asset.body).into_response(),
+        None => error(StatusCode::NOT_FOUND, format!("no page at {}", uri.path())),
+    }
 }

@@ -10,9 +10,9 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::games::{GameClock, GameSettings, Registry, Requested, CLOCK_RANGE, INCREMENT_RANGE};
-use crate::outbox::{outbox, Inbox};
 use crate::protocol::{self, Message};
-use crate::room::{log_message, send, Hub, Peer, RoomEvent};
+use crate::rooms::outbox::{outbox, Inbox};
+use crate::rooms::{log_message, send, Hub, Peer, RoomEvent};
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 

@@ -6,193 +6,18 @@
 //! seat is freed, so silent or frozen clients cannot hold rooms forever.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_core::{EndReason, MoveReason, Side};
-use serde::Serialize;
-use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::games::{GameSettings, Match, Registry, Requested, SettingsDefaults};
-use crate::outbox::{Kind, Outbox};
+use super::event::{log_message, send, ConnId, Peer, RoomEvent};
+use super::{RoomContext, RoomInfo, RoomPlayer};
+use crate::games::{GameSettings, Match, Requested};
 use crate::protocol::{self, Message};
-use crate::store::Store;
-
-pub type ConnId = u64;
-
-/// A connection as rooms see it.
-#[derive(Clone, Debug)]
-pub struct Peer {
-    pub id: ConnId,
-    pub addr: String,
-    pub outbox: Outbox,
-    /// Set while the room waits for this peer's move. Such a move is paced by the game itself,
-    /// so the connection lets it past the rate limit: a fast bot in a long game must never lose
-    /// a legal move to flood protection.
-    pub awaited: Arc<AtomicBool>,
-    /// Set while the peer holds a seat in a room (waiting, playing, or just after a game): the
-    /// room's deadlines then govern it, not the connection's idle limit.
-    pub seated: Arc<AtomicBool>,
-    /// Wakes the connection when the room changed what it depends on (a seat freed).
-    pub changed: Arc<Notify>,
-    /// The client speaks the project's extension (a WebSocket, or a READY with `game` or
-    /// `token`): it may be sent the extension's messages (NOTICE).
-    pub extension: Arc<AtomicBool>,
-}
-
-/// How long a field of a message may be in the log.
-const LOGGED_FIELD: usize = 200;
-
-fn logged(field: &str) -> String {
-    if field.len() <= LOGGED_FIELD {
-        return format!("{field:?}");
-    }
-    let mut cut = LOGGED_FIELD;
-    while !field.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{:?}…({} bytes)", &field[..cut], field.len())
-}
-
-/// Writes the log line of one message (long fields cut short).
-pub fn log_message(move_no: Option<usize>, direction: &str, peer: &str, m: &Message) {
-    let move_no = move_no.map_or("-".to_string(), |n| n.to_string());
-    tracing::info!(
-        target: "arbiter::message",
-        "move={move_no} {direction} peer={peer} op={} data1={} data2={} data3={}",
-        m.op_name(),
-        logged(&m.data1),
-        logged(&m.data2),
-        logged(&m.data3)
-    );
-}
-
-/// Chat may be dropped for a slow client; everything else must arrive.
-fn kind_of(m: &Message) -> Kind {
-    if m.op == protocol::CHAT {
-        Kind::Lossy
-    } else {
-        Kind::Essential
-    }
-}
-
-/// Sends a message and logs it; false when the connection cannot take it (gone or not reading).
-pub fn send(peer: &Peer, m: Message, move_no: Option<usize>) -> bool {
-    log_message(move_no, "sent", &peer.addr, &m);
-    peer.outbox.send(m.to_line().into(), kind_of(&m))
-}
-
-/// An event for a room.
-#[derive(Debug)]
-pub enum RoomEvent {
-    Ready {
-        peer: Peer,
-        message: Message,
-        name: String,
-        colour: Option<Side>,
-        request: Requested,
-        /// A seat token: the same READY again (a reloaded page) takes the seat back.
-        token: Option<String>,
-    },
-    Move {
-        peer: Peer,
-        message: Message,
-    },
-    Resign {
-        peer: Peer,
-        message: Message,
-    },
-    Chat {
-        peer: Peer,
-        message: Message,
-    },
-    /// A LEAVE message, or the connection closed (`message` is `None`).
-    Leave {
-        peer: Peer,
-        message: Option<Message>,
-    },
-    Watch {
-        peer: Peer,
-        message: Message,
-    },
-    Unwatch {
-        conn: ConnId,
-    },
-    Info {
-        reply: oneshot::Sender<RoomInfo>,
-    },
-    /// The server is stopping: a running game ends as interrupted.
-    Shutdown {
-        done: oneshot::Sender<()>,
-    },
-}
-
-/// A room as the HTTP API shows it.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct RoomInfo {
-    pub room: u32,
-    /// `waiting`, `playing` or `over`.
-    pub status: &'static str,
-    pub settings: Option<GameSettings>,
-    pub players: Vec<RoomPlayer>,
-    pub moves: Vec<String>,
-    pub spectators: usize,
-    /// The stored game now shown (playing or just over).
-    pub game_id: Option<i64>,
-    /// With a game clock: what each side has left now, in milliseconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub clocks: Option<[u64; 2]>,
-    /// Players whose connection dropped and whose seats are held.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub away: Vec<String>,
-}
-
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct RoomPlayer {
-    pub name: String,
-    pub colour: Option<String>,
-    pub ready: bool,
-}
-
-/// How long seats are kept.
-#[derive(Clone, Copy, Debug)]
-pub struct SeatTimes {
-    /// A ready member waiting for an opponent.
-    pub wait_timeout: Duration,
-    /// A member after a game, unless it asks for a rematch.
-    pub rematch_window: Duration,
-    /// A player with a seat token whose connection drops during a game keeps its seat this
-    /// long (its clock running) to come back, before that counts as leaving.
-    pub seat_grace: Duration,
-}
-
-/// How rooms are run: where records go, how long seats are kept, the settings' defaults.
-#[derive(Clone, Debug)]
-pub struct RoomSetup {
-    pub records: Records,
-    pub seats: SeatTimes,
-    pub defaults: SettingsDefaults,
-}
-
-/// What every room shares.
-pub struct RoomContext {
-    pub store: Store,
-    pub hub: Arc<Hub>,
-    pub registry: Arc<Registry>,
-    pub setup: RoomSetup,
-}
-
-/// Where finished games' records are written, besides the database.
-#[derive(Clone, Debug, Default)]
-pub struct Records {
-    /// `DIR/NNNNNN-roomR.txt` and `DIR/latest.txt`.
-    pub dir: Option<PathBuf>,
-    /// The course harness's file, `record/server/Team_X.txt`.
-    pub course_file: Option<PathBuf>,
-}
 
 struct Member {
     peer: Peer,
@@ -254,7 +79,7 @@ impl Running {
     }
 }
 
-struct Room {
+pub(super) struct Room {
     id: u32,
     ctx: Arc<RoomContext>,
     members: Vec<Member>,
@@ -263,134 +88,6 @@ struct Room {
     ready_counter: u64,
     /// Connections that could not take a message: dropped after the current event.
     broken: Vec<ConnId>,
-}
-
-/// Routes events to rooms, starting a room's task on first use and forgetting it once empty.
-///
-/// Events are sent and rooms forgotten under one lock, so an event can never land in a room
-/// that is shutting down: it either reaches the room before it checks its queue, or starts a new
-/// one.
-#[derive(Default)]
-pub struct Hub {
-    rooms: std::sync::Mutex<HashMap<u32, mpsc::UnboundedSender<RoomEvent>>>,
-    weak_self: std::sync::OnceLock<std::sync::Weak<Hub>>,
-    context: std::sync::OnceLock<(Store, Arc<Registry>, RoomSetup)>,
-    closing: AtomicBool,
-}
-
-impl Hub {
-    pub fn new(store: Store, registry: Arc<Registry>, setup: RoomSetup) -> Arc<Hub> {
-        let hub = Arc::new(Hub::default());
-        let _ = hub.weak_self.set(Arc::downgrade(&hub));
-        let _ = hub.context.set((store, registry, setup));
-        hub
-    }
-
-    fn spawn_room(&self, id: u32) -> mpsc::UnboundedSender<RoomEvent> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let hub = self
-            .weak_self
-            .get()
-            .and_then(|w| w.upgrade())
-            .expect("hub alive while used");
-        let (store, registry, setup) = self.context.get().cloned().expect("hub has a context");
-        let ctx = Arc::new(RoomContext {
-            store,
-            hub,
-            registry,
-            setup,
-        });
-        let room = Room {
-            id,
-            ctx,
-            members: Vec::new(),
-            spectators: HashMap::new(),
-            running: None,
-            ready_counter: 0,
-            broken: Vec::new(),
-        };
-        tokio::spawn(room.run(rx, tx.downgrade()));
-        tx
-    }
-
-    /// Delivers an event to room `id`, starting the room if needed.
-    pub fn send(&self, id: u32, event: RoomEvent) {
-        let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-        let tx = rooms.entry(id).or_insert_with(|| self.spawn_room(id));
-        if let Err(mpsc::error::SendError(event)) = tx.send(event) {
-            let fresh = self.spawn_room(id);
-            let _ = fresh.send(event);
-            rooms.insert(id, fresh);
-        }
-    }
-
-    /// Forgets an empty room unless an event is already waiting for it; true when forgotten.
-    fn try_forget(
-        &self,
-        id: u32,
-        me: &mpsc::WeakUnboundedSender<RoomEvent>,
-        rx: &mpsc::UnboundedReceiver<RoomEvent>,
-    ) -> bool {
-        let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-        if !rx.is_empty() {
-            return false;
-        }
-        let mine = me
-            .upgrade()
-            .is_some_and(|m| rooms.get(&id).is_some_and(|t| t.same_channel(&m)));
-        if mine {
-            rooms.remove(&id);
-        }
-        true
-    }
-
-    /// Whether the server is stopping (no new games start).
-    pub fn is_closing(&self) -> bool {
-        self.closing.load(AtomicOrdering::Relaxed)
-    }
-
-    fn senders(&self) -> Vec<mpsc::UnboundedSender<RoomEvent>> {
-        let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-        rooms.values().cloned().collect()
-    }
-
-    /// Every open room's state.
-    pub async fn rooms(&self) -> Vec<RoomInfo> {
-        let mut out = Vec::new();
-        for tx in self.senders() {
-            let (reply, wait) = oneshot::channel();
-            if tx.send(RoomEvent::Info { reply }).is_ok() {
-                if let Ok(Ok(info)) = tokio::time::timeout(Duration::from_secs(2), wait).await {
-                    out.push(info);
-                }
-            }
-        }
-        out.sort_by_key(|r| r.room);
-        out
-    }
-
-    /// Stops new games, lets running ones go on for up to `grace`, then ends the rest as
-    /// interrupted (END with reason INTERRUPTED to their players).
-    pub async fn shut_down(&self, grace: Duration) {
-        self.closing.store(true, AtomicOrdering::Relaxed);
-        let until = Instant::now() + grace;
-        while Instant::now() < until {
-            if !self.rooms().await.iter().any(|r| r.status == "playing") {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        let mut waits = Vec::new();
-        for tx in self.senders() {
-            let (done, wait) = oneshot::channel();
-            if tx.send(RoomEvent::Shutdown { done }).is_ok() {
-                waits.push(wait);
-            }
-        }
-        for wait in waits {
-            let _ = tokio::time::timeout(Duration::from_secs(5), wait).await;
-        }
-    }
 }
 
 fn winner_code(winner: Option<Side>) -> &'static str {
@@ -405,7 +102,20 @@ fn winner_code(winner: Option<Side>) -> &'static str {
 const STORE_ATTEMPTS: u32 = 3;
 
 impl Room {
-    async fn run(
+    /// An empty room.
+    pub(super) fn new(id: u32, ctx: Arc<RoomContext>) -> Room {
+        Room {
+            id,
+            ctx,
+            members: Vec::new(),
+            spectators: HashMap::new(),
+            running: None,
+            ready_counter: 0,
+            broken: Vec::new(),
+        }
+    }
+
+    pub(super) async fn run(
         mut self,
         mut rx: mpsc::UnboundedReceiver<RoomEvent>,
         me: mpsc::WeakUnboundedSender<RoomEvent>,

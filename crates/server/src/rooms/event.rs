@@ -1,0 +1,122 @@
+//! What rooms hear and say: a connection as rooms see it ([`Peer`]), the messages a transport
+//! sends a room ([`RoomEvent`]), and sending a protocol message to a peer, logged.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use tokio::sync::{oneshot, Notify};
+
+use super::outbox::{Kind, Outbox};
+use super::RoomInfo;
+use crate::games::Requested;
+use crate::protocol::{self, Message};
+use arbiter_core::Side;
+
+pub type ConnId = u64;
+
+/// A connection as rooms see it.
+#[derive(Clone, Debug)]
+pub struct Peer {
+    pub id: ConnId,
+    pub addr: String,
+    pub outbox: Outbox,
+    /// Set while the room waits for this peer's move. Such a move is paced by the game itself,
+    /// so the connection lets it past the rate limit: a fast bot in a long game must never lose
+    /// a legal move to flood protection.
+    pub awaited: Arc<AtomicBool>,
+    /// Set while the peer holds a seat in a room (waiting, playing, or just after a game): the
+    /// room's deadlines then govern it, not the connection's idle limit.
+    pub seated: Arc<AtomicBool>,
+    /// Wakes the connection when the room changed what it depends on (a seat freed).
+    pub changed: Arc<Notify>,
+    /// The client speaks the project's extension (a WebSocket, or a READY with `game` or
+    /// `token`): it may be sent the extension's messages (NOTICE).
+    pub extension: Arc<AtomicBool>,
+}
+
+/// How long a field of a message may be in the log.
+const LOGGED_FIELD: usize = 200;
+
+fn logged(field: &str) -> String {
+    if field.len() <= LOGGED_FIELD {
+        return format!("{field:?}");
+    }
+    let mut cut = LOGGED_FIELD;
+    while !field.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{:?}…({} bytes)", &field[..cut], field.len())
+}
+
+/// Writes the log line of one message (long fields cut short).
+pub fn log_message(move_no: Option<usize>, direction: &str, peer: &str, m: &Message) {
+    let move_no = move_no.map_or("-".to_string(), |n| n.to_string());
+    tracing::info!(
+        target: "arbiter::message",
+        "move={move_no} {direction} peer={peer} op={} data1={} data2={} data3={}",
+        m.op_name(),
+        logged(&m.data1),
+        logged(&m.data2),
+        logged(&m.data3)
+    );
+}
+
+/// Chat may be dropped for a slow client; everything else must arrive.
+fn kind_of(m: &Message) -> Kind {
+    if m.op == protocol::CHAT {
+        Kind::Lossy
+    } else {
+        Kind::Essential
+    }
+}
+
+/// Sends a message and logs it; false when the connection cannot take it (gone or not reading).
+pub fn send(peer: &Peer, m: Message, move_no: Option<usize>) -> bool {
+    log_message(move_no, "sent", &peer.addr, &m);
+    peer.outbox.send(m.to_line().into(), kind_of(&m))
+}
+
+/// An event for a room.
+#[derive(Debug)]
+pub enum RoomEvent {
+    Ready {
+        peer: Peer,
+        message: Message,
+        name: String,
+        colour: Option<Side>,
+        request: Requested,
+        /// A seat token: the same READY again (a reloaded page) takes the seat back.
+        token: Option<String>,
+    },
+    Move {
+        peer: Peer,
+        message: Message,
+    },
+    Resign {
+        peer: Peer,
+        message: Message,
+    },
+    Chat {
+        peer: Peer,
+        message: Message,
+    },
+    /// A LEAVE message, or the connection closed (`message` is `None`).
+    Leave {
+        peer: Peer,
+        message: Option<Message>,
+    },
+    Watch {
+        peer: Peer,
+        message: Message,
+    },
+    Unwatch {
+        conn: ConnId,
+    },
+    Info {
+        reply: oneshot::Sender<RoomInfo>,
+    },
+    /// The server is stopping: a running game ends as interrupted.
+    Shutdown {
+        done: oneshot::Sender<()>,
+    },
+}

@@ -1,0 +1,75 @@
+//! How rooms are set up (seat times, records, defaults) and how a room is shown to the API.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::Hub;
+use crate::games::{GameSettings, Registry, SettingsDefaults};
+use crate::storage::Store;
+
+/// A room as the HTTP API shows it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RoomInfo {
+    pub room: u32,
+    /// `waiting`, `playing` or `over`.
+    pub status: &'static str,
+    pub settings: Option<GameSettings>,
+    pub players: Vec<RoomPlayer>,
+    pub moves: Vec<String>,
+    pub spectators: usize,
+    /// The stored game now shown (playing or just over).
+    pub game_id: Option<i64>,
+    /// With a game clock: what each side has left now, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<[u64; 2]>,
+    /// Players whose connection dropped and whose seats are held.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub away: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RoomPlayer {
+    pub name: String,
+    pub colour: Option<String>,
+    pub ready: bool,
+}
+
+/// How long seats are kept.
+#[derive(Clone, Copy, Debug)]
+pub struct SeatTimes {
+    /// A ready member waiting for an opponent.
+    pub wait_timeout: Duration,
+    /// A member after a game, unless it asks for a rematch.
+    pub rematch_window: Duration,
+    /// A player with a seat token whose connection drops during a game keeps its seat this
+    /// long (its clock running) to come back, before that counts as leaving.
+    pub seat_grace: Duration,
+}
+
+/// How rooms are run: where records go, how long seats are kept, the settings' defaults.
+#[derive(Clone, Debug)]
+pub struct RoomSetup {
+    pub records: Records,
+    pub seats: SeatTimes,
+    pub defaults: SettingsDefaults,
+}
+
+/// What every room shares.
+pub struct RoomContext {
+    pub store: Store,
+    pub hub: Arc<Hub>,
+    pub registry: Arc<Registry>,
+    pub setup: RoomSetup,
+}
+
+/// Where finished games' records are written, besides the database.
+#[derive(Clone, Debug, Default)]
+pub struct Records {
+    /// `DIR/NNNNNN-roomR.txt` and `DIR/latest.txt`.
+    pub dir: Option<PathBuf>,
+    /// The course harness's file, `record/server/Team_X.txt`.
+    pub course_file: Option<PathBuf>,
+}

@@ -1,0 +1,200 @@
+//! Starting and stopping the whole server: the listeners bound, storage opened, rooms and
+//! transports started; on shutdown, games given their grace period and storage flushed.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use arbiter_ai::Catalogue;
+
+use crate::games::{Registry, SettingsDefaults};
+use crate::rooms::{Hub, Records, RoomSetup, SeatTimes};
+use crate::storage::{Store, StoreOptions};
+use crate::transport::{self, Admissions, ConnConfig};
+
+/// How `arbiter serve` runs.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    pub tcp: SocketAddr,
+    pub http: SocketAddr,
+    pub db: PathBuf,
+    pub timeout_ms: u64,
+    /// The same for rooms opened over the WebSocket (people at the page, not bots).
+    pub web_timeout_ms: u64,
+    /// Overrides every game's own no-capture limit for rooms whose READY does not set it.
+    pub max_no_capture_round: Option<u32>,
+    pub records_dir: Option<PathBuf>,
+    /// The course harness's record file (`record/server/Team_X.txt`), written after each game.
+    pub course_record: Option<PathBuf>,
+    /// A connection without a seat, a watched room or protocol progress this long is closed.
+    pub idle_timeout: Duration,
+    /// How long seats are kept for waiting players and after a game.
+    pub seats: SeatTimes,
+    /// Messages per second per client (bursts of twice as many).
+    pub rate_limit: u32,
+    /// The database may not grow past this many bytes.
+    pub max_db_bytes: Option<u64>,
+    /// Connections held at once, in all and from one address.
+    pub max_connections: usize,
+    pub max_connections_per_ip: usize,
+    /// An HTTP client must send a request's headers within this long, also between requests.
+    pub http_header_timeout: Duration,
+    /// Page origins allowed to open the WebSocket besides the server's own (`*`: any).
+    pub allow_origins: Vec<String>,
+    /// Host names the HTTP side answers to besides IP addresses and `localhost`.
+    pub allow_hosts: Vec<String>,
+    /// AI and analysis requests computed at once (more wait in a short queue, then get 503).
+    pub ai_workers: usize,
+    /// On shutdown, running games get this long to end before they are interrupted.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            tcp: "0.0.0.0:10086".parse().expect("valid address"),
+            http: "127.0.0.1:8080".parse().expect("valid address"),
+            db: PathBuf::from("arbiter.sqlite"),
+            timeout_ms: 3000,
+            web_timeout_ms: 20_000,
+            max_no_capture_round: None,
+            records_dir: None,
+            course_record: None,
+            idle_timeout: Duration::from_secs(60),
+            seats: SeatTimes {
+                wait_timeout: Duration::from_secs(600),
+                rematch_window: Duration::from_secs(120),
+                seat_grace: Duration::from_secs(30),
+            },
+            rate_limit: 200,
+            max_db_bytes: None,
+            max_connections: 10_000,
+            max_connections_per_ip: 256,
+            http_header_timeout: Duration::from_secs(10),
+            allow_origins: Vec::new(),
+            allow_hosts: Vec::new(),
+            ai_workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A started server.
+pub struct RunningServer {
+    pub tcp_addr: SocketAddr,
+    pub http_addr: SocketAddr,
+    pub hub: Arc<Hub>,
+    pub store: Store,
+    grace: Duration,
+    stop: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl RunningServer {
+    /// Stops taking new games, gives running ones the grace period to end, ends the rest as
+    /// interrupted, stops listening and waits until everything stored so far is on disk.
+    pub async fn shutdown(self) {
+        self.hub.shut_down(self.grace).await;
+        let _ = self.stop.send(true);
+        for task in self.tasks {
+            task.abort();
+        }
+        self.store.flush().await;
+        tracing::info!("server stopped; storage flushed");
+    }
+}
+
+/// Binds both listeners (port 0 picks a free port), then opens the database and starts serving
+/// the games of catalogue `C`. Nothing is created on disk when a port is taken.
+pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, String> {
+    // Two connections a game: the default limit of 1024 open files is too few.
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
+    let tcp = TcpListener::bind(config.tcp)
+        .await
+        .map_err(|e| format!("cannot listen on {} (TCP): {e}", config.tcp))?;
+    let http = TcpListener::bind(config.http)
+        .await
+        .map_err(|e| format!("cannot listen on {} (HTTP): {e}", config.http))?;
+    let (tcp_addr, http_addr) = (
+        tcp.local_addr().map_err(|e| e.to_string())?,
+        http.local_addr().map_err(|e| e.to_string())?,
+    );
+    let store = Store::open(
+        &config.db,
+        &StoreOptions {
+            max_bytes: config.max_db_bytes,
+        },
+    )?;
+    let records = records(&config)?;
+    let registry = Registry::of::<C>();
+    let setup = RoomSetup {
+        records,
+        seats: config.seats,
+        defaults: SettingsDefaults {
+            timeout_ms: config.timeout_ms,
+            max_no_capture_round: config.max_no_capture_round,
+        },
+    };
+    let hub = Hub::new(store.clone(), registry.clone(), setup);
+    let conn_config = ConnConfig {
+        registry,
+        idle_timeout: config.idle_timeout,
+        rate_limit: config.rate_limit,
+        opening_timeout_ms: None,
+    };
+    let admissions = Admissions::new(config.max_connections, config.max_connections_per_ip);
+    let (stop, stopped) = watch::channel(false);
+    let accept = tokio::spawn(transport::tcp::accept(
+        tcp,
+        hub.clone(),
+        conn_config.clone(),
+        admissions.clone(),
+    ));
+    let web_conn = ConnConfig {
+        opening_timeout_ms: Some(config.web_timeout_ms),
+        ..conn_config.clone()
+    };
+    let state = transport::http::HttpState::new::<C>(hub.clone(), store.clone(), web_conn, &config);
+    let web = tokio::spawn(transport::http::serve(
+        http,
+        state,
+        admissions,
+        config.http_header_timeout,
+        stopped,
+    ));
+    tracing::info!(
+        "serving the course protocol on {tcp_addr} (TCP) and HTTP/WebSocket on {http_addr}"
+    );
+    Ok(RunningServer {
+        tcp_addr,
+        http_addr,
+        hub,
+        store,
+        grace: config.shutdown_grace,
+        stop,
+        tasks: vec![accept, web],
+    })
+}
+
+/// The record files' places, their folders made.
+fn records(config: &ServerConfig) -> Result<Records, String> {
+    let folders = config.records_dir.iter().cloned().chain(
+        config
+            .course_record
+            .iter()
+            .filter_map(|f| f.parent().map(Path::to_path_buf)),
+    );
+    for dir in folders.filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    Ok(Records {
+        dir: config.records_dir.clone(),
+        course_file: config.course_record.clone(),
+    })
+}

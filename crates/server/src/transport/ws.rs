@@ -1,0 +1,130 @@
+//! The same JSON messages over a WebSocket, one message per text frame, with pings to find a
+//! client that vanished.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::Response;
+use futures_util::{SinkExt, StreamExt};
+
+use super::http::{origin_allowed, HttpState};
+use super::session::{Next, Session};
+use crate::api::error;
+use crate::protocol::MAX_LINE;
+use crate::rooms::outbox::{Inbox, WRITE_TIMEOUT};
+
+/// Upgrades a request from an allowed origin to a WebSocket session.
+pub async fn websocket(
+    State(state): State<HttpState>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
+) -> Response {
+    if !origin_allowed(&headers, &state.allow_origins) {
+        let origin = headers
+            .get(header::ORIGIN)
+            .and_then(|o| o.to_str().ok())
+            .unwrap_or("");
+        return error(
+            StatusCode::FORBIDDEN,
+            format!(
+                "pages from {} may not play here (start the server with --allow-origin {})",
+                arbiter_core::text::shorten(origin),
+                arbiter_core::text::shorten(origin)
+            ),
+        );
+    }
+    let upgrade = match upgrade {
+        Ok(u) => u,
+        Err(rejection) => return error(rejection.status(), rejection.body_text()),
+    };
+    upgrade
+        .max_message_size(MAX_LINE * 2)
+        .on_upgrade(move |socket| serve_websocket(socket, addr, state))
+}
+
+/// How often the server pings a WebSocket client, and how long it waits for any frame back.
+const PING_EVERY: Duration = Duration::from_secs(20);
+const PING_DEADLINE: Duration = Duration::from_secs(60);
+
+async fn write_frames(
+    mut inbox: Inbox,
+    mut sink: futures_util::stream::SplitSink<WebSocket, WsMessage>,
+) {
+    let mut ping = tokio::time::interval(PING_EVERY);
+    ping.tick().await;
+    loop {
+        let frame = tokio::select! {
+            line = inbox.next() => match line {
+                Some(line) => {
+                    let frame = WsMessage::Text(line.as_ref().into());
+                    let sent = tokio::time::timeout(WRITE_TIMEOUT, sink.send(frame)).await;
+                    inbox.written(&line);
+                    sent
+                }
+                None => break,
+            },
+            _ = ping.tick() => tokio::time::timeout(WRITE_TIMEOUT, sink.send(WsMessage::Ping(Default::default()))).await,
+        };
+        if !matches!(frame, Ok(Ok(()))) {
+            break;
+        }
+    }
+    inbox.close();
+    let _ = tokio::time::timeout(Duration::from_secs(1), sink.close()).await;
+}
+
+async fn serve_websocket(socket: WebSocket, addr: SocketAddr, state: HttpState) {
+    let (sink, mut stream) = socket.split();
+    let (mut session, inbox) =
+        Session::new(format!("ws:{addr}"), state.hub.clone(), state.conn.clone());
+    session.speaks_extension();
+    tracing::info!("connection from {addr} (WebSocket)");
+    let mut writer = tokio::spawn(write_frames(inbox, sink));
+    let mut heard = tokio::time::Instant::now();
+    loop {
+        let idle = session.idle_deadline();
+        let frame = tokio::select! {
+            frame = stream.next() => frame,
+            _ = &mut writer => break,
+            _ = session.changed() => continue,
+            _ = tokio::time::sleep_until(heard + PING_DEADLINE) => {
+                tracing::info!("closing ws:{addr}: no answer to pings");
+                break;
+            }
+            _ = async { tokio::time::sleep_until(idle.expect("guarded")).await }, if idle.is_some() => {
+                tracing::info!("closing ws:{addr}: no protocol progress for {} s", session.idle_limit().as_secs());
+                break;
+            }
+        };
+        heard = tokio::time::Instant::now();
+        let next = match frame {
+            None | Some(Err(_)) => break,
+            Some(Ok(WsMessage::Text(text))) => frame_lines(&mut session, text.as_str()),
+            Some(Ok(WsMessage::Binary(_))) => session.bad_line("binary frames are not messages"),
+            Some(Ok(WsMessage::Close(_))) => break,
+            Some(Ok(_)) => Next::Continue,
+        };
+        if next == Next::Close {
+            break;
+        }
+    }
+    session.closed();
+    let _ = writer.await;
+}
+
+/// A frame may carry several newline-separated messages.
+fn frame_lines(session: &mut Session, text: &str) -> Next {
+    if text.len() > MAX_LINE {
+        return session.bad_line("the message is longer than 64 KiB");
+    }
+    for line in text.split('\n').map(str::trim).filter(|l| !l.is_empty()) {
+        if session.line(line) == Next::Close {
+            return Next::Close;
+        }
+    }
+    Next::Continue
+}
