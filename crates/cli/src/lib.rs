@@ -177,7 +177,7 @@ fn run<C: Catalogue>(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tune(args) => tune::run::<C>(args),
         Command::Serve(args) => net::serve::<C>(args),
         Command::Connect(args) => net::connect_command::<C>(args),
-        Command::Loadtest(args) => net::loadtest(args),
+        Command::Loadtest(args) => net::loadtest::<C>(args),
         Command::Engine => {
             arbiter_ai::engine::run::<C>(io::stdin().lock(), io::stdout());
             Ok(ExitCode::SUCCESS)

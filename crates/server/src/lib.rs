@@ -1,14 +1,13 @@
 //! Network play: the course's Surakarta protocol over TCP, the same JSON messages over a
 //! WebSocket, the project's extension (Duck Chess and RC-02 games, spectators), rooms with
-//! clocks, every game in SQLite, an HTTP JSON API, the headless client (`arbiter connect`) and
-//! the load test. The protocol is documented in `docs/protocol.md`.
+//! clocks, every game in SQLite, an HTTP JSON API and the headless client (`arbiter connect`;
+//! the load test is the `arbiter-loadtest` crate). The protocol is documented in `docs/protocol.md`.
 
 pub mod client;
 mod conn;
 pub mod games;
 mod http;
 mod limits;
-pub mod loadtest;
 mod outbox;
 pub mod protocol;
 mod room;
