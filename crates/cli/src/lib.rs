@@ -317,7 +317,7 @@ struct Bench {
 impl GameVisitor for Bench {
     type Output = anyhow::Result<()>;
     fn visit<G: FullGame>(self, start: G) -> anyhow::Result<()> {
-        let name = start.name();
+        let name = G::definition().id;
         let Some(text) = &self.search else {
             eprintln!("playing {} random games of {name} …", self.playouts);
             let stats =
