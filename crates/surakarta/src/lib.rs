@@ -26,6 +26,7 @@ pub mod judge;
 pub mod notation;
 mod perft;
 mod playout;
+mod point;
 pub mod reference;
 mod rules;
 
