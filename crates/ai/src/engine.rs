@@ -175,7 +175,7 @@ impl<G: FullGame> Session for GameSession<G> {
         let pos = &self.current;
         if let Some(end) = pos.end() {
             let result = match end.winner {
-                Some(w) => format!("{} won", pos.side_name(w)),
+                Some(w) => format!("{} won", G::definition().side(w).name),
                 None => "a draw".to_string(),
             };
             return format!("info string game over: {result} ({})", end.text);
@@ -185,7 +185,7 @@ impl<G: FullGame> Session for GameSession<G> {
         let list: Vec<String> = moves.iter().map(|&mv| pos.format_move(mv)).collect();
         format!(
             "info string {} to move, {} legal moves: {}",
-            pos.side_name(pos.side_to_move()),
+            G::definition().side(pos.side_to_move()).name,
             list.len(),
             list.join(" ")
         )

@@ -31,7 +31,7 @@ fn every_spec_plays_a_legal_move<G: Evaluate + arbiter_core::Rules>(start: G) {
         assert!(
             legal(&start, mv),
             "{text} played an illegal move on {}",
-            start.name()
+            G::definition().id
         );
     }
 }

@@ -73,7 +73,7 @@ fn plain_search_equals_minimax<G: Evaluate>(start: G, depth: u32, count: usize, 
             found.score,
             expected,
             "{} position {i} of seed {seed}, depth {depth}",
-            pos.name()
+            std::any::type_name::<G>()
         );
     }
 }
@@ -92,7 +92,7 @@ fn full_search_plays_legal_moves<G: Evaluate>(start: G, seed: u64) {
         assert!(
             moves.contains(&best),
             "{}, seed {seed}: {best:?} is not legal",
-            pos.name()
+            std::any::type_name::<G>()
         );
     }
 }

@@ -177,7 +177,7 @@ fn run<C: Catalogue>(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tune(args) => tune::run::<C>(args),
         Command::Serve(args) => net::serve::<C>(args),
         Command::Connect(args) => net::connect_command::<C>(args),
-        Command::Loadtest(args) => net::loadtest(args),
+        Command::Loadtest(args) => net::loadtest::<C>(args),
         Command::Engine => {
             arbiter_ai::engine::run::<C>(io::stdin().lock(), io::stdout());
             Ok(ExitCode::SUCCESS)
@@ -317,7 +317,7 @@ struct Bench {
 impl GameVisitor for Bench {
     type Output = anyhow::Result<()>;
     fn visit<G: FullGame>(self, start: G) -> anyhow::Result<()> {
-        let name = start.name();
+        let name = G::definition().id;
         let Some(text) = &self.search else {
             eprintln!("playing {} random games of {name} …", self.playouts);
             let stats =

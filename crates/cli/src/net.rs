@@ -265,6 +265,9 @@ pub fn connect_command<C: Catalogue>(args: ConnectArgs) -> anyhow::Result<ExitCo
 
 #[derive(Args)]
 pub struct LoadtestArgs {
+    /// The game the bots play (`arbiter games` lists them); each game at its default options.
+    #[arg(long, default_value = arbiter_server::protocol::COURSE_GAME)]
+    game: String,
     /// Concurrent games (two TCP connections each).
     #[arg(long, default_value_t = 100)]
     games: usize,
@@ -282,9 +285,11 @@ pub struct LoadtestArgs {
     seed: u64,
 }
 
-pub fn loadtest(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
+pub fn loadtest<C: Catalogue>(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
+    registry::find::<C>(&args.game)?;
     let exe = std::env::current_exe().context("cannot find the arbiter executable")?;
-    let options = arbiter_server::loadtest::LoadtestOptions {
+    let options = arbiter_loadtest::LoadtestOptions {
+        game: args.game,
         games: args.games,
         addr: args.addr,
         http: args.http,
@@ -294,7 +299,7 @@ pub fn loadtest(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let report = runtime
-        .block_on(arbiter_server::loadtest::run(&options))
+        .block_on(arbiter_loadtest::run::<C>(&options))
         .map_err(anyhow::Error::msg)?;
     println!("{report}");
     Ok(if report.errors == 0 {

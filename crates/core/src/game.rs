@@ -59,12 +59,6 @@ impl Status {
 pub trait Game: Clone + Send + Sync + Debug + 'static {
     type Move: Copy + Default + Eq + Hash + Debug + Send + Sync + 'static;
 
-    /// The game's short name as used on the command line and the network: `duck`, `surakarta`, `rc02`.
-    fn name(&self) -> &'static str;
-
-    /// How the game names a side (`red`, `black`, …).
-    fn side_name(&self, side: Side) -> &'static str;
-
     /// The side whose turn it is. After a move that ends the game, the side that did not make
     /// it (searches score finished games from this side's point of view).
     fn side_to_move(&self) -> Side;

@@ -1,8 +1,9 @@
 //! A fixed-capacity move list on the stack.
 
 use std::fmt;
-use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
+
+use arrayvec::ArrayVec;
 
 /// Upper bound on the legal moves of any position of any game here.
 ///
@@ -12,24 +13,23 @@ pub const MAX_MOVES: usize = 512;
 
 /// A move list that lives on the stack, so move generation never allocates.
 ///
-/// Its slots start uninitialised: a search makes one list per node, and writing all
-/// [`MAX_MOVES`] slots first cost more than generating the moves (it showed as `memset` in
-/// profiles). Only `items[..len]` is ever read.
+/// An [`ArrayVec`]: its slots start uninitialised (a search makes one list per node, and
+/// writing all [`MAX_MOVES`] slots first cost more than generating the moves — it showed as
+/// `memset` in profiles), and only the moves pushed are ever read.
 ///
-/// Besides `push`, generators can write a fixed block of candidate moves and keep only the first
-/// `count` of them ([`MoveList::push_block`]): a branch-free way to add "those of these eight
-/// neighbours that are empty" with one copy.
+/// Besides `push`, generators can offer a fixed block of candidate moves and keep only the
+/// first `count` of them ([`MoveList::push_block`]): "those of these eight neighbours that are
+/// empty" with one copy.
+#[derive(Clone)]
 pub struct MoveList<M> {
-    items: [MaybeUninit<M>; MAX_MOVES],
-    len: usize,
+    items: ArrayVec<M, MAX_MOVES>,
 }
 
 impl<M: Copy + Default> MoveList<M> {
     #[inline]
     pub fn new() -> Self {
         MoveList {
-            items: [MaybeUninit::uninit(); MAX_MOVES],
-            len: 0,
+            items: ArrayVec::new(),
         }
     }
 
@@ -39,52 +39,30 @@ impl<M: Copy + Default> MoveList<M> {
     /// When the list is full (no position of any game here has that many moves).
     #[inline]
     pub fn push(&mut self, mv: M) {
-        self.items[self.len] = MaybeUninit::new(mv);
-        self.len += 1;
+        self.items.push(mv);
     }
 
-    /// Writes all of `block` after the current moves and keeps the first `count` (at most `K`)
-    /// of them.
+    /// Appends the first `count` (at most `K`) moves of `block`.
     #[inline]
     pub fn push_block<const K: usize>(&mut self, block: &[M; K], count: usize) {
-        assert!(count <= K);
-        let slots = &mut self.items[self.len..self.len + K];
-        for (slot, &mv) in slots.iter_mut().zip(block) {
-            *slot = MaybeUninit::new(mv);
-        }
-        self.len += count;
+        self.items
+            .try_extend_from_slice(&block[..count])
+            .expect("no position of any game here has MAX_MOVES moves");
     }
 
     #[inline]
     pub fn clear(&mut self) {
-        self.len = 0;
+        self.items.clear();
     }
 
     /// Keeps the first `len` moves.
     pub fn truncate(&mut self, len: usize) {
-        self.len = self.len.min(len);
+        self.items.truncate(len);
     }
 
     /// Removes the moves for which `keep` is false, keeping the order of the others.
     pub fn retain(&mut self, mut keep: impl FnMut(&M) -> bool) {
-        let mut kept = 0;
-        for i in 0..self.len {
-            let mv = self[i];
-            if keep(&mv) {
-                self.items[kept] = MaybeUninit::new(mv);
-                kept += 1;
-            }
-        }
-        self.len = kept;
-    }
-}
-
-impl<M: Copy> Clone for MoveList<M> {
-    fn clone(&self) -> Self {
-        MoveList {
-            items: self.items,
-            len: self.len,
-        }
+        self.items.retain(|mv| keep(mv));
     }
 }
 
@@ -98,19 +76,14 @@ impl<M> Deref for MoveList<M> {
     type Target = [M];
     #[inline]
     fn deref(&self) -> &[M] {
-        let init = &self.items[..self.len];
-        // SAFETY: every slot below `len` was written by `push`, `push_block` or `retain` (the
-        // only ways `len` grows or slots move), and `MaybeUninit<M>` has `M`'s layout.
-        unsafe { &*(init as *const [MaybeUninit<M>] as *const [M]) }
+        &self.items
     }
 }
 
 impl<M> DerefMut for MoveList<M> {
     #[inline]
     fn deref_mut(&mut self) -> &mut [M] {
-        let init = &mut self.items[..self.len];
-        // SAFETY: as in `deref`.
-        unsafe { &mut *(init as *mut [MaybeUninit<M>] as *mut [M]) }
+        &mut self.items
     }
 }
 

@@ -18,7 +18,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::outcome::MoveReason;
 use crate::rules::{perft, split_move, Options, Rules};
-use crate::{MoveList, Side, Status};
+use crate::{MoveList, Status};
 
 /// How much the suite plays.
 #[derive(Clone, Copy, Debug)]
@@ -110,21 +110,6 @@ pub fn check_game<G: Rules>(options: &Options, config: SuiteConfig) -> Result<Su
 
 fn check_definition<G: Rules>(start: &G, options: &Options) -> Result<(), String> {
     let def = G::definition();
-    if start.name() != def.id {
-        return Err(format!(
-            "name() is `{}`, the definition says `{}`",
-            start.name(),
-            def.id
-        ));
-    }
-    for side in Side::BOTH {
-        if start.side_name(side) != def.side(side).name {
-            return Err(format!(
-                "{}: side_name({side:?}) differs from the definition",
-                def.id
-            ));
-        }
-    }
     if &start.options() != options {
         return Err(format!(
             "{}: started with {options:?}, options() says {:?}",

@@ -166,10 +166,7 @@ impl Piece {
 
 /// `red` or `blue`.
 pub fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::First => "red",
-        Side::Second => "blue",
-    }
+    crate::definition::DEFINITION.side(side).name
 }
 
 #[cfg(test)]

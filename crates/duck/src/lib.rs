@@ -37,14 +37,6 @@ use arbiter_core::{Game, MoveList, ParseMoveError, Side, Status};
 impl Game for Position {
     type Move = Move;
 
-    fn name(&self) -> &'static str {
-        "duck"
-    }
-
-    fn side_name(&self, side: Side) -> &'static str {
-        side_name(side)
-    }
-
     fn side_to_move(&self) -> Side {
         Position::side_to_move(self)
     }

@@ -28,22 +28,11 @@ use arbiter_core::{Game, MoveList, ParseMoveError, Side, Status};
 
 /// `red` or `blue`.
 pub fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::First => "red",
-        Side::Second => "blue",
-    }
+    crate::definition::DEFINITION.side(side).name
 }
 
 impl Game for Position {
     type Move = Move;
-
-    fn name(&self) -> &'static str {
-        "rc02"
-    }
-
-    fn side_name(&self, side: Side) -> &'static str {
-        side_name(side)
-    }
 
     fn side_to_move(&self) -> Side {
         Position::side_to_move(self)

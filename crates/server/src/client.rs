@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
-use arbiter_ai::{Limits, PlayerSpec};
+use arbiter_ai::{Limits, Player, PlayerSpec};
 use arbiter_core::outcome::record_with_end;
 use arbiter_core::{EndReason, Options, Side};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -146,7 +146,8 @@ pub async fn connect<C: Catalogue>(
         .await
         .map_err(ClientError::Connection)?;
     let start = wait_for_start(&mut conn, options.wait).await?;
-    let game_options = start_options::<C>(&start.message, options)?;
+    let game_options =
+        options_of_start::<C>(&start.message, options.game.as_deref(), &options.options)?;
     let play = PlayGame {
         conn,
         options,
@@ -194,14 +195,15 @@ pub fn ready_message(options: &ConnectOptions) -> Message {
 }
 
 /// The server's READY that starts the game.
-struct Start {
-    message: Message,
-    opponent: String,
-    side: Side,
-    timeout_ms: u64,
+pub struct Start {
+    pub message: Message,
+    pub opponent: String,
+    pub side: Side,
+    pub timeout_ms: u64,
 }
 
-async fn wait_for_start(conn: &mut Connection, wait: Duration) -> Result<Start, ClientError> {
+/// Waits (at most `wait`) for the server's READY that starts the game.
+pub async fn wait_for_start(conn: &mut Connection, wait: Duration) -> Result<Start, ClientError> {
     let lost = || {
         ClientError::Connection("the server closed the connection before the game started".into())
     };
@@ -250,22 +252,23 @@ fn side_of_word(word: &str) -> Option<Side> {
     }
 }
 
-/// The game the server started: every option from its READY; what was asked for (or the
-/// game's default) only where a server that does not speak the extension says nothing.
-fn start_options<C: Catalogue>(
+/// The game the server started: every option from its READY; what was asked for (the game
+/// `asked_game` with `asked_options`, or the game's default) only where a server that does not
+/// speak the extension says nothing.
+pub fn options_of_start<C: Catalogue>(
     ready: &Message,
-    asked: &ConnectOptions,
+    asked_game: Option<&str>,
+    asked_options: &[(String, u64)],
 ) -> Result<Options, ClientError> {
     let id = ready
         .extra_str("game")
-        .or(asked.game.as_deref())
+        .or(asked_game)
         .unwrap_or(protocol::COURSE_GAME);
     let def = registry::find::<C>(id).map_err(|e| ClientError::Connection(e.to_string()))?;
     let mut options = def.defaults();
     for option in def.options {
         let from_server = ready.extra_u64(option.name).and_then(Result::ok);
-        let asked_for = asked
-            .options
+        let asked_for = asked_options
             .iter()
             .find(|(name, _)| def.option(name).is_some_and(|o| o.name == option.name))
             .map(|&(_, v)| v);
@@ -344,6 +347,94 @@ fn hear(m: &Message) -> Heard {
     }
 }
 
+/// The search's limits: the player's own, capped to leave room under the server's clock for the
+/// network and the search's own overshoot.
+fn move_limits<G: FullGame>(player: &PlayerSpec, timeout_ms: u64) -> Limits {
+    let budget = player.resolve(G::definition().id).limits(Some(500));
+    let cap = Duration::from_millis((timeout_ms * 6 / 10).max(50));
+    Limits {
+        time: Some(budget.time.map_or(cap, |t| t.min(cap))),
+        ..budget
+    }
+}
+
+/// A game under way: the position, the record so far and the move last sent.
+struct Board<G: FullGame> {
+    pos: G,
+    record: Vec<String>,
+    last_sent: Option<String>,
+}
+
+impl<G: FullGame> Board<G> {
+    /// Adds a move (sent or received) to the record and plays it.
+    fn push(&mut self, conn: &mut Connection, text: String) {
+        if let Ok(mv) = self.pos.parse_move(&text) {
+            self.pos.play(mv);
+        }
+        self.record.push(text);
+        conn.moves = self.record.len();
+    }
+
+    /// Writes the record so far and says why the game stopped.
+    fn unfinished(&self, path: Option<&PathBuf>, reason: String) -> ClientError {
+        let text = self.record.join(" ");
+        match write_record(path, &text) {
+            Ok(()) => ClientError::Unfinished {
+                reason,
+                record: text,
+            },
+            Err(e) => ClientError::Connection(format!("{reason}; {e}")),
+        }
+    }
+}
+
+/// Lets `player` choose a move (off the async threads) and sends it, or RESIGN when there is
+/// none; gives the player back.
+async fn our_move<G: FullGame>(
+    conn: &mut Connection,
+    board: &mut Board<G>,
+    mut player: Box<dyn Player<G>>,
+    limits: Limits,
+) -> Result<Box<dyn Player<G>>, String> {
+    let pos = board.pos.clone();
+    let (chosen, player) = tokio::task::spawn_blocking(move || {
+        let stop = AtomicBool::new(false);
+        let mv = player.choose(&pos, &limits, &stop, &mut |_| {});
+        (mv.map(|m| pos.format_move(m)), player)
+    })
+    .await
+    .map_err(|e| format!("the player failed: {e}"))?;
+    match chosen {
+        Some(text) => {
+            let (from, to) = arbiter_core::rules::split_move(&text);
+            conn.send(&Message::new(protocol::MOVE, from, to, ""))
+                .await?;
+            board.push(conn, text.clone());
+            board.last_sent = Some(text);
+        }
+        // No legal move: the course expects a trapped side to resign.
+        None => {
+            conn.send(&Message::new(protocol::RESIGN, "", "", ""))
+                .await?
+        }
+    }
+    Ok(player)
+}
+
+/// The server's next message; an error when it closed the connection or said nothing for
+/// `silence`.
+async fn next_message(conn: &mut Connection, silence: Duration) -> Result<Message, String> {
+    match tokio::time::timeout(silence, conn.recv()).await {
+        Err(_) => Err(format!(
+            "the server said nothing for {} s",
+            silence.as_secs()
+        )),
+        Ok(Err(e)) => Err(e),
+        Ok(Ok(None)) => Err("the server closed the connection before the game ended".into()),
+        Ok(Ok(Some(m))) => Ok(m),
+    }
+}
+
 async fn play<G: FullGame>(start: G, game: PlayGame<'_>) -> Result<ConnectOutcome, ClientError> {
     let PlayGame {
         mut conn,
@@ -356,97 +447,42 @@ async fn play<G: FullGame>(start: G, game: PlayGame<'_>) -> Result<ConnectOutcom
         .player
         .build::<G>(options.seed)
         .map_err(|e| ClientError::Connection(e.to_string()))?;
-    // Leave room under the server's clock for the network and the search's own overshoot.
-    let budget = options.player.resolve(G::definition().id).limits(Some(500));
-    let cap = Duration::from_millis((timeout_ms * 6 / 10).max(50));
-    let limits = Limits {
-        time: Some(budget.time.map_or(cap, |t| t.min(cap))),
-        ..budget
-    };
+    let limits = move_limits::<G>(&options.player, timeout_ms);
     // A server that says nothing for twice its own clock (and then some) is gone.
     let silence = Duration::from_millis(timeout_ms.saturating_mul(2)) + Duration::from_secs(10);
-    let mut pos = start;
-    let mut record: Vec<String> = Vec::new();
-    let mut last_sent: Option<String> = None;
-    let unfinished = |record: &[String], reason: String| {
-        let text = record.join(" ");
-        match write_record(options.record.as_ref(), &text) {
-            Ok(()) => ClientError::Unfinished {
-                reason,
-                record: text,
-            },
-            Err(e) => ClientError::Connection(format!("{reason}; {e}")),
-        }
+    let mut board = Board {
+        pos: start,
+        record: Vec::new(),
+        last_sent: None,
     };
+    let path = options.record.as_ref();
     loop {
-        if pos.side_to_move() == side && !pos.status().is_over() {
-            let (chosen, back) = tokio::task::spawn_blocking(move || {
-                let stop = AtomicBool::new(false);
-                let mv = player.choose(&pos, &limits, &stop, &mut |_| {});
-                (mv.map(|m| pos.format_move(m)), (player, pos))
-            })
-            .await
-            .map_err(|e| ClientError::Connection(format!("the player failed: {e}")))?;
-            (player, pos) = back;
-            let sent = match chosen {
-                Some(text) => {
-                    let (from, to) = arbiter_core::rules::split_move(&text);
-                    conn.send(&Message::new(protocol::MOVE, from, to, ""))
-                        .await
-                        .map(|()| Some(text))
-                }
-                // No legal move: the course expects a trapped side to resign.
-                None => conn
-                    .send(&Message::new(protocol::RESIGN, "", "", ""))
-                    .await
-                    .map(|()| None),
-            };
-            match sent {
-                Ok(Some(text)) => {
-                    record.push(text.clone());
-                    conn.moves = record.len();
-                    if let Ok(mv) = pos.parse_move(&text) {
-                        pos.play(mv);
-                    }
-                    last_sent = Some(text);
-                }
-                Ok(None) => {}
-                Err(e) => return Err(unfinished(&record, e)),
-            }
+        if board.pos.side_to_move() == side && !board.pos.status().is_over() {
+            player = our_move(&mut conn, &mut board, player, limits)
+                .await
+                .map_err(|e| board.unfinished(path, e))?;
         }
-        let received = match tokio::time::timeout(silence, conn.recv()).await {
-            Err(_) => {
-                let why = format!("the server said nothing for {} s", silence.as_secs());
-                return Err(unfinished(&record, why));
-            }
-            Ok(Err(e)) => return Err(unfinished(&record, e)),
-            Ok(Ok(None)) => {
-                let why = "the server closed the connection before the game ended".to_string();
-                return Err(unfinished(&record, why));
-            }
-            Ok(Ok(Some(m))) => m,
-        };
+        let received = next_message(&mut conn, silence)
+            .await
+            .map_err(|e| board.unfinished(path, e))?;
         match hear(&received) {
             Heard::Move(text) => {
                 // Some servers echo a move back to its sender; the opponent can never send the
                 // same move (its start square is empty now).
-                if last_sent.take().as_deref() == Some(text.as_str()) {
+                if board.last_sent.take().as_deref() == Some(text.as_str()) {
                     tracing::info!("ignored the server's echo of our own move {text}");
                     continue;
                 }
-                record.push(text.clone());
-                conn.moves = record.len();
-                if let Ok(mv) = pos.parse_move(&text) {
-                    pos.play(mv);
-                }
+                board.push(&mut conn, text);
             }
             Heard::End(end_reason, winner, plies) => {
                 // A move sent as the clock ran out never counted; the server says how many did.
+                let mut record = board.record;
                 if let Some(plies) = plies {
                     record.truncate(usize::try_from(plies).unwrap_or(usize::MAX));
                 }
                 let text = record_with_end(&record, end_reason.unwrap_or(EndReason::None));
-                write_record(options.record.as_ref(), &text).map_err(ClientError::Connection)?;
+                write_record(path, &text).map_err(ClientError::Connection)?;
                 return Ok(ConnectOutcome {
                     opponent,
                     side,
@@ -458,4 +494,27 @@ async fn play<G: FullGame>(start: G, game: PlayGame<'_>) -> Result<ConnectOutcom
             Heard::Other => {}
         }
     }
+}
+
+/// Fetches `path` from `http` with a bare HTTP/1.1 GET; the body of a 200 answer.
+pub async fn http_get(http: std::net::SocketAddr, path: &str) -> Result<String, String> {
+    let mut stream = TcpStream::connect(http).await.map_err(|e| e.to_string())?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {http}\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut response = Vec::new();
+    stream
+        .read_to_end(&mut response)
+        .await
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .ok_or("a malformed HTTP response")?;
+    if !head.starts_with("HTTP/1.1 200") {
+        return Err(format!("GET {path}: {}", head.lines().next().unwrap_or("")));
+    }
+    Ok(body.to_string())
 }

@@ -1,7 +1,7 @@
 //! Network play: the course's Surakarta protocol over TCP, the same JSON messages over a
 //! WebSocket, the project's extension (Duck Chess and RC-02 games, spectators), rooms with
-//! clocks, every game in SQLite, an HTTP JSON API, the headless client (`arbiter connect`) and
-//! the load test. The protocol is documented in `docs/protocol.md`.
+//! clocks, every game in SQLite, an HTTP JSON API and the headless client (`arbiter connect`;
+//! the load test is the `arbiter-loadtest` crate). The protocol is documented in `docs/protocol.md`.
 //!
 //! The server is built in layers; arrows point down only:
 //!
@@ -17,7 +17,6 @@
 pub mod api;
 pub mod client;
 pub mod games;
-pub mod loadtest;
 pub mod logging;
 pub mod protocol;
 pub mod rooms;

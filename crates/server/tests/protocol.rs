@@ -373,7 +373,7 @@ async fn overlong_lines_silence_and_floods() {
 
 #[tokio::test]
 async fn the_http_api_lists_rooms_and_games() {
-    use arbiter_server::loadtest::http_get;
+    use arbiter_server::client::http_get;
     let s = server().await;
     let (mut black, mut white) = pair(&s, "12").await;
     black.send(MOVE, "A2", "A3", "").await;

@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 use arrayvec::ArrayVec;
 
-use crate::board::Point;
+use crate::point::Point;
 
 /// Board sizes the project supports.
 pub const SIZES: [u8; 4] = [6, 8, 10, 12];

@@ -26,6 +26,7 @@ pub mod judge;
 pub mod notation;
 mod perft;
 mod playout;
+mod point;
 pub mod reference;
 mod rules;
 
@@ -46,22 +47,11 @@ const END_SALT: u64 = 0x5A4A_CA47_0000_0004;
 
 /// `black` or `white`.
 pub fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::First => "black",
-        Side::Second => "white",
-    }
+    crate::definition::DEFINITION.side(side).name
 }
 
 impl Game for GameState {
     type Move = Move;
-
-    fn name(&self) -> &'static str {
-        "surakarta"
-    }
-
-    fn side_name(&self, side: Side) -> &'static str {
-        side_name(side)
-    }
 
     /// The course keeps `current_player` on the mover when a move ends the game; for players the
     /// side "to move" after the end is the other one, as after any other move.

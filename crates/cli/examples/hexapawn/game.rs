@@ -159,14 +159,6 @@ impl Hexapawn {
 impl Game for Hexapawn {
     type Move = HexMove;
 
-    fn name(&self) -> &'static str {
-        DEFINITION.id
-    }
-
-    fn side_name(&self, side: Side) -> &'static str {
-        DEFINITION.side(side).name
-    }
-
     fn side_to_move(&self) -> Side {
         self.to_move
     }
@@ -247,7 +239,7 @@ impl Rules for Hexapawn {
 
     fn end(&self) -> Option<End> {
         let w = self.winner?;
-        let (winner, loser) = (self.side_name(w), self.side_name(w.opponent()));
+        let (winner, loser) = (DEFINITION.side(w).name, DEFINITION.side(w.opponent()).name);
         let reached = (0..self.n).any(|col| {
             let row = if w == Side::First { self.n - 1 } else { 0 };
             self.at(row * MAX as u8 + col) == Some(w)
