@@ -57,127 +57,160 @@ pub fn judge_traced(
     };
     let mut game = GameState::new(6, 40).expect("6 is supported");
     while let Some((line_no, line)) = lines.next()? {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let err = |message: String| InputError::new(line_no, message);
-        let args = |count: usize, usage: &str| {
-            if words.len() == count + 1 {
-                Ok(())
-            } else {
-                Err(err(format!(
-                    "`{}` takes {count} arguments: {usage}",
-                    words[0]
-                )))
-            }
+        let command = Command {
+            line_no,
+            words: line.split_whitespace().collect(),
         };
-        let int = |i: usize, what: &str| {
-            parse_integer(words[i]).ok_or_else(|| {
-                err(format!(
-                    "{what} must be an integer, found `{}`",
-                    shorten(words[i])
-                ))
-            })
-        };
-        match words[0] {
-            "new" => {
-                args(2, "new N M")?;
-                let (n, m) = (
-                    int(1, "the board size N")?,
-                    int(2, "max_no_capture_round M")?,
-                );
-                let m = u32::try_from(m).map_err(|_| {
-                    err(format!(
-                        "max_no_capture_round must be between 0 and {}, found {m}",
-                        u32::MAX
-                    ))
-                })?;
-                game = u8::try_from(n)
-                    .ok()
-                    .and_then(|n| GameState::new(n, m))
-                    .ok_or_else(|| {
-                        err(format!("the board size must be 6, 8, 10 or 12, found {n}"))
-                    })?;
-            }
-            "position" => {
-                args(0, "position, then the lines of a position file")?;
-                let mut block: Vec<(usize, String)> = Vec::new();
-                let first = lines
-                    .next()?
-                    .ok_or_else(|| err("`position` is not followed by a position file".into()))?;
-                let n = first.1.split_whitespace().count();
-                block.push(first);
-                while block.len() < n + 6 {
-                    match lines.next()? {
-                        Some(next) => block.push(next),
-                        None => {
-                            return Err(InputError::new(
-                                lines.number + 1,
-                                format!("the position file ended early: expected {n} rows and 6 counter lines"),
-                            )
-                            .into())
-                        }
-                    }
-                }
-                // Lines are numbered individually because comments may sit between them.
-                let texts: Vec<&str> = block.iter().map(|(_, l)| l.as_str()).collect();
-                game = GameState::from_position_lines(&texts, 0).map_err(|e| {
-                    let line = block.get(e.line).map_or(lines.number, |(no, _)| *no);
-                    InputError::new(line, e.message)
-                })?;
-            }
-            "probe" | "move" => {
-                args(5, &format!("{} fx fy tx ty P", words[0]))?;
-                let from = (int(1, "fx")?, int(2, "fy")?);
-                let to = (int(3, "tx")?, int(4, "ty")?);
-                let player = parse_player(words[5]).ok_or_else(|| {
-                    err(format!(
-                        "the player must be B or W, found `{}`",
-                        shorten(words[5])
-                    ))
-                })?;
-                let (reason, end, winner) = if words[0] == "probe" {
-                    let reason = game.judge_move(from, to, player);
-                    let (end, winner) = game.judge_end(reason);
-                    (reason, end, winner)
-                } else {
-                    let r = game.step(from, to, player);
-                    (r.reason, r.end, r.winner)
-                };
-                writeln!(output, "{reason} {end} {}", player_letter(winner))?;
-            }
+        match command.words[0] {
+            "new" => game = command.new_game()?,
+            "position" => game = command.position(&mut lines)?,
+            "probe" | "move" => command.judge_move(&mut game, &mut output)?,
             "end" => {
-                args(1, "end REASON")?;
-                let reason: MoveReason = words[1].parse().map_err(err)?;
+                command.args(1, "end REASON")?;
+                let reason: MoveReason = command.words[1].parse().map_err(|e| command.err(e))?;
                 let (end, winner) = game.judge_end(reason);
                 writeln!(output, "{end} {}", player_letter(winner))?;
             }
-            "targets" => {
-                args(2, "targets x y")?;
-                let (x, y) = (int(1, "x")?, int(2, "y")?);
-                let targets = Point::on_board(x, y, game.size())
-                    .map(|p| game.reference_targets(p))
-                    .unwrap_or_default();
-                write!(output, "{}", targets.len())?;
-                for p in targets {
-                    write!(output, " {} {}", p.x, p.y)?;
-                }
-                writeln!(output)?;
-            }
+            "targets" => command.targets(&game, &mut output)?,
             "state" => {
-                args(0, "state")?;
+                command.args(0, "state")?;
                 output.write_all(game.to_position_file().as_bytes())?;
             }
             other => {
-                return Err(err(format!(
-                "unknown command `{}` (expected new, position, probe, move, end, targets or state)",
-                shorten(other)
-            ))
-                .into())
+                return Err(command
+                    .err(format!(
+                        "unknown command `{}` (expected new, position, probe, move, end, \
+                         targets or state)",
+                        shorten(other)
+                    ))
+                    .into())
             }
         }
         observe(lines.number, &game);
     }
     output.flush()?;
     Ok(())
+}
+
+/// One command line: its number and its words (at least one).
+struct Command<'a> {
+    line_no: usize,
+    words: Vec<&'a str>,
+}
+
+impl Command<'_> {
+    fn err(&self, message: String) -> InputError {
+        InputError::new(self.line_no, message)
+    }
+
+    /// Checks the command has `count` arguments.
+    fn args(&self, count: usize, usage: &str) -> Result<(), InputError> {
+        if self.words.len() == count + 1 {
+            Ok(())
+        } else {
+            Err(self.err(format!(
+                "`{}` takes {count} arguments: {usage}",
+                self.words[0]
+            )))
+        }
+    }
+
+    /// Argument `i` as an integer.
+    fn int(&self, i: usize, what: &str) -> Result<i64, InputError> {
+        parse_integer(self.words[i]).ok_or_else(|| {
+            self.err(format!(
+                "{what} must be an integer, found `{}`",
+                shorten(self.words[i])
+            ))
+        })
+    }
+
+    /// `new N M`.
+    fn new_game(&self) -> Result<GameState, InputError> {
+        self.args(2, "new N M")?;
+        let (n, m) = (
+            self.int(1, "the board size N")?,
+            self.int(2, "max_no_capture_round M")?,
+        );
+        let m = u32::try_from(m).map_err(|_| {
+            self.err(format!(
+                "max_no_capture_round must be between 0 and {}, found {m}",
+                u32::MAX
+            ))
+        })?;
+        u8::try_from(n)
+            .ok()
+            .and_then(|n| GameState::new(n, m))
+            .ok_or_else(|| self.err(format!("the board size must be 6, 8, 10 or 12, found {n}")))
+    }
+
+    /// `position`, then the lines of a position file (read from `lines`).
+    fn position<R: BufRead>(&self, lines: &mut Lines<R>) -> Result<GameState, InputError> {
+        self.args(0, "position, then the lines of a position file")?;
+        let mut block: Vec<(usize, String)> = Vec::new();
+        let first = lines
+            .next()?
+            .ok_or_else(|| self.err("`position` is not followed by a position file".into()))?;
+        let n = first.1.split_whitespace().count();
+        block.push(first);
+        while block.len() < n + 6 {
+            match lines.next()? {
+                Some(next) => block.push(next),
+                None => {
+                    return Err(InputError::new(
+                        lines.number + 1,
+                        format!(
+                            "the position file ended early: expected {n} rows and 6 counter lines"
+                        ),
+                    ))
+                }
+            }
+        }
+        // Lines are numbered individually because comments may sit between them.
+        let texts: Vec<&str> = block.iter().map(|(_, l)| l.as_str()).collect();
+        GameState::from_position_lines(&texts, 0).map_err(|e| {
+            let line = block.get(e.line).map_or(lines.number, |(no, _)| *no);
+            InputError::new(line, e.message)
+        })
+    }
+
+    /// `probe` or `move fx fy tx ty P`: the verdict, played for `move`.
+    fn judge_move(&self, game: &mut GameState, output: &mut impl Write) -> Result<(), JudgeError> {
+        self.args(5, &format!("{} fx fy tx ty P", self.words[0]))?;
+        let from = (self.int(1, "fx")?, self.int(2, "fy")?);
+        let to = (self.int(3, "tx")?, self.int(4, "ty")?);
+        let player = parse_player(self.words[5]).ok_or_else(|| {
+            self.err(format!(
+                "the player must be B or W, found `{}`",
+                shorten(self.words[5])
+            ))
+        })?;
+        let (reason, end, winner) = if self.words[0] == "probe" {
+            let reason = game.judge_move(from, to, player);
+            let (end, winner) = game.judge_end(reason);
+            (reason, end, winner)
+        } else {
+            let r = game.step(from, to, player);
+            (r.reason, r.end, r.winner)
+        };
+        writeln!(output, "{reason} {end} {}", player_letter(winner))?;
+        Ok(())
+    }
+
+    /// `targets x y`: the points the piece there may capture.
+    fn targets(&self, game: &GameState, output: &mut impl Write) -> Result<(), JudgeError> {
+        self.args(2, "targets x y")?;
+        let (x, y) = (self.int(1, "x")?, self.int(2, "y")?);
+        let targets = Point::on_board(x, y, game.size())
+            .map(|p| game.reference_targets(p))
+            .unwrap_or_default();
+        write!(output, "{}", targets.len())?;
+        for p in targets {
+            write!(output, " {} {}", p.x, p.y)?;
+        }
+        writeln!(output)?;
+        Ok(())
+    }
 }
 
 /// Runs a whole command stream held in memory.

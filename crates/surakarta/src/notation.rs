@@ -170,64 +170,10 @@ impl GameState {
     /// Reads a position file from its lines; `first_line` is the line number of `lines[0]` for
     /// error messages. The size is the number of tokens on the first row.
     pub fn from_position_lines(lines: &[&str], first_line: usize) -> Result<GameState, InputError> {
-        let at = |i: usize| first_line + i;
-        let first = lines
-            .first()
-            .ok_or_else(|| InputError::new(first_line, "the position file is empty"))?;
-        let n = first.split_whitespace().count();
-        let size = u8::try_from(n)
-            .ok()
-            .filter(|&n| crate::geometry::SIZES.contains(&n))
-            .ok_or_else(|| {
-                InputError::new(
-                    first_line,
-                    format!("a row has {n} points; boards are 6, 8, 10 or 12 wide"),
-                )
-            })?;
-        if lines.len() < n + 6 {
-            return Err(InputError::new(
-                at(lines.len()),
-                format!("the position file ended early: expected {n} rows and 6 counter lines"),
-            ));
-        }
-        let mut board = Board::empty(size).expect("supported size");
-        let mut counts = [0usize; 2];
-        for (y, line) in lines[..n].iter().enumerate() {
-            let tokens: Vec<&str> = line.split_whitespace().collect();
-            if tokens.len() != n {
-                return Err(InputError::new(
-                    at(y),
-                    format!("expected {n} points on this row, found {}", tokens.len()),
-                ));
-            }
-            for (x, token) in tokens.iter().enumerate() {
-                let piece = match *token {
-                    "." => None,
-                    other => Some(parse_player(other).ok_or_else(|| {
-                        InputError::new(
-                            at(y),
-                            format!("`{}` is not B, W or .", arbiter_core::text::shorten(other)),
-                        )
-                    })?),
-                };
-                if let Some(side) = piece {
-                    counts[side.index()] += 1;
-                    if counts[side.index()] > 2 * n {
-                        return Err(InputError::new(
-                            at(y),
-                            format!(
-                                "{} has more than {} pieces, the most a {n}x{n} game starts with",
-                                player_letter(Some(side)),
-                                2 * n
-                            ),
-                        ));
-                    }
-                }
-                board.set(Point::new(x as u8, y as u8), piece);
-            }
-        }
+        let size = position_size(lines, first_line)?;
+        let n = size as usize;
         let mut state = GameState {
-            board,
+            board: position_rows(&lines[..n], size, first_line)?,
             current_player: Side::First,
             num_round: 1,
             last_captured_round: 0,
@@ -235,63 +181,8 @@ impl GameState {
             winner: None,
             max_no_capture_round: 40,
         };
-        let keys = [
-            "current_player",
-            "num_round",
-            "last_captured_round",
-            "end_reason",
-            "winner",
-            "max_no_capture_round",
-        ];
-        for (offset, key) in keys.iter().enumerate() {
-            let line_no = at(n + offset);
-            let line = lines[n + offset];
-            let value = line
-                .split_once(':')
-                .filter(|(k, _)| k.trim() == *key)
-                .map(|(_, v)| v.trim())
-                .ok_or_else(|| {
-                    InputError::new(
-                        line_no,
-                        format!(
-                            "expected `{key}: …`, found `{}`",
-                            arbiter_core::text::shorten(line.trim())
-                        ),
-                    )
-                })?;
-            let bad = |what: &str| {
-                InputError::new(
-                    line_no,
-                    format!(
-                        "{key}: `{}` is not {what}",
-                        arbiter_core::text::shorten(value)
-                    ),
-                )
-            };
-            let number = || {
-                value
-                    .parse::<u32>()
-                    .map_err(|_| bad("a non-negative integer"))
-            };
-            match *key {
-                "current_player" => {
-                    state.current_player = parse_player(value).ok_or_else(|| bad("B or W"))?
-                }
-                "num_round" => state.num_round = number()?,
-                "last_captured_round" => state.last_captured_round = number()?,
-                "end_reason" => {
-                    state.end_reason = value
-                        .parse()
-                        .map_err(|e: String| InputError::new(line_no, e))?
-                }
-                "winner" => {
-                    state.winner = match value {
-                        "." => None,
-                        other => Some(parse_player(other).ok_or_else(|| bad("B, W or ."))?),
-                    }
-                }
-                _ => state.max_no_capture_round = number()?,
-            }
+        for (offset, key) in COUNTER_KEYS.iter().enumerate() {
+            read_counter(&mut state, key, lines[n + offset], first_line + n + offset)?;
         }
         Ok(state)
     }
@@ -301,6 +192,137 @@ impl GameState {
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
         GameState::from_position_lines(&lines, 1)
     }
+}
+
+/// The lines after a position file's rows, in order.
+const COUNTER_KEYS: [&str; 6] = [
+    "current_player",
+    "num_round",
+    "last_captured_round",
+    "end_reason",
+    "winner",
+    "max_no_capture_round",
+];
+
+/// The board size of a position file (the tokens on its first row), checked to be supported
+/// and to have all its lines.
+fn position_size(lines: &[&str], first_line: usize) -> Result<u8, InputError> {
+    let first = lines
+        .first()
+        .ok_or_else(|| InputError::new(first_line, "the position file is empty"))?;
+    let n = first.split_whitespace().count();
+    let size = u8::try_from(n)
+        .ok()
+        .filter(|&n| crate::geometry::SIZES.contains(&n))
+        .ok_or_else(|| {
+            InputError::new(
+                first_line,
+                format!("a row has {n} points; boards are 6, 8, 10 or 12 wide"),
+            )
+        })?;
+    if lines.len() < n + 6 {
+        return Err(InputError::new(
+            first_line + lines.len(),
+            format!("the position file ended early: expected {n} rows and 6 counter lines"),
+        ));
+    }
+    Ok(size)
+}
+
+/// The board of a position file's `rows`, with no side above the `2n` pieces it starts with.
+fn position_rows(rows: &[&str], size: u8, first_line: usize) -> Result<Board, InputError> {
+    let n = size as usize;
+    let mut board = Board::empty(size).expect("supported size");
+    let mut counts = [0usize; 2];
+    for (y, line) in rows.iter().enumerate() {
+        let error = |message: String| InputError::new(first_line + y, message);
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        if tokens.len() != n {
+            return Err(error(format!(
+                "expected {n} points on this row, found {}",
+                tokens.len()
+            )));
+        }
+        for (x, token) in tokens.iter().enumerate() {
+            let piece = match *token {
+                "." => None,
+                other => Some(parse_player(other).ok_or_else(|| {
+                    error(format!(
+                        "`{}` is not B, W or .",
+                        arbiter_core::text::shorten(other)
+                    ))
+                })?),
+            };
+            if let Some(side) = piece {
+                counts[side.index()] += 1;
+                if counts[side.index()] > 2 * n {
+                    return Err(error(format!(
+                        "{} has more than {} pieces, the most a {n}x{n} game starts with",
+                        player_letter(Some(side)),
+                        2 * n
+                    )));
+                }
+            }
+            board.set(Point::new(x as u8, y as u8), piece);
+        }
+    }
+    Ok(board)
+}
+
+/// Reads the counter line `key: value` (line number `line_no`) into `state`.
+fn read_counter(
+    state: &mut GameState,
+    key: &str,
+    line: &str,
+    line_no: usize,
+) -> Result<(), InputError> {
+    let value = line
+        .split_once(':')
+        .filter(|(k, _)| k.trim() == key)
+        .map(|(_, v)| v.trim())
+        .ok_or_else(|| {
+            InputError::new(
+                line_no,
+                format!(
+                    "expected `{key}: …`, found `{}`",
+                    arbiter_core::text::shorten(line.trim())
+                ),
+            )
+        })?;
+    let bad = |what: &str| {
+        InputError::new(
+            line_no,
+            format!(
+                "{key}: `{}` is not {what}",
+                arbiter_core::text::shorten(value)
+            ),
+        )
+    };
+    let number = || {
+        value
+            .parse::<u32>()
+            .map_err(|_| bad("a non-negative integer"))
+    };
+    match key {
+        "current_player" => {
+            state.current_player = parse_player(value).ok_or_else(|| bad("B or W"))?
+        }
+        "num_round" => state.num_round = number()?,
+        "last_captured_round" => state.last_captured_round = number()?,
+        "end_reason" => {
+            state.end_reason = value
+                .parse()
+                .map_err(|e: String| InputError::new(line_no, e))?
+        }
+        "winner" => {
+            state.winner = match value {
+                "." => None,
+                other => Some(parse_player(other).ok_or_else(|| bad("B, W or ."))?),
+            }
+        }
+        _ => state.max_no_capture_round = number()?,
+    }
+    Ok(())
 }
 
 #[cfg(test)]
