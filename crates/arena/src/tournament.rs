@@ -1,0 +1,498 @@
+//! Running a tournament: the schedule, the worker threads, each game from its opening to its
+//! end, the records written as games finish, and the report.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use arbiter_ai::engine::game_line;
+use arbiter_ai::{FullGame, PlayerKind, PlayerSpec};
+use arbiter_core::{MoveList, Side};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::contestant::{Contestant, External, Internal};
+use crate::{
+    record_text, ArenaConfig, ArenaError, Ending, Entrant, Forfeit, GameOutcome, PairTotals,
+    PlayerTotals, Report, Sprt, SprtVerdict, Tally,
+};
+
+struct Job {
+    index: usize,
+    first: usize,
+    second: usize,
+    opening: usize,
+}
+
+/// A random opening: `plies` random moves from `start` that do not end the game.
+fn opening<G: FullGame>(start: &G, plies: u32, seed: u64) -> (G, Vec<String>) {
+    for attempt in 0..100u64 {
+        let mut rng = SmallRng::seed_from_u64(seed.wrapping_add(attempt.wrapping_mul(0x9E37_79B9)));
+        let mut pos = start.clone();
+        let mut moves = Vec::new();
+        let mut ok = true;
+        for _ in 0..plies {
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            if list.is_empty() {
+                ok = false;
+                break;
+            }
+            let mv = list[rng.gen_range(0..list.len())];
+            moves.push(pos.format_move(mv));
+            pos.play(mv);
+            if pos.status().is_over() {
+                ok = false;
+                break;
+            }
+        }
+        if ok {
+            return (pos, moves);
+        }
+    }
+    (start.clone(), Vec::new())
+}
+
+/// Plays one game; the first contestant moves first.
+fn play_game<G: FullGame>(
+    start: &G,
+    opening_moves: &[String],
+    from: &G,
+    contestants: &mut [Box<dyn Contestant<G>>; 2],
+    max_plies: u32,
+) -> (Ending, Vec<String>) {
+    let mut pos = from.clone();
+    let mut history: Vec<String> = opening_moves.to_vec();
+    let first_side = start.side_to_move();
+    loop {
+        if let Some(end) = pos.end() {
+            let ending = Ending::Rules {
+                winner: end.winner,
+                reason: end.reason,
+                text: end.text,
+            };
+            return (ending, history);
+        }
+        if history.len() as u32 >= max_plies {
+            return (Ending::Adjudicated { plies: max_plies }, history);
+        }
+        let side = pos.side_to_move();
+        let who = usize::from(side != first_side);
+        match contestants[who].choose(start, &history, &pos) {
+            Ok(mv) => {
+                let mut legal = MoveList::new();
+                pos.legal_moves(&mut legal);
+                if !legal.contains(&mv) {
+                    let forfeit =
+                        Forfeit::Illegal(format!("{} is not legal here", pos.format_move(mv)));
+                    return (
+                        Ending::Forfeit {
+                            loser: side,
+                            forfeit,
+                        },
+                        history,
+                    );
+                }
+                history.push(pos.format_move(mv));
+                pos.play(mv);
+            }
+            Err(forfeit) => {
+                return (
+                    Ending::Forfeit {
+                        loser: side,
+                        forfeit,
+                    },
+                    history,
+                )
+            }
+        }
+    }
+}
+
+/// Starts an outside engine once and shakes hands with it, so that a command that is not
+/// there or does not speak the protocol stops the tournament before it begins.
+fn check_engine<G: FullGame>(
+    start: &G,
+    name: &str,
+    command: &str,
+    config: &ArenaConfig,
+) -> Result<(), ArenaError> {
+    External::start(command, &game_line(&start.options()), config.time_per_move)
+        .map(drop)
+        .map_err(|forfeit| ArenaError::Engine {
+            name: name.to_string(),
+            why: match forfeit {
+                Forfeit::Crashed(why) => why,
+                other => other.to_string(),
+            },
+        })
+}
+
+/// Runs a tournament from `start`, calling `progress(done, total, outcome)` after each game.
+pub fn run<G: FullGame>(
+    start: &G,
+    entrants: &[Entrant],
+    config: &ArenaConfig,
+    progress: &mut dyn FnMut(usize, usize, &GameOutcome),
+) -> Result<Report, ArenaError> {
+    check_entrants(start, entrants, config)?;
+    if let Some(dir) = &config.out_dir {
+        std::fs::create_dir_all(dir).map_err(|error| ArenaError::Records {
+            path: dir.clone(),
+            error,
+        })?;
+    }
+    let jobs = schedule(entrants.len(), config.games as usize);
+    let next = AtomicUsize::new(0);
+    let halt = AtomicBool::new(false);
+    let max_plies = config.max_plies.unwrap_or_else(|| start.max_plies());
+    let (tx, rx) = mpsc::channel::<GameOutcome>();
+    let mut results = Results {
+        entrants,
+        config,
+        total: jobs.len(),
+        halt: &halt,
+        progress,
+        outcomes: Vec::new(),
+        sprt_note: None,
+        record_error: None,
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..config.concurrency.max(1) {
+            let tx = tx.clone();
+            let (jobs, next, halt) = (&jobs, &next, &halt);
+            scope.spawn(move || loop {
+                if halt.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let outcome = run_job(start, entrants, config, job, max_plies);
+                if tx.send(outcome).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for outcome in rx {
+            results.receive(outcome);
+        }
+    });
+    let Results {
+        mut outcomes,
+        sprt_note,
+        record_error,
+        ..
+    } = results;
+    if let Some(error) = record_error {
+        return Err(error);
+    }
+    outcomes.sort_by_key(|o| o.index);
+    if let Some(dir) = &config.out_dir {
+        write_index(dir, entrants, &outcomes)?;
+    }
+    Ok(build_report::<G>(entrants, outcomes, sprt_note))
+}
+
+/// Refuses fewer than two entrants, two of one name, and players that cannot be built or
+/// engines that cannot be started.
+fn check_entrants<G: FullGame>(
+    start: &G,
+    entrants: &[Entrant],
+    config: &ArenaConfig,
+) -> Result<(), ArenaError> {
+    if entrants.len() < 2 {
+        return Err(ArenaError::TooFewPlayers);
+    }
+    for (i, e) in entrants.iter().enumerate() {
+        if entrants[..i].iter().any(|o| o.name == e.name) {
+            return Err(ArenaError::DuplicateName(e.name.clone()));
+        }
+        match &e.spec.kind {
+            PlayerKind::Command(command) => check_engine(start, &e.name, command, config)?,
+            _ => drop(e.spec.build::<G>(0)?),
+        }
+    }
+    Ok(())
+}
+
+/// Every game of the round robin: `games` for each pair, colours swapped on each opening.
+fn schedule(entrants: usize, games: usize) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for a in 0..entrants {
+        for b in a + 1..entrants {
+            for k in 0..games {
+                let (first, second) = if k % 2 == 0 { (a, b) } else { (b, a) };
+                jobs.push(Job {
+                    index: jobs.len(),
+                    first,
+                    second,
+                    opening: k / 2,
+                });
+            }
+        }
+    }
+    jobs
+}
+
+/// The finished games as they arrive, in the order they finish.
+struct Results<'a, 'p> {
+    entrants: &'a [Entrant],
+    config: &'a ArenaConfig,
+    total: usize,
+    /// Set to stop the workers: a record could not be written, or the SPRT decided.
+    halt: &'a AtomicBool,
+    progress: &'p mut dyn FnMut(usize, usize, &GameOutcome),
+    outcomes: Vec<GameOutcome>,
+    sprt_note: Option<String>,
+    record_error: Option<ArenaError>,
+}
+
+impl Results<'_, '_> {
+    /// Writes the game's record file, reports progress and asks the SPRT.
+    fn receive(&mut self, mut outcome: GameOutcome) {
+        if let Some(dir) = &self.config.out_dir {
+            let path = dir.join(format!(
+                "game-{:04}-{}-vs-{}.txt",
+                outcome.index + 1,
+                self.entrants[outcome.first].name,
+                self.entrants[outcome.second].name
+            ));
+            if let Err(error) = std::fs::write(&path, format!("{}\n", outcome.record)) {
+                self.record_error.get_or_insert(ArenaError::Records {
+                    path: path.clone(),
+                    error,
+                });
+                self.halt.store(true, Ordering::Relaxed);
+            }
+            outcome.record_file = Some(path);
+        }
+        self.outcomes.push(outcome);
+        let last = self.outcomes.last().expect("just pushed");
+        (self.progress)(self.outcomes.len(), self.total, last);
+        if let (Some(sprt), 2) = (self.config.sprt, self.entrants.len()) {
+            if let Some(note) = sprt_decision(sprt, &tally_between(&self.outcomes, 0, 1)) {
+                self.sprt_note = Some(note);
+                self.halt.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// What the SPRT decided on `tally`, if it did.
+fn sprt_decision(sprt: Sprt, tally: &Tally) -> Option<String> {
+    let verdict = sprt.verdict(tally);
+    if verdict == SprtVerdict::Continue {
+        return None;
+    }
+    let (lower, upper) = Sprt::bounds();
+    Some(format!(
+        "{} after {} games (LLR {:.2}, bounds {:.2}..{:.2}, H0 Elo {}, H1 Elo {})",
+        if verdict == SprtVerdict::AcceptH1 {
+            "H1 accepted"
+        } else {
+            "H0 accepted"
+        },
+        tally.games(),
+        tally.log_likelihood_ratio(sprt.elo0, sprt.elo1),
+        lower,
+        upper,
+        sprt.elo0,
+        sprt.elo1
+    ))
+}
+
+/// `games.tsv`: one line for each game with its record file.
+fn write_index(
+    dir: &Path,
+    entrants: &[Entrant],
+    outcomes: &[GameOutcome],
+) -> Result<(), ArenaError> {
+    let mut index = String::from("game\tfirst\tsecond\twinner\tplies\treason\tfile\n");
+    for o in outcomes {
+        let _ = writeln!(
+            index,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            o.index + 1,
+            entrants[o.first].name,
+            entrants[o.second].name,
+            o.winner.map_or("draw", |w| entrants[w].name.as_str()),
+            o.plies,
+            o.reason,
+            o.record_file
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .map_or(String::new(), |f| f.to_string_lossy().into_owned())
+        );
+    }
+    let path = dir.join("games.tsv");
+    std::fs::write(&path, index).map_err(|error| ArenaError::Records { path, error })
+}
+
+/// Entrant `entrant`'s contestant for one game: its player, or its engine started afresh.
+fn contestant<G: FullGame>(
+    start: &G,
+    spec: &PlayerSpec,
+    config: &ArenaConfig,
+    seed: u64,
+) -> Result<Box<dyn Contestant<G>>, Forfeit> {
+    match &spec.kind {
+        PlayerKind::Command(command) => Ok(Box::new(External::start(
+            command,
+            &game_line(&start.options()),
+            config.time_per_move,
+        )?)),
+        _ => {
+            let player = spec
+                .build::<G>(seed)
+                .map_err(|e| Forfeit::Crashed(e.to_string()))?;
+            let limits = spec
+                .resolve(G::definition().id)
+                .limits(Some(config.time_per_move.as_millis() as u64));
+            Ok(Box::new(Internal { player, limits }))
+        }
+    }
+}
+
+fn run_job<G: FullGame>(
+    start: &G,
+    entrants: &[Entrant],
+    config: &ArenaConfig,
+    job: &Job,
+    max_plies: u32,
+) -> GameOutcome {
+    let (from, opening_moves) = opening(
+        start,
+        config.opening_plies,
+        config
+            .seed
+            .wrapping_mul(31)
+            .wrapping_add(job.opening as u64),
+    );
+    let game_seed = config.seed ^ (job.index as u64).wrapping_mul(0x2545_F491_4F6C_DD1D);
+    let make = |entrant: usize, salt: u64| {
+        contestant(start, &entrants[entrant].spec, config, game_seed ^ salt)
+    };
+    let (ending, moves) = match (make(job.first, 1), make(job.second, 2)) {
+        (Ok(a), Ok(b)) => {
+            let mut pair = [a, b];
+            play_game(start, &opening_moves, &from, &mut pair, max_plies)
+        }
+        (Err(forfeit), _) => (
+            Ending::Forfeit {
+                loser: start.side_to_move(),
+                forfeit,
+            },
+            opening_moves.clone(),
+        ),
+        (_, Err(forfeit)) => (
+            Ending::Forfeit {
+                loser: start.side_to_move().opponent(),
+                forfeit,
+            },
+            opening_moves.clone(),
+        ),
+    };
+    game_outcome(job, start.side_to_move(), ending, moves)
+}
+
+/// The outcome of `job`'s game, which ended as `ending`; `first_side` is the first entrant's.
+fn game_outcome(job: &Job, first_side: Side, ending: Ending, moves: Vec<String>) -> GameOutcome {
+    let record = record_text(&moves, &ending);
+    let entrant_of = |side: Side| {
+        if side == first_side {
+            job.first
+        } else {
+            job.second
+        }
+    };
+    let (winner, reason) = match ending {
+        Ending::Rules { winner, text, .. } => (winner.map(entrant_of), text),
+        Ending::Adjudicated { plies } => (None, format!("draw by the {plies}-ply limit")),
+        Ending::Forfeit { loser, forfeit } => {
+            (Some(entrant_of(loser.opponent())), forfeit.to_string())
+        }
+    };
+    GameOutcome {
+        index: job.index,
+        first: job.first,
+        second: job.second,
+        winner,
+        reason,
+        plies: moves.len(),
+        moves,
+        record,
+        record_file: None,
+    }
+}
+
+/// Results of `a` against `b`, from `a`'s side.
+fn tally_between(outcomes: &[GameOutcome], a: usize, b: usize) -> Tally {
+    let mut tally = Tally::default();
+    for o in outcomes
+        .iter()
+        .filter(|o| (o.first == a && o.second == b) || (o.first == b && o.second == a))
+    {
+        match o.winner {
+            Some(w) if w == a => tally.wins += 1,
+            Some(_) => tally.losses += 1,
+            None => tally.draws += 1,
+        }
+    }
+    tally
+}
+
+fn build_report<G: FullGame>(
+    entrants: &[Entrant],
+    outcomes: Vec<GameOutcome>,
+    sprt: Option<String>,
+) -> Report {
+    let players = entrants
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let mut t = Tally::default();
+            for o in outcomes.iter().filter(|o| o.first == i || o.second == i) {
+                match o.winner {
+                    Some(w) if w == i => t.wins += 1,
+                    Some(_) => t.losses += 1,
+                    None => t.draws += 1,
+                }
+            }
+            PlayerTotals {
+                name: e.name.clone(),
+                spec: e.spec.text.clone(),
+                games: t.games(),
+                wins: t.wins,
+                draws: t.draws,
+                losses: t.losses,
+                score: t.score(),
+            }
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for a in 0..entrants.len() {
+        for b in a + 1..entrants.len() {
+            let t = tally_between(&outcomes, a, b);
+            pairs.push(PairTotals {
+                a: entrants[a].name.clone(),
+                b: entrants[b].name.clone(),
+                wins: t.wins,
+                draws: t.draws,
+                losses: t.losses,
+                elo: t.finite_elo(),
+                elo_error: t.finite_elo().map(|_| t.elo_error()),
+                los: t.likelihood_of_superiority(),
+            });
+        }
+    }
+    Report {
+        game: G::definition().id.to_string(),
+        games: outcomes.len(),
+        players,
+        pairs,
+        outcomes,
+        sprt,
+    }
+}
