@@ -112,6 +112,32 @@ impl<G: Evaluate> Mcts<G> {
         }
     }
 
+    /// Expansion: a child of `node` for one of its untried moves (chosen at random), played
+    /// on `state`; `node` itself when every move has its child.
+    fn expand(&mut self, nodes: &mut Vec<Node<G::Move>>, node: usize, state: &mut G) -> usize {
+        if nodes[node].untried.is_empty() {
+            return node;
+        }
+        let i = self.rng.gen_range(0..nodes[node].untried.len());
+        let mv = nodes[node].untried.swap_remove(i);
+        let mover = state.side_to_move();
+        state.play(mv);
+        let mut untried = MoveList::new();
+        state.legal_moves(&mut untried);
+        nodes.push(Node {
+            mv: Some(mv),
+            parent: node,
+            children: Vec::new(),
+            untried: untried.to_vec(),
+            visits: 0.0,
+            value: 0.0,
+            mover,
+        });
+        let child = nodes.len() - 1;
+        nodes[node].children.push(child);
+        child
+    }
+
     pub fn search(&mut self, root: &G, limits: &Limits, stop: &AtomicBool) -> MctsResult<G::Move> {
         let start = Instant::now();
         let deadline = limits.time.map(|t| start + t);
@@ -144,71 +170,12 @@ impl<G: Evaluate> Mcts<G> {
             }
             iterations += 1;
             let mut state = root.clone();
-            let mut node = 0;
-            // Selection.
-            while nodes[node].untried.is_empty() && !nodes[node].children.is_empty() {
-                let log_parent = nodes[node].visits.max(1.0).ln();
-                let c = self.config.exploration;
-                node = *nodes[node]
-                    .children
-                    .iter()
-                    .max_by(|&&a, &&b| {
-                        let uct = |i: usize| {
-                            let n = &nodes[i];
-                            n.value / n.visits + c * (log_parent / n.visits).sqrt()
-                        };
-                        uct(a).total_cmp(&uct(b))
-                    })
-                    .expect("has children");
-                state.play(nodes[node].mv.expect("children have moves"));
-            }
-            // Expansion.
-            if !nodes[node].untried.is_empty() {
-                let i = self.rng.gen_range(0..nodes[node].untried.len());
-                let mv = nodes[node].untried.swap_remove(i);
-                let mover = state.side_to_move();
-                state.play(mv);
-                let mut untried = MoveList::new();
-                state.legal_moves(&mut untried);
-                nodes.push(Node {
-                    mv: Some(mv),
-                    parent: node,
-                    children: Vec::new(),
-                    untried: untried.to_vec(),
-                    visits: 0.0,
-                    value: 0.0,
-                    mover,
-                });
-                let child = nodes.len() - 1;
-                nodes[node].children.push(child);
-                node = child;
-            }
-            // Simulation and back-propagation.
+            let selected = select(&nodes, &mut state, self.config.exploration);
+            let node = self.expand(&mut nodes, selected, &mut state);
             let winner = self.playout(state, cap);
-            while node != usize::MAX {
-                let n = &mut nodes[node];
-                n.visits += 1.0;
-                n.value += match winner {
-                    Some(side) if side == n.mover => 1.0,
-                    Some(_) => 0.0,
-                    None => 0.5,
-                };
-                node = n.parent;
-            }
+            backpropagate(&mut nodes, node, winner);
         }
-        let most_visited = |nodes: &Vec<Node<G::Move>>, at: usize| {
-            nodes[at]
-                .children
-                .iter()
-                .copied()
-                .max_by(|&a, &b| nodes[a].visits.total_cmp(&nodes[b].visits))
-        };
-        let mut pv = Vec::new();
-        let mut at = 0;
-        while let Some(child) = most_visited(&nodes, at) {
-            pv.push(nodes[child].mv.expect("children have moves"));
-            at = child;
-        }
+        let pv = principal_variation(&nodes);
         let best = pv.first().copied().or(root_moves.first().copied());
         let win_rate =
             most_visited(&nodes, 0).map_or(0.5, |c| nodes[c].value / nodes[c].visits.max(1.0));
@@ -257,4 +224,62 @@ impl<G: Evaluate> Player<G> for Mcts<G> {
         });
         result.best
     }
+}
+
+/// Selection: from the root down by UCT (win rate plus `exploration` times the uncertainty)
+/// while a node has all its children, playing their moves on `state`.
+fn select<G: Game>(nodes: &[Node<G::Move>], state: &mut G, exploration: f64) -> usize {
+    let mut node = 0;
+    while nodes[node].untried.is_empty() && !nodes[node].children.is_empty() {
+        let log_parent = nodes[node].visits.max(1.0).ln();
+        let c = exploration;
+        node = *nodes[node]
+            .children
+            .iter()
+            .max_by(|&&a, &&b| {
+                let uct = |i: usize| {
+                    let n = &nodes[i];
+                    n.value / n.visits + c * (log_parent / n.visits).sqrt()
+                };
+                uct(a).total_cmp(&uct(b))
+            })
+            .expect("has children");
+        state.play(nodes[node].mv.expect("children have moves"));
+    }
+    node
+}
+
+/// Back-propagation: the playout's result counted from `node` up to the root, for the side
+/// that moved into each node.
+fn backpropagate<M>(nodes: &mut [Node<M>], mut node: usize, winner: Option<Side>) {
+    while node != usize::MAX {
+        let n = &mut nodes[node];
+        n.visits += 1.0;
+        n.value += match winner {
+            Some(side) if side == n.mover => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        };
+        node = n.parent;
+    }
+}
+
+/// The most visited child of node `at`.
+fn most_visited<M>(nodes: &[Node<M>], at: usize) -> Option<usize> {
+    nodes[at]
+        .children
+        .iter()
+        .copied()
+        .max_by(|&a, &b| nodes[a].visits.total_cmp(&nodes[b].visits))
+}
+
+/// The line of most visited children from the root.
+fn principal_variation<M: Copy>(nodes: &[Node<M>]) -> Vec<M> {
+    let mut pv = Vec::new();
+    let mut at = 0;
+    while let Some(child) = most_visited(nodes, at) {
+        pv.push(nodes[child].mv.expect("children have moves"));
+        at = child;
+    }
+    pv
 }

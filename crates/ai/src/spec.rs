@@ -75,6 +75,20 @@ pub const SPEC_HELP: &str = "random | greedy | alphabeta[:depth=D][:ms=T][:nodes
 mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
 any player may add evaluation weights as NAME=VALUE";
 
+/// The player a spec's first word names (`cmd:` aside).
+fn kind_of(name: &str) -> Option<PlayerKind> {
+    Some(match name {
+        "random" => PlayerKind::Random,
+        "greedy" => PlayerKind::Greedy,
+        "alphabeta" => PlayerKind::AlphaBeta,
+        "mcts" => PlayerKind::Mcts,
+        "easy" => PlayerKind::Level(Level::Easy),
+        "medium" => PlayerKind::Level(Level::Medium),
+        "hard" => PlayerKind::Level(Level::Hard),
+        _ => return None,
+    })
+}
+
 impl FromStr for PlayerSpec {
     type Err = SpecError;
 
@@ -102,20 +116,9 @@ impl FromStr for PlayerSpec {
             return Ok(spec);
         }
         let mut parts = text.split(':');
-        spec.kind = match parts.next().unwrap_or("") {
-            "random" => PlayerKind::Random,
-            "greedy" => PlayerKind::Greedy,
-            "alphabeta" => PlayerKind::AlphaBeta,
-            "mcts" => PlayerKind::Mcts,
-            "easy" => PlayerKind::Level(Level::Easy),
-            "medium" => PlayerKind::Level(Level::Medium),
-            "hard" => PlayerKind::Level(Level::Hard),
-            other => {
-                return Err(error(format!(
-                    "unknown player `{other}`; expected {SPEC_HELP}"
-                )))
-            }
-        };
+        let name = parts.next().unwrap_or("");
+        spec.kind = kind_of(name)
+            .ok_or_else(|| error(format!("unknown player `{name}`; expected {SPEC_HELP}")))?;
         for part in parts {
             let (key, value) = part
                 .split_once('=')

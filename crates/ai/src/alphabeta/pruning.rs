@@ -1,0 +1,166 @@
+//! What lets a node end early: the transposition table, reverse futility and null-move
+//! pruning, and how far late moves are reduced or pruned.
+
+use super::{
+    Context, LMP_BASE, LMP_MAX_DEPTH, LMR_BASE, LMR_DIVISOR, MATE_BOUND, NULL_MIN_DEPTH,
+    NULL_REDUCTION, NULL_VERIFY_DEPTH, REVERSE_FUTILITY_MAX_DEPTH,
+};
+use crate::eval::Evaluate;
+use crate::table::Bound;
+
+pub(super) fn to_table(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+pub(super) fn from_table(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+impl<G: Evaluate> Context<'_, G> {
+    /// Stores a node's result, bounded by how it fell against the `window` it was searched with.
+    pub(super) fn store_result(
+        &mut self,
+        key: u64,
+        best_move: Option<G::Move>,
+        best: i32,
+        (alpha, beta): (i32, i32),
+        depth: i32,
+        ply: usize,
+    ) {
+        let bound = if best <= alpha {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.ab
+            .table
+            .store(key, best_move, to_table(best, ply), depth, bound);
+    }
+
+    /// The table's move for this position, and its score when that alone decides the node.
+    pub(super) fn probe(
+        &self,
+        key: u64,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> (Option<G::Move>, Option<i32>) {
+        let Some(entry) = self.ab.table.get(key) else {
+            return (None, None);
+        };
+        if self.ab.config.plain || ply == 0 || (entry.depth as i32) < depth {
+            return (entry.mv, None);
+        }
+        let score = from_table(entry.score, ply);
+        let cut = match entry.bound {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+        };
+        (entry.mv, cut.then_some(score))
+    }
+
+    /// Reverse futility pruning, where the game asks for it: a null-window node near the horizon
+    /// whose static value stands above beta by the game's margin for each remaining ply is cut
+    /// with that value (the opponent is not expected to win the margin back in so few plies).
+    pub(super) fn reverse_futility_cut(
+        &self,
+        pos: &G,
+        depth: i32,
+        (alpha, beta): (i32, i32),
+        in_danger: bool,
+        static_value: &mut Option<i32>,
+    ) -> Option<i32> {
+        let margin = G::REVERSE_FUTILITY_MARGIN?;
+        if self.ab.config.plain
+            || depth > REVERSE_FUTILITY_MAX_DEPTH
+            || beta - alpha != 1
+            || in_danger
+            || beta.abs() >= MATE_BOUND
+        {
+            return None;
+        }
+        let value = *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights));
+        (value - margin * depth >= beta).then_some(value)
+    }
+
+    /// Null-move pruning: when the side to move already stands at `beta` or above, and letting
+    /// the opponent move twice (a pass, searched a few plies shallower) still fails high, the
+    /// node is cut. Never twice in a row, never when the side to move is in danger or the game
+    /// cannot pass; from [`NULL_VERIFY_DEPTH`] on, a search without passes must confirm it.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn null_move_cut(
+        &mut self,
+        pos: &G,
+        key: u64,
+        depth: i32,
+        beta: i32,
+        ply: usize,
+        in_danger: bool,
+        static_value: &mut Option<i32>,
+    ) -> Option<i32> {
+        if self.ab.config.plain
+            || self.no_passes
+            || ply == 0
+            || depth < NULL_MIN_DEPTH
+            || beta.abs() >= MATE_BOUND
+            || self.passed[ply]
+            || in_danger
+        {
+            return None;
+        }
+        // Asked before the evaluation: a game that cannot pass (RC-02) pays nothing here.
+        let passed = pos.pass()?;
+        if *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights)) < beta {
+            return None;
+        }
+        let reduction = NULL_REDUCTION + depth / 6;
+        self.path.push(key);
+        self.passed[ply + 1] = true;
+        self.played[ply + 1] = None;
+        let score = -self.negamax(&passed, depth - 1 - reduction, -beta, 1 - beta, ply + 1);
+        self.passed[ply + 1] = false;
+        self.path.pop();
+        if self.aborted || score < beta {
+            return None;
+        }
+        if depth >= NULL_VERIFY_DEPTH {
+            self.no_passes = true;
+            let verified = self.negamax(pos, depth - reduction, beta - 1, beta, ply);
+            self.no_passes = false;
+            if self.aborted || verified < beta {
+                return None;
+            }
+        }
+        Some(beta)
+    }
+}
+
+/// How many plies late move `i` (0-based, in search order) is reduced at remaining `depth`:
+/// growing with the logarithms of both, as the deeper the search and the later the move, the
+/// less likely it is to matter; at least one.
+pub(super) fn late_move_reduction(depth: i32, i: usize) -> i32 {
+    let (d, m) = (f64::from(depth.max(1)), (i + 1) as f64);
+    (LMR_BASE + d.ln() * m.ln() / LMR_DIVISOR).max(1.0) as i32
+}
+
+/// How many moves a null-window node `depth` plies from the horizon searches before it skips
+/// the quiet ones left (late move pruning): `None` above [`LMP_MAX_DEPTH`].
+pub(super) fn late_move_count(depth: i32) -> Option<usize> {
+    (depth <= LMP_MAX_DEPTH).then(|| (LMP_BASE + depth * depth) as usize)
+}

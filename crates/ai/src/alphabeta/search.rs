@@ -1,0 +1,326 @@
+//! The node searches: negamax with principal variation search, and quiescence.
+
+use arbiter_core::MoveList;
+
+use super::ordering::bring_best_forward;
+use super::pruning::{late_move_count, late_move_reduction, to_table};
+use super::{
+    Context, IIR_MIN_DEPTH, INFINITY, LMR_FIRST_MOVE, LMR_MIN_DEPTH, MAX_PLY, MAX_QUIESCENCE, WIN,
+};
+use crate::eval::Evaluate;
+use crate::table::Bound;
+
+/// A node about to search its moves: its key, remaining depth (after any reduction), distance
+/// from the root, the table's move and whether the side to move is in danger.
+struct Node<M> {
+    key: u64,
+    depth: i32,
+    ply: usize,
+    tt_move: Option<M>,
+    in_danger: bool,
+}
+
+impl<G: Evaluate> Context<'_, G> {
+    pub(super) fn negamax(
+        &mut self,
+        pos: &G,
+        depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+    ) -> i32 {
+        self.pv[ply].clear();
+        if self.out_of_budget() {
+            return 0;
+        }
+        if let Some(score) = Self::terminal(pos, ply) {
+            return score;
+        }
+        let plain = self.ab.config.plain;
+        // Mate-distance pruning: the best any line from here can do is win at this ply, the
+        // worst to lose at it; a shorter mate found elsewhere that bounds the window past
+        // either makes the node irrelevant.
+        if !plain {
+            alpha = alpha.max(-(WIN - ply as i32));
+            beta = beta.min(WIN - ply as i32);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        let key = pos.hash();
+        if !plain && ply > 0 && self.path.iter().rev().skip(1).step_by(2).any(|&h| h == key) {
+            return 0;
+        }
+        if ply >= MAX_PLY - 2 || (plain && depth <= 0) {
+            return pos.evaluate(&self.ab.weights);
+        }
+        if depth <= 0 {
+            return self.quiesce(pos, alpha, beta, ply, 0);
+        }
+        let (tt_move, cut) = self.probe(key, depth, alpha, beta, ply);
+        if let Some(score) = cut {
+            return score;
+        }
+        let depth = if tt_move.is_none() && !plain && depth >= IIR_MIN_DEPTH {
+            depth - 1
+        } else {
+            depth
+        };
+        let node = Node {
+            key,
+            depth,
+            ply,
+            tt_move,
+            // Duck Chess answers this with an attack search: asked once per node.
+            in_danger: pos.in_danger(),
+        };
+        if let Some(score) = self.static_cut(pos, &node, alpha, beta) {
+            return score;
+        }
+        self.search_moves(pos, &node, alpha, beta)
+    }
+
+    /// Reverse futility or null-move pruning's value when either cuts the node.
+    fn static_cut(&mut self, pos: &G, node: &Node<G::Move>, alpha: i32, beta: i32) -> Option<i32> {
+        let Node {
+            key,
+            depth,
+            ply,
+            in_danger,
+            ..
+        } = *node;
+        // The static value, asked by the first pruning that needs it (Duck Chess's is costly).
+        let mut static_value = None;
+        if let Some(score) =
+            self.reverse_futility_cut(pos, depth, (alpha, beta), in_danger, &mut static_value)
+        {
+            return Some(score);
+        }
+        self.null_move_cut(pos, key, depth, beta, ply, in_danger, &mut static_value)
+    }
+
+    /// The moves of a node that nothing cut: each searched in order (the first in full, the
+    /// rest by [`Self::search_move`]) until one reaches `beta`; the result goes to the table.
+    fn search_moves(&mut self, pos: &G, node: &Node<G::Move>, mut alpha: i32, beta: i32) -> i32 {
+        let Node {
+            key,
+            depth,
+            ply,
+            tt_move,
+            in_danger,
+        } = *node;
+        let plain = self.ab.config.plain;
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() {
+            return -(WIN - ply as i32);
+        }
+        let mut keys = std::mem::take(&mut self.keys[ply]);
+        self.order(pos, &moves, tt_move, ply, &mut keys);
+        let original_alpha = alpha;
+        let mut best = -INFINITY;
+        let mut best_move = None;
+        let may_reduce = !plain && depth >= LMR_MIN_DEPTH && !in_danger;
+        self.path.push(key);
+        let prune_after = (!plain && G::LATE_MOVE_PRUNING && !in_danger && beta - alpha == 1)
+            .then(|| late_move_count(depth))
+            .flatten();
+        for i in 0..moves.len() {
+            bring_best_forward(&mut moves, &mut keys, i);
+            let mv = moves[i];
+            if prune_after.is_some_and(|count| i >= count) && self.is_quiet(pos, mv, ply) {
+                // Ordered after every capture and killer: the rest are quiet too.
+                break;
+            }
+            let score = self.search_move(pos, mv, i, depth, alpha, beta, ply, may_reduce);
+            if self.aborted {
+                self.path.pop();
+                self.keys[ply] = keys;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(mv);
+                if score > alpha {
+                    alpha = score;
+                    self.new_best_line(mv, ply);
+                    if alpha >= beta {
+                        self.remember_cutoff(pos, mv, depth, ply);
+                        break;
+                    }
+                }
+            }
+        }
+        self.path.pop();
+        self.keys[ply] = keys;
+        self.store_result(key, best_move, best, (original_alpha, beta), depth, ply);
+        best
+    }
+
+    /// The score of move `i` (in search order) of `pos`: the first with the full window, the
+    /// others with a null window first — late quiet ones also shallower, searched again at full
+    /// depth when they beat alpha anyway — and with the full window when they land inside it.
+    /// A move that puts the opponent in danger (Duck Chess: attacks its captain) is searched a
+    /// ply deeper, so the answer to the threat is seen.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn search_move(
+        &mut self,
+        pos: &G,
+        mv: G::Move,
+        i: usize,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        may_reduce: bool,
+    ) -> i32 {
+        let mut child = pos.clone();
+        child.play(mv);
+        self.ab.table.prefetch(child.hash());
+        self.played[ply + 1] = Some(mv);
+        let extended =
+            !self.ab.config.plain && ply < 2 * self.root_depth as usize && child.in_danger();
+        let next = depth - 1 + i32::from(extended);
+        if i == 0 {
+            return -self.negamax(&child, next, -beta, -alpha, ply + 1);
+        }
+        let quiet = !extended && self.is_quiet(pos, mv, ply);
+        let reduction = if may_reduce && i >= LMR_FIRST_MOVE && quiet {
+            late_move_reduction(depth, i).min(next - 1)
+        } else {
+            0
+        };
+        let mut score = -self.negamax(&child, next - reduction, -alpha - 1, -alpha, ply + 1);
+        if reduction > 0 && score > alpha && !self.aborted {
+            score = -self.negamax(&child, next, -alpha - 1, -alpha, ply + 1);
+        }
+        if score > alpha && score < beta && !self.aborted {
+            score = -self.negamax(&child, next, -beta, -alpha, ply + 1);
+        }
+        score
+    }
+
+    /// Captures only (every move when the side to move is in danger), until the position is
+    /// quiet. Results go into the transposition table at depth 0 (any deeper result found there
+    /// decides the node), and the table's move is tried first.
+    pub(super) fn quiesce(
+        &mut self,
+        pos: &G,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        depth: u32,
+    ) -> i32 {
+        self.pv[ply].clear();
+        if self.out_of_budget() {
+            return 0;
+        }
+        if let Some(score) = Self::terminal(pos, ply) {
+            return score;
+        }
+        if ply >= MAX_PLY - 2 || depth >= MAX_QUIESCENCE {
+            return pos.evaluate(&self.ab.weights);
+        }
+        let key = pos.hash();
+        let (tt_move, cut) = self.probe(key, 0, alpha, beta, ply);
+        if let Some(score) = cut {
+            return score;
+        }
+        let original_alpha = alpha;
+        let danger = depth < 2 && pos.in_danger();
+        let mut best = -INFINITY;
+        if !danger {
+            let stand = pos.evaluate(&self.ab.weights);
+            if stand >= beta {
+                self.ab
+                    .table
+                    .store(key, None, to_table(stand, ply), 0, Bound::Lower);
+                return stand;
+            }
+            best = stand;
+            alpha = alpha.max(stand);
+        }
+        let mut moves = MoveList::new();
+        if !quiescence_moves(pos, danger, &mut moves) {
+            return -(WIN - ply as i32);
+        }
+        let node = Node {
+            key,
+            depth: 0,
+            ply,
+            tt_move,
+            in_danger: danger,
+        };
+        self.quiesce_moves(
+            pos,
+            &mut moves,
+            &node,
+            (original_alpha, alpha, beta),
+            best,
+            depth,
+        )
+    }
+
+    /// The moves quiescence tries (the table's first, then by the game's hint), each answered
+    /// by quiescence, from `best` (the stand-pat value, or none when in danger) within the
+    /// window `alpha..beta` narrowed from `original_alpha`; the result goes to the table.
+    fn quiesce_moves(
+        &mut self,
+        pos: &G,
+        moves: &mut MoveList<G::Move>,
+        node: &Node<G::Move>,
+        (original_alpha, mut alpha, beta): (i32, i32, i32),
+        mut best: i32,
+        depth: u32,
+    ) -> i32 {
+        let (key, ply, tt_move) = (node.key, node.ply, node.tt_move);
+        let mut keys = std::mem::take(&mut self.keys[ply]);
+        keys.clear();
+        keys.extend(moves.iter().map(|&mv| {
+            if Some(mv) == tt_move {
+                i64::MAX
+            } else {
+                i64::from(pos.order_hint(mv))
+            }
+        }));
+        let mut best_move = None;
+        for i in 0..moves.len() {
+            bring_best_forward(moves, &mut keys, i);
+            let mut child = pos.clone();
+            child.play(moves[i]);
+            self.ab.table.prefetch(child.hash());
+            let score = -self.quiesce(&child, -beta, -alpha, ply + 1, depth + 1);
+            if self.aborted {
+                self.keys[ply] = keys;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = Some(moves[i]);
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.keys[ply] = keys;
+        self.store_result(key, best_move, best, (original_alpha, beta), 0, ply);
+        best
+    }
+}
+
+/// The moves quiescence tries: every move when in `danger`, else the captures that do not lose
+/// material. False when in danger with no move at all (lost); a side without any move out of
+/// danger has lost by every game's `status`, asked before.
+fn quiescence_moves<G: Evaluate>(pos: &G, danger: bool, moves: &mut MoveList<G::Move>) -> bool {
+    if danger {
+        pos.legal_moves(moves);
+        !moves.is_empty()
+    } else {
+        pos.capture_moves(moves);
+        moves.retain(|&mv| !pos.losing_capture(mv));
+        true
+    }
+}
