@@ -179,16 +179,7 @@ pub fn run<G: FullGame>(
             results.receive(outcome);
         }
     });
-    let Results {
-        mut outcomes,
-        sprt_note,
-        record_error,
-        ..
-    } = results;
-    if let Some(error) = record_error {
-        return Err(error);
-    }
-    outcomes.sort_by_key(|o| o.index);
+    let (outcomes, sprt_note) = results.finish()?;
     if let Some(dir) = &config.out_dir {
         write_index(dir, entrants, &outcomes)?;
     }
@@ -277,6 +268,19 @@ impl Results<'_, '_> {
                 self.halt.store(true, Ordering::Relaxed);
             }
         }
+    }
+}
+
+impl Results<'_, '_> {
+    /// The outcomes in schedule order and the SPRT's decision; the first record that could not
+    /// be written is an error.
+    fn finish(self) -> Result<(Vec<GameOutcome>, Option<String>), ArenaError> {
+        if let Some(error) = self.record_error {
+            return Err(error);
+        }
+        let mut outcomes = self.outcomes;
+        outcomes.sort_by_key(|o| o.index);
+        Ok((outcomes, self.sprt_note))
     }
 }
 

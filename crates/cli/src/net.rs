@@ -194,7 +194,9 @@ pub struct ConnectArgs {
     seed: u64,
 }
 
-pub fn connect_command<C: Catalogue>(args: ConnectArgs) -> anyhow::Result<ExitCode> {
+/// What `arbiter connect` was asked, checked: the colour word, the course's name rule, the
+/// game and its size, the player.
+fn connect_options<C: Catalogue>(args: ConnectArgs) -> anyhow::Result<ConnectOptions> {
     let colour = match args.colour.to_ascii_uppercase().as_str() {
         "ANY" | "" => String::new(),
         c @ ("BLACK" | "WHITE" | "RED" | "BLUE") => c.to_string(),
@@ -237,6 +239,11 @@ pub fn connect_command<C: Catalogue>(args: ConnectArgs) -> anyhow::Result<ExitCo
         seed: args.seed,
         wait: Duration::from_secs(args.wait),
     };
+    Ok(options)
+}
+
+pub fn connect_command<C: Catalogue>(args: ConnectArgs) -> anyhow::Result<ExitCode> {
+    let options = connect_options::<C>(args)?;
     let _guard = arbiter_server::init_logging(None).map_err(anyhow::Error::msg)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     match runtime.block_on(connect::<C>(&options)) {

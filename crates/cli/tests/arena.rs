@@ -48,6 +48,18 @@ fn a_small_tournament_writes_json_and_records() {
     assert!(log.contains("[12/12 done]"), "{log}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    check_three_player_report(&report);
+    let index = std::fs::read_to_string(dir.join("games.tsv")).unwrap();
+    assert_eq!(index.lines().count(), 13);
+    // Surakarta records are in the course notation: moves, then an end mark.
+    let record = std::fs::read_to_string(dir.join("game-0001-ab-vs-rnd.txt")).unwrap();
+    let parsed = arbiter_surakarta::Record::parse(&record, 6).unwrap();
+    assert!(!parsed.moves.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The JSON report of three players, four games for each pair.
+fn check_three_player_report(report: &serde_json::Value) {
     assert_eq!(report["game"], "surakarta");
     assert_eq!(report["games"], 12);
     let players = report["players"].as_array().unwrap();
@@ -81,13 +93,6 @@ fn a_small_tournament_writes_json_and_records() {
             .as_f64()
             .is_some_and(|l| (0.0..=1.0).contains(&l)));
     }
-    let index = std::fs::read_to_string(dir.join("games.tsv")).unwrap();
-    assert_eq!(index.lines().count(), 13);
-    // Surakarta records are in the course notation: moves, then an end mark.
-    let record = std::fs::read_to_string(dir.join("game-0001-ab-vs-rnd.txt")).unwrap();
-    let parsed = arbiter_surakarta::Record::parse(&record, 6).unwrap();
-    assert!(!parsed.moves.is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -134,7 +139,12 @@ fn outside_engines_play_and_bad_ones_forfeit() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let index = std::fs::read_to_string(dir.join("games.tsv")).unwrap();
+    check_forfeits(&std::fs::read_to_string(dir.join("games.tsv")).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every game of `good` won by it, every other lost for the misbehaviour its loser is named for.
+fn check_forfeits(index: &str) {
     let rows: Vec<Vec<&str>> = index
         .lines()
         .skip(1)
@@ -154,65 +164,35 @@ fn outside_engines_play_and_bad_ones_forfeit() {
             _ => panic!("unexpected loser in {row:?}"),
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_arguments_are_explained() {
     for (args, needle) in [
+        ("arena duck --player a=random", "at least two"),
         (
-            vec!["arena", "duck", "--player", "a=random"],
-            "at least two",
-        ),
-        (
-            vec![
-                "arena", "duck", "--player", "a=random", "--player", "a=greedy",
-            ],
+            "arena duck --player a=random --player a=greedy",
             "two players are called",
         ),
         (
-            vec![
-                "arena", "duck", "--player", "a=random", "--player", "b=wizard",
-            ],
+            "arena duck --player a=random --player b=wizard",
             "unknown player",
         ),
+        ("arena duck --player arandom --player b=greedy", "NAME=SPEC"),
         (
-            vec![
-                "arena", "duck", "--player", "arandom", "--player", "b=greedy",
-            ],
-            "NAME=SPEC",
-        ),
-        (
-            vec![
-                "arena",
-                "surakarta",
-                "--size",
-                "7",
-                "--player",
-                "a=random",
-                "--player",
-                "b=greedy",
-            ],
+            "arena surakarta --size 7 --player a=random --player b=greedy",
             "6, 8, 10 or 12",
         ),
         (
-            vec![
-                "arena", "duck", "--player", "a=random", "--player", "b=greedy", "--sprt", "50,0",
-            ],
+            "arena duck --player a=random --player b=greedy --sprt 50,0",
             "below",
         ),
         (
-            vec![
-                "arena",
-                "duck",
-                "--player",
-                "a=greedy:warp=9",
-                "--player",
-                "b=greedy",
-            ],
+            "arena duck --player a=greedy:warp=9 --player b=greedy",
             "unknown weight",
         ),
     ] {
+        let args: Vec<&str> = args.split(' ').collect();
         let out = arbiter(&args, b"");
         assert!(!out.status.success(), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);

@@ -113,18 +113,20 @@ fn a_duck_chess_game_between_two_clients() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `arbiter connect 127.0.0.1 PORT ARGS…`, run to its end.
+fn connect_output(port: u16, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["connect", "127.0.0.1", &port.to_string()])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 #[test]
-fn connect_fails_clearly_on_reject_and_on_no_server() {
-    let dir = temp("reject");
+fn connect_checks_its_arguments_before_connecting() {
+    let dir = temp("arguments");
     let (_server, port, _) = start_server(&dir);
-    let client = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(["connect", "127.0.0.1", &port.to_string()])
-            .args(args)
-            .output()
-            .unwrap()
-    };
-    // Checked before connecting: a name the course refuses, a room out of range, a bad option.
+    // A name the course refuses, a room out of range, a bad option.
     for (args, says) in [
         (
             &["BLACK", "--name", "bad name!"][..],
@@ -137,13 +139,20 @@ fn connect_fails_clearly_on_reject_and_on_no_server() {
         ),
         (&["RED", "--game", "chess"][..], "unknown game `chess`"),
     ] {
-        let out = client(args);
+        let out = connect_output(port, args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             !out.status.success() && err.contains(says),
             "{args:?}: {err}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn connect_fails_clearly_on_reject_and_on_no_server() {
+    let dir = temp("reject");
+    let (_server, port, _) = start_server(&dir);
     // Refused by the server: the colour is taken in that room.
     let mut waiting = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args([
@@ -158,7 +167,7 @@ fn connect_fails_clearly_on_reject_and_on_no_server() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    let out = client(&["BLACK", "--room", "7", "--name", "second"]);
+    let out = connect_output(port, &["BLACK", "--room", "7", "--name", "second"]);
     let _ = waiting.kill();
     let _ = waiting.wait();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -175,6 +184,16 @@ fn connect_fails_clearly_on_reject_and_on_no_server() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Plays the first legal move of `game`; the move in the course's notation.
+fn play_first_legal_move(game: &mut arbiter_surakarta::GameState) -> String {
+    use arbiter_core::Game;
+    let mut legal = arbiter_core::MoveList::new();
+    game.legal_moves(&mut legal);
+    let text = game.format_move(legal[0]);
+    game.play(legal[0]);
+    text
 }
 
 /// A course team's client, as the course's programs behave: plays the first legal move it finds
@@ -199,22 +218,16 @@ fn foreign_client(
             r#"{{"op":200000,"data1":"team_x","data2":"{colour}","data3":"1"}}"#
         ));
         let mut game = arbiter_surakarta::GameState::new(6, 40).unwrap();
-        let mine = if colour == "BLACK" {
-            arbiter_core::Side::First
-        } else {
-            arbiter_core::Side::Second
-        };
+        let mine =
+            [arbiter_core::Side::First, arbiter_core::Side::Second][usize::from(colour != "BLACK")];
         let mut moves: Vec<String> = Vec::new();
         loop {
             if game.side_to_move() == mine && !game.is_over() {
-                let mut legal = arbiter_core::MoveList::new();
-                game.legal_moves(&mut legal);
-                let text = game.format_move(legal[0]);
+                let text = play_first_legal_move(&mut game);
                 let (from, to) = text.split_once('-').unwrap();
                 send(format!(
                     r#"{{"op":200001,"data1":"{from}","data2":"{to}","data3":""}}"#
                 ));
-                game.play(legal[0]);
                 moves.push(text);
             }
             let mut line = String::new();
@@ -278,12 +291,11 @@ fn the_course_check_holds_with_a_course_team_s_client() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn the_course_record_layout() {
-    let dir = temp("layout");
+/// `arbiter serve --course-team 7` run in `dir`, listening; its TCP port.
+fn course_team_server(dir: &std::path::Path) -> (common::Server, u16) {
     let (tcp, web) = (free_port(), free_port());
     let server = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .current_dir(&dir)
+        .current_dir(dir)
         .args([
             "serve",
             "--tcp",
@@ -295,12 +307,19 @@ fn the_course_record_layout() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let _server = common::Server::new(server);
+    let server = common::Server::new(server);
     let deadline = Instant::now() + Duration::from_secs(10);
     while std::net::TcpStream::connect(("127.0.0.1", tcp)).is_err() {
         assert!(Instant::now() < deadline, "the server did not start");
         std::thread::sleep(Duration::from_millis(50));
     }
+    (server, tcp)
+}
+
+#[test]
+fn the_course_record_layout() {
+    let dir = temp("layout");
+    let (_server, tcp) = course_team_server(&dir);
     let clients: Vec<_> = ["BLACK", "WHITE"]
         .iter()
         .map(|colour| {

@@ -34,6 +34,17 @@ fn records(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// The cells of the row of `tune`'s table that starts with `name`.
+fn table_row(table: &str, name: &str) -> Vec<String> {
+    table
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}\t")))
+        .unwrap_or_else(|| panic!("no row for {name}: {table}"))
+        .split('\t')
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
 fn fits_the_weights_to_an_arena_run_and_prints_a_spec() {
     let dir = records("fit");
@@ -59,15 +70,7 @@ fn fits_the_weights_to_an_arena_run_and_prints_a_spec() {
         .filter_map(|w| w.parse().ok())
         .collect();
     assert!(errors[1] <= errors[0], "{error_line}");
-    let row = |name: &str| {
-        stdout
-            .lines()
-            .find(|l| l.starts_with(&format!("{name}\t")))
-            .unwrap_or_else(|| panic!("no row for {name}: {stdout}"))
-            .split('\t')
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
+    let row = |name: &str| table_row(&stdout, name);
     assert_eq!(row("piece"), ["piece", "100", "100"], "the scale stays");
     assert_eq!(
         row("mobility")[1],

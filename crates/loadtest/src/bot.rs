@@ -90,6 +90,29 @@ fn random_move<G: FullGame>(pos: &G, rng: &mut SmallRng) -> Option<G::Move> {
     list.get(rng.gen_range(0..list.len().max(1))).copied()
 }
 
+/// Plays a random legal move and sends it, noting when; RESIGN (and false) when there is none.
+async fn send_random_move<G: FullGame>(
+    conn: &mut Connection,
+    pos: &mut G,
+    rng: &mut SmallRng,
+    sent_at: &SentAt,
+    moves: &mut Vec<String>,
+) -> Result<bool, String> {
+    let Some(mv) = random_move(pos, rng) else {
+        conn.send(&Message::new(protocol::RESIGN, "", "", ""))
+            .await?;
+        return Ok(false);
+    };
+    let text = pos.format_move(mv);
+    *sent_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+    let (from, to) = arbiter_core::rules::split_move(&text);
+    conn.send(&Message::new(protocol::MOVE, from, to, ""))
+        .await?;
+    moves.push(text);
+    pos.play(mv);
+    Ok(true)
+}
+
 async fn play_game<G: FullGame>(mut pos: G, game: Game) -> Result<BotResult, String> {
     let Game {
         mut conn,
@@ -103,22 +126,8 @@ async fn play_game<G: FullGame>(mut pos: G, game: Game) -> Result<BotResult, Str
         if pos.side_to_move() == side && !pos.status().is_over() && !resigned {
             // People and programs do not all answer in lockstep: think 50-150% of `think`.
             tokio::time::sleep(setup.think.mul_f64(rng.gen_range(0.5..1.5))).await;
-            match random_move(&pos, &mut rng) {
-                Some(mv) => {
-                    let text = pos.format_move(mv);
-                    *setup.sent_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
-                    let (from, to) = arbiter_core::rules::split_move(&text);
-                    conn.send(&Message::new(protocol::MOVE, from, to, ""))
-                        .await?;
-                    moves.push(text);
-                    pos.play(mv);
-                }
-                None => {
-                    conn.send(&Message::new(protocol::RESIGN, "", "", ""))
-                        .await?;
-                    resigned = true;
-                }
-            }
+            resigned = !send_random_move(&mut conn, &mut pos, &mut rng, &setup.sent_at, &mut moves)
+                .await?;
         }
         let m = conn.recv().await?.ok_or("closed before the game ended")?;
         match m.op {
