@@ -219,7 +219,7 @@ fn record_text(moves: &[String], end: &Ending) -> String {
         Ending::Forfeit {
             forfeit: Forfeit::Illegal(_),
             ..
-        } => EndReason::IlligalMove,
+        } => EndReason::IllegalMove,
         Ending::Forfeit {
             forfeit: Forfeit::TimedOut,
             ..

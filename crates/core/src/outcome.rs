@@ -4,7 +4,8 @@
 //! They began as Surakarta's, because the course protocol was written for it; the server, the
 //! records and the page use them for every game, and each game maps its own ends onto them
 //! (a Duck Chess captain capture is a `CHECKMATE`, the no-capture limit a `STALEMATE`).
-//! `ILLIGAL` is the course's spelling and stays as it is on the wire.
+//! `ILLIGAL` is the course's spelling and stays as it is on the wire; the Rust names spell it
+//! `Illegal`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -15,13 +16,13 @@ pub enum MoveReason {
     Legal = 0,
     LegalCaptureMove = 1,
     LegalNonCaptureMove = 2,
-    Illigal = 3,
+    Illegal = 3,
     NotPlayerTurn = 4,
     OutOfBoard = 5,
     NotPiece = 6,
     NotPlayerPiece = 7,
-    IlligalCaptureMove = 8,
-    IlligalNonCaptureMove = 9,
+    IllegalCaptureMove = 8,
+    IllegalNonCaptureMove = 9,
     GameAlreadyEnd = 10,
     GameNotStart = 11,
 }
@@ -36,7 +37,7 @@ pub enum EndReason {
     Trapped = 3,
     Resign = 4,
     Timeout = 5,
-    IlligalMove = 6,
+    IllegalMove = 6,
     Interrupted = 7,
 }
 
@@ -82,13 +83,13 @@ named_enum!(MoveReason {
     Legal => "LEGAL",
     LegalCaptureMove => "LEGAL_CAPTURE_MOVE",
     LegalNonCaptureMove => "LEGAL_NON_CAPTURE_MOVE",
-    Illigal => "ILLIGAL",
+    Illegal => "ILLIGAL",
     NotPlayerTurn => "NOT_PLAYER_TURN",
     OutOfBoard => "OUT_OF_BOARD",
     NotPiece => "NOT_PIECE",
     NotPlayerPiece => "NOT_PLAYER_PIECE",
-    IlligalCaptureMove => "ILLIGAL_CAPTURE_MOVE",
-    IlligalNonCaptureMove => "ILLIGAL_NON_CAPTURE_MOVE",
+    IllegalCaptureMove => "ILLIGAL_CAPTURE_MOVE",
+    IllegalNonCaptureMove => "ILLIGAL_NON_CAPTURE_MOVE",
     GameAlreadyEnd => "GAME_ALREADY_END",
     GameNotStart => "GAME_NOT_START",
 });
@@ -100,7 +101,7 @@ named_enum!(EndReason {
     Trapped => "TRAPPED",
     Resign => "RESIGN",
     Timeout => "TIMEOUT",
-    IlligalMove => "ILLIGAL_MOVE",
+    IllegalMove => "ILLIGAL_MOVE",
     Interrupted => "INTERRUPTED",
 });
 
@@ -134,7 +135,7 @@ impl EndReason {
             EndReason::Checkmate => Some('C'),
             EndReason::Resign | EndReason::Trapped => Some('R'),
             EndReason::Timeout => Some('T'),
-            EndReason::IlligalMove => Some('I'),
+            EndReason::IllegalMove => Some('I'),
             EndReason::Interrupted => Some('X'),
         }
     }
@@ -146,7 +147,7 @@ impl EndReason {
             'C' => EndReason::Checkmate,
             'R' => EndReason::Resign,
             'T' => EndReason::Timeout,
-            'I' => EndReason::IlligalMove,
+            'I' => EndReason::IllegalMove,
             'X' => EndReason::Interrupted,
             _ => return None,
         })
@@ -159,7 +160,7 @@ pub fn outside_end_text(reason: EndReason, loser: &str) -> String {
     match reason {
         EndReason::Resign => format!("{loser} resigned"),
         EndReason::Timeout => format!("{loser} ran out of time"),
-        EndReason::IlligalMove => format!("{loser} made an illegal move"),
+        EndReason::IllegalMove => format!("{loser} made an illegal move"),
         EndReason::Interrupted => "the game was interrupted: the server stopped".into(),
         other => other.name().to_lowercase().replace('_', " "),
     }

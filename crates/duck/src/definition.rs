@@ -212,9 +212,9 @@ impl Rules for Position {
         if self.is_legal(mv) {
             Ok(mv)
         } else if self.piece_at(t).is_some_and(|p| p.side != player) {
-            Err(MoveReason::IlligalCaptureMove)
+            Err(MoveReason::IllegalCaptureMove)
         } else {
-            Err(MoveReason::IlligalNonCaptureMove)
+            Err(MoveReason::IllegalNonCaptureMove)
         }
     }
 

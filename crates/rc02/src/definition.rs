@@ -217,9 +217,9 @@ impl Rules for Position {
         match self.check(mv) {
             Ok(()) => Ok(mv),
             Err(_) if self.get(t).is_some_and(|s| s != player) => {
-                Err(MoveReason::IlligalCaptureMove)
+                Err(MoveReason::IllegalCaptureMove)
             }
-            Err(_) => Err(MoveReason::IlligalNonCaptureMove),
+            Err(_) => Err(MoveReason::IllegalNonCaptureMove),
         }
     }
 

@@ -301,7 +301,7 @@ impl Match {
         self.moves.push(format!("{from}-{to}"));
         let mut verdict = self.state.judge(from, to, player);
         if !verdict.reason.is_legal() {
-            verdict.end = Some((EndReason::IlligalMove, Some(player.opponent())));
+            verdict.end = Some((EndReason::IllegalMove, Some(player.opponent())));
         }
         if verdict.end.is_some() {
             self.end = verdict.end;
@@ -354,7 +354,7 @@ mod tests {
         // White's turn; Black moves again: Black broke the rule and loses.
         let v = m.play("B2", "B3", Side::First);
         assert_eq!(v.reason, MoveReason::NotPlayerTurn);
-        assert_eq!(v.end, Some((EndReason::IlligalMove, Some(Side::Second))));
+        assert_eq!(v.end, Some((EndReason::IllegalMove, Some(Side::Second))));
         assert_eq!(m.record(), "A2-A3 B2-B3 I#");
         let mut m = start("surakarta", &[]);
         assert_eq!(
@@ -400,7 +400,7 @@ mod tests {
         );
         assert_eq!(
             r.play("d3", "d2", Side::Second).reason,
-            MoveReason::IlligalNonCaptureMove
+            MoveReason::IllegalNonCaptureMove
         );
         assert!(r.is_over());
     }

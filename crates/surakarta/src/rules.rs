@@ -98,7 +98,7 @@ impl GameState {
             if self.board.can_capture(from, to) {
                 MoveReason::LegalCaptureMove
             } else {
-                MoveReason::IlligalCaptureMove
+                MoveReason::IllegalCaptureMove
             }
         } else if self.board.get(to).is_none()
             && from.x.abs_diff(to.x) <= 1
@@ -106,7 +106,7 @@ impl GameState {
         {
             MoveReason::LegalNonCaptureMove
         } else {
-            MoveReason::IlligalNonCaptureMove
+            MoveReason::IllegalNonCaptureMove
         }
     }
 
@@ -115,7 +115,7 @@ impl GameState {
         let mover = self.current_player;
         let other = mover.opponent();
         if !reason.is_legal() {
-            return (EndReason::IlligalMove, Some(other));
+            return (EndReason::IllegalMove, Some(other));
         }
         match reason {
             MoveReason::LegalCaptureMove if self.board.count(other) == 1 => {

@@ -48,7 +48,7 @@ proptest! {
         plies in 0usize..200,
         seed in any::<u64>(),
         end in prop::option::of(prop::sample::select(vec![
-            EndReason::Stalemate, EndReason::Checkmate, EndReason::Resign, EndReason::Timeout, EndReason::IlligalMove,
+            EndReason::Stalemate, EndReason::Checkmate, EndReason::Resign, EndReason::Timeout, EndReason::IllegalMove,
         ])),
     ) {
         let (_, mut record) = random_game(size, plies, seed);

@@ -277,9 +277,9 @@ impl Rules for Hexapawn {
         if moves.contains(&mv) {
             Ok(mv)
         } else if self.at(t) == Some(player.opponent()) {
-            Err(MoveReason::IlligalCaptureMove)
+            Err(MoveReason::IllegalCaptureMove)
         } else {
-            Err(MoveReason::IlligalNonCaptureMove)
+            Err(MoveReason::IllegalNonCaptureMove)
         }
     }
 
