@@ -5,8 +5,8 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    if let Ok(state) = arbiter_surakarta::GameState::from_position_file(text) {
-        let again = arbiter_surakarta::GameState::from_position_file(&state.to_position_file()).unwrap();
+    if let Ok(state) = arbiter_surakarta::Position::from_position_file(text) {
+        let again = arbiter_surakarta::Position::from_position_file(&state.to_position_file()).unwrap();
         assert_eq!(again, state);
     }
     for n in [6, 8, 12] {

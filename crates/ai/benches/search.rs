@@ -58,7 +58,7 @@ fn search(c: &mut Criterion) {
     bench_game(c, arbiter_duck::Position::initial(), "duck", 5, 2000);
     bench_game(
         c,
-        arbiter_surakarta::GameState::new(6, 40).unwrap(),
+        arbiter_surakarta::Position::new(6, 40).unwrap(),
         "surakarta 6x6",
         7,
         5000,

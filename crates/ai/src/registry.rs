@@ -62,7 +62,7 @@ impl<G: FullGame, Rest: Catalogue> Catalogue for (G, Rest) {
 /// The games arbiter ships: Duck Chess, Surakarta and the RC-02 game.
 pub type Standard = (
     arbiter_duck::Position,
-    (arbiter_surakarta::GameState, (arbiter_rc02::Position, ())),
+    (arbiter_surakarta::Position, (arbiter_rc02::Position, ())),
 );
 
 /// A game that cannot be set up.

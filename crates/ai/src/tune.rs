@@ -163,15 +163,15 @@ pub fn tune<G: Evaluate>(
 #[cfg(test)]
 mod tests {
     use arbiter_core::{Game, Rules};
-    use arbiter_surakarta::GameState;
+    use arbiter_surakarta::Position;
     use rand::{rngs::StdRng, SeedableRng};
 
     use super::*;
     use crate::eval::SurakartaWeights;
 
     /// Positions a few random plies into Surakarta games (seeded).
-    fn positions(count: usize) -> Vec<GameState> {
-        let start = GameState::start(&GameState::definition().defaults());
+    fn positions(count: usize) -> Vec<Position> {
+        let start = Position::start(&Position::definition().defaults());
         let mut rng = StdRng::seed_from_u64(7);
         let mut scratch = MoveList::new();
         let mut out = Vec::new();
@@ -197,7 +197,7 @@ mod tests {
             mobility: 6,
             ..SurakartaWeights::default()
         };
-        let samples: Vec<Sample<GameState>> = positions(600)
+        let samples: Vec<Sample<Position>> = positions(600)
             .into_iter()
             .map(|position| Sample {
                 result: expected(position.evaluate(&truth), 1.0),
@@ -224,7 +224,7 @@ mod tests {
 
     #[test]
     fn samples_are_the_quiet_positions_labelled_for_the_side_to_move() {
-        let start = GameState::start(&GameState::definition().defaults());
+        let start = Position::start(&Position::definition().defaults());
         let mut moves = Vec::new();
         let mut pos = start.clone();
         let mut rng = StdRng::seed_from_u64(3);

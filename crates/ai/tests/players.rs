@@ -40,7 +40,7 @@ fn every_spec_plays_a_legal_move<G: Evaluate + arbiter_core::Rules>(start: G) {
 fn every_player_on_every_game() {
     every_spec_plays_a_legal_move(arbiter_duck::Position::initial());
     for n in [6, 8, 12] {
-        every_spec_plays_a_legal_move(arbiter_surakarta::GameState::new(n, 40).unwrap());
+        every_spec_plays_a_legal_move(arbiter_surakarta::Position::new(n, 40).unwrap());
     }
     for n in [4, 6, 10] {
         every_spec_plays_a_legal_move(arbiter_rc02::Position::initial(n).unwrap());
@@ -70,9 +70,9 @@ fn alphabeta_wins_a_surakarta_endgame() {
     // White's last piece can be captured: black wins at once (a CHECKMATE end).
     let text = ". . . . . . \nB . . . . . \n. . . . . . \n. . . . . . \n. . . . . . \n. . . . W . \n\
                 current_player: B\nnum_round: 9\nlast_captured_round: 0\nend_reason: NONE\nwinner: .\nmax_no_capture_round: 40\n";
-    let state = arbiter_surakarta::GameState::from_position_file(text).unwrap();
+    let state = arbiter_surakarta::Position::from_position_file(text).unwrap();
     let stop = AtomicBool::new(false);
-    let mut ab = AlphaBeta::<arbiter_surakarta::GameState>::new(
+    let mut ab = AlphaBeta::<arbiter_surakarta::Position>::new(
         Default::default(),
         AlphaBetaConfig::default(),
     );
@@ -134,9 +134,9 @@ fn same_seed_same_game() {
 
 #[test]
 fn node_limits_are_honoured() {
-    let start = arbiter_surakarta::GameState::new(6, 40).unwrap();
+    let start = arbiter_surakarta::Position::new(6, 40).unwrap();
     let stop = AtomicBool::new(false);
-    let mut ab = AlphaBeta::<arbiter_surakarta::GameState>::new(
+    let mut ab = AlphaBeta::<arbiter_surakarta::Position>::new(
         Default::default(),
         AlphaBetaConfig::default(),
     );

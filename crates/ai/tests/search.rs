@@ -106,12 +106,12 @@ fn duck_chess_alpha_beta_is_minimax() {
 #[test]
 fn surakarta_alpha_beta_is_minimax() {
     for (n, depth) in [(6, 4), (8, 3)] {
-        let start = arbiter_surakarta::GameState::new(n, 40).unwrap();
+        let start = arbiter_surakarta::Position::new(n, 40).unwrap();
         plain_search_equals_minimax(start.clone(), depth, 12, n as u64);
         full_search_plays_legal_moves(start, 3);
     }
     // The 40-move rule decides close to the horizon: a short limit brings it inside.
-    plain_search_equals_minimax(arbiter_surakarta::GameState::new(6, 6).unwrap(), 4, 12, 9);
+    plain_search_equals_minimax(arbiter_surakarta::Position::new(6, 6).unwrap(), 4, 12, 9);
 }
 
 #[test]
@@ -178,8 +178,8 @@ fn mate_scores_are_exact_on_composed_positions() {
 }
 
 /// Positions a few plies before random Surakarta games end: few pieces, forced results near.
-fn surakarta_endings(count: usize, seed: u64) -> Vec<arbiter_surakarta::GameState> {
-    let start = arbiter_surakarta::GameState::new(6, 40).unwrap();
+fn surakarta_endings(count: usize, seed: u64) -> Vec<arbiter_surakarta::Position> {
+    let start = arbiter_surakarta::Position::new(6, 40).unwrap();
     let mut rng = StdRng::seed_from_u64(seed);
     let mut scratch = MoveList::new();
     (0..count)
@@ -207,7 +207,7 @@ fn surakarta_mates_found_with_pruning_are_real() {
         if pos.status().is_over() {
             continue;
         }
-        let mut full = AlphaBeta::<arbiter_surakarta::GameState>::new(
+        let mut full = AlphaBeta::<arbiter_surakarta::Position>::new(
             Default::default(),
             AlphaBetaConfig::default(),
         );
@@ -220,7 +220,7 @@ fn surakarta_mates_found_with_pruning_are_real() {
             ..Default::default()
         };
         let mut plain =
-            AlphaBeta::<arbiter_surakarta::GameState>::new(Default::default(), plain_config);
+            AlphaBeta::<arbiter_surakarta::Position>::new(Default::default(), plain_config);
         let depth = plies.unsigned_abs();
         let exact = plain.search(&pos, &Limits::depth(depth), &stop, &mut |_| {});
         assert_eq!(

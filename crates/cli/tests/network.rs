@@ -187,7 +187,7 @@ fn connect_fails_clearly_on_reject_and_on_no_server() {
 }
 
 /// Plays the first legal move of `game`; the move in the course's notation.
-fn play_first_legal_move(game: &mut arbiter_surakarta::GameState) -> String {
+fn play_first_legal_move(game: &mut arbiter_surakarta::Position) -> String {
     use arbiter_core::Game;
     let mut legal = arbiter_core::MoveList::new();
     game.legal_moves(&mut legal);
@@ -217,7 +217,7 @@ fn foreign_client(
         send(format!(
             r#"{{"op":200000,"data1":"team_x","data2":"{colour}","data3":"1"}}"#
         ));
-        let mut game = arbiter_surakarta::GameState::new(6, 40).unwrap();
+        let mut game = arbiter_surakarta::Position::new(6, 40).unwrap();
         let mine =
             [arbiter_core::Side::First, arbiter_core::Side::Second][usize::from(colour != "BLACK")];
         let mut moves: Vec<String> = Vec::new();

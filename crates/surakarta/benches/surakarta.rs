@@ -1,5 +1,5 @@
 use arbiter_core::{Game, MoveList, Side};
-use arbiter_surakarta::{perft, Board, GameState};
+use arbiter_surakarta::{perft, Board, Position};
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -10,7 +10,7 @@ fn playout_positions(count: usize) -> Vec<(Board, Side)> {
     let mut positions = Vec::with_capacity(count);
     let mut moves = MoveList::new();
     while positions.len() < count {
-        let mut game = GameState::new(6, 40).unwrap();
+        let mut game = Position::new(6, 40).unwrap();
         loop {
             moves.clear();
             game.legal_moves(&mut moves);

@@ -10,7 +10,7 @@ use arbiter_core::{
 
 use crate::board::{Move, PathNode, Point};
 use crate::geometry::SIZES;
-use crate::rules::{player_letter, GameState};
+use crate::rules::{player_letter, Position};
 
 /// The course's default: a game with this many moves in a row without a capture ends.
 pub const DEFAULT_MAX_NO_CAPTURE_ROUND: u32 = 40;
@@ -95,7 +95,7 @@ fn run_judge(
 fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
     let lines = InputLines::new(input);
     let out = SharedOutput::default();
-    let mut before = GameState::new(6, DEFAULT_MAX_NO_CAPTURE_ROUND)
+    let mut before = Position::new(6, DEFAULT_MAX_NO_CAPTURE_ROUND)
         .expect("6 is a size")
         .board();
     let mut steps = vec![JudgeStep {
@@ -172,7 +172,7 @@ fn judge_verdict(output: &str, end: Option<&End>) -> Result<(), String> {
     Ok(())
 }
 
-impl GameState {
+impl Position {
     fn side_text(&self, side: Side) -> &'static str {
         DEFINITION.side(side).name
     }
@@ -196,18 +196,18 @@ impl GameState {
     }
 }
 
-impl Rules for GameState {
+impl Rules for Position {
     fn definition() -> &'static GameDef {
         &DEFINITION
     }
 
-    fn start(options: &Options) -> GameState {
+    fn start(options: &Options) -> Position {
         let n = options.get("size").unwrap_or(6) as u8;
         let limit = options
             .get("max_no_capture_round")
             .unwrap_or(DEFAULT_MAX_NO_CAPTURE_ROUND);
-        GameState::new(n, limit)
-            .or_else(|| GameState::new(6, limit))
+        Position::new(n, limit)
+            .or_else(|| Position::new(6, limit))
             .expect("6 is a Surakarta size")
     }
 
@@ -226,12 +226,12 @@ impl Rules for GameState {
         options
     }
 
-    fn setup(form: &str, text: &str, _options: &Options) -> Result<GameState, String> {
+    fn setup(form: &str, text: &str, _options: &Options) -> Result<Position, String> {
         match form {
             "file" => {
                 let file = std::fs::read_to_string(text)
                     .map_err(|e| format!("cannot read {text}: {e}"))?;
-                GameState::from_position_file(&file).map_err(|e| format!("{text}: {e}"))
+                Position::from_position_file(&file).map_err(|e| format!("{text}: {e}"))
             }
             other => Err(format!(
                 "surakarta positions are `startpos` or `file PATH`, not `{}`",
@@ -359,7 +359,7 @@ mod tests {
                 let options = DEFINITION
                     .options_from([("size", n as u64), ("max_no_capture_round", limit)])
                     .unwrap();
-                let report = check_game::<GameState>(
+                let report = check_game::<Position>(
                     &options,
                     SuiteConfig {
                         games: 12,
@@ -376,7 +376,7 @@ mod tests {
 
     #[test]
     fn the_hash_tells_the_no_capture_count_apart() {
-        let mut a = GameState::new(6, 40).unwrap();
+        let mut a = Position::new(6, 40).unwrap();
         let b = a.clone();
         // Two quiet moves each way bring the same board back, 4 moves nearer the limit.
         for text in ["A2-A3", "A5-A4", "A3-A2", "A4-A5"] {

@@ -6,7 +6,7 @@ use arbiter_core::text::{line_error, parse_integer, read_line_capped, shorten, M
 use arbiter_core::{InputError, JudgeError};
 
 use crate::board::Point;
-use crate::rules::{parse_player, player_letter, GameState, MoveReason};
+use crate::rules::{parse_player, player_letter, MoveReason, Position};
 
 /// Numbered, non-blank, non-comment lines of the input.
 struct Lines<R> {
@@ -48,14 +48,14 @@ pub fn judge(input: impl BufRead, output: impl Write) -> Result<(), JudgeError> 
 pub fn judge_traced(
     input: impl BufRead,
     mut output: impl Write,
-    mut observe: impl FnMut(usize, &GameState),
+    mut observe: impl FnMut(usize, &Position),
 ) -> Result<(), JudgeError> {
     let mut lines = Lines {
         reader: input,
         number: 0,
         buf: Vec::new(),
     };
-    let mut game = GameState::new(6, 40).expect("6 is supported");
+    let mut game = Position::new(6, 40).expect("6 is supported");
     while let Some((line_no, line)) = lines.next()? {
         let command = Command {
             line_no,
@@ -126,7 +126,7 @@ impl Command<'_> {
     }
 
     /// `new N M`.
-    fn new_game(&self) -> Result<GameState, InputError> {
+    fn new_game(&self) -> Result<Position, InputError> {
         self.args(2, "new N M")?;
         let (n, m) = (
             self.int(1, "the board size N")?,
@@ -140,12 +140,12 @@ impl Command<'_> {
         })?;
         u8::try_from(n)
             .ok()
-            .and_then(|n| GameState::new(n, m))
+            .and_then(|n| Position::new(n, m))
             .ok_or_else(|| self.err(format!("the board size must be 6, 8, 10 or 12, found {n}")))
     }
 
     /// `position`, then the lines of a position file (read from `lines`).
-    fn position<R: BufRead>(&self, lines: &mut Lines<R>) -> Result<GameState, InputError> {
+    fn position<R: BufRead>(&self, lines: &mut Lines<R>) -> Result<Position, InputError> {
         self.args(0, "position, then the lines of a position file")?;
         let mut block: Vec<(usize, String)> = Vec::new();
         let first = lines
@@ -168,14 +168,14 @@ impl Command<'_> {
         }
         // Lines are numbered individually because comments may sit between them.
         let texts: Vec<&str> = block.iter().map(|(_, l)| l.as_str()).collect();
-        GameState::from_position_lines(&texts, 0).map_err(|e| {
+        Position::from_position_lines(&texts, 0).map_err(|e| {
             let line = block.get(e.line).map_or(lines.number, |(no, _)| *no);
             InputError::new(line, e.message)
         })
     }
 
     /// `probe` or `move fx fy tx ty P`: the verdict, played for `move`.
-    fn judge_move(&self, game: &mut GameState, output: &mut impl Write) -> Result<(), JudgeError> {
+    fn judge_move(&self, game: &mut Position, output: &mut impl Write) -> Result<(), JudgeError> {
         self.args(5, &format!("{} fx fy tx ty P", self.words[0]))?;
         let from = (self.int(1, "fx")?, self.int(2, "fy")?);
         let to = (self.int(3, "tx")?, self.int(4, "ty")?);
@@ -198,7 +198,7 @@ impl Command<'_> {
     }
 
     /// `targets x y`: the points the piece there may capture.
-    fn targets(&self, game: &GameState, output: &mut impl Write) -> Result<(), JudgeError> {
+    fn targets(&self, game: &Position, output: &mut impl Write) -> Result<(), JudgeError> {
         self.args(2, "targets x y")?;
         let (x, y) = (self.int(1, "x")?, self.int(2, "y")?);
         let targets = Point::on_board(x, y, game.size())

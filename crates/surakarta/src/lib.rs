@@ -1,7 +1,7 @@
 //! Surakarta as the course's reference rule manager plays it (`docs/rules/surakarta.md`),
 //! on every even board from 6×6 to 12×12.
 //!
-//! * [`GameState`] judges moves ([`MoveReason`], in the rules page's order) and ends
+//! * [`Position`] judges moves ([`MoveReason`], in the rules page's order) and ends
 //!   ([`EndReason`]), and steps the game exactly as the reference does (`num_round`,
 //!   `last_captured_round`, `end_reason`, `winner`).
 //! * [`Board`] generates moves: steps to the eight neighbours, and captures by travelling the
@@ -37,7 +37,7 @@ pub use geometry::{geometry, Geometry, SIZES};
 pub use judge::{judge, judge_str};
 pub use notation::{Record, RecordError};
 pub use perft::{divide, perft};
-pub use rules::{parse_player, player_letter, EndReason, GameState, MoveReason, StepResult};
+pub use rules::{parse_player, player_letter, EndReason, MoveReason, Position, StepResult};
 
 use arbiter_core::{zobrist, Game, MoveList, ParseMoveError, Side, Status};
 
@@ -50,7 +50,7 @@ pub fn side_name(side: Side) -> &'static str {
     crate::definition::DEFINITION.side(side).name
 }
 
-impl Game for GameState {
+impl Game for Position {
     type Move = Move;
 
     /// The course keeps `current_player` on the mover when a move ends the game; for players the
@@ -63,7 +63,7 @@ impl Game for GameState {
     }
 
     fn legal_moves(&self, out: &mut MoveList<Move>) {
-        GameState::legal_moves(self, out)
+        Position::legal_moves(self, out)
     }
 
     /// Walks the circuits only: the steps, most of the moves, are never built.

@@ -12,7 +12,7 @@ use arbiter_core::{InputError, Side};
 use thiserror::Error;
 
 use crate::board::{Board, Move, Point};
-use crate::rules::{parse_player, player_letter, EndReason, GameState};
+use crate::rules::{parse_player, player_letter, EndReason, Position};
 
 impl Point {
     /// `A1`-style name.
@@ -143,7 +143,7 @@ fn end_reason_name(reason: EndReason) -> &'static str {
     reason.name()
 }
 
-impl GameState {
+impl Position {
     /// The course's position file: the rows, then the six counters.
     pub fn to_position_file(&self) -> String {
         let n = self.size();
@@ -169,10 +169,10 @@ impl GameState {
 
     /// Reads a position file from its lines; `first_line` is the line number of `lines[0]` for
     /// error messages. The size is the number of tokens on the first row.
-    pub fn from_position_lines(lines: &[&str], first_line: usize) -> Result<GameState, InputError> {
+    pub fn from_position_lines(lines: &[&str], first_line: usize) -> Result<Position, InputError> {
         let size = position_size(lines, first_line)?;
         let n = size as usize;
-        let mut state = GameState {
+        let mut state = Position {
             board: position_rows(&lines[..n], size, first_line)?,
             current_player: Side::First,
             num_round: 1,
@@ -188,9 +188,9 @@ impl GameState {
     }
 
     /// Reads a whole position file.
-    pub fn from_position_file(text: &str) -> Result<GameState, InputError> {
+    pub fn from_position_file(text: &str) -> Result<Position, InputError> {
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        GameState::from_position_lines(&lines, 1)
+        Position::from_position_lines(&lines, 1)
     }
 }
 
@@ -271,7 +271,7 @@ fn position_rows(rows: &[&str], size: u8, first_line: usize) -> Result<Board, In
 
 /// Reads the counter line `key: value` (line number `line_no`) into `state`.
 fn read_counter(
-    state: &mut GameState,
+    state: &mut Position,
     key: &str,
     line: &str,
     line_no: usize,
@@ -359,23 +359,23 @@ mod tests {
 
     #[test]
     fn position_file_round_trip_and_errors() {
-        let state = GameState::new(8, 40).unwrap();
+        let state = Position::new(8, 40).unwrap();
         let text = state.to_position_file();
-        assert_eq!(GameState::from_position_file(&text).unwrap(), state);
+        assert_eq!(Position::from_position_file(&text).unwrap(), state);
         let bad = text.replacen("B", "Q", 1);
-        let err = GameState::from_position_file(&bad).unwrap_err();
+        let err = Position::from_position_file(&bad).unwrap_err();
         assert_eq!(err.line, 1);
         let bad = text.replace("num_round: 1", "num_round: x");
-        assert_eq!(GameState::from_position_file(&bad).unwrap_err().line, 10);
+        assert_eq!(Position::from_position_file(&bad).unwrap_err().line, 10);
         let short: String = text.lines().take(9).map(|l| format!("{l}\n")).collect();
-        assert!(GameState::from_position_file(&short).is_err());
+        assert!(Position::from_position_file(&short).is_err());
         let crowded = text.replace(". . . . . . . . \n", "B B B B B B B B \n");
-        assert!(GameState::from_position_file(&crowded)
+        assert!(Position::from_position_file(&crowded)
             .unwrap_err()
             .message
             .contains("more than 16"));
         let seven = ". . . . . . .\n".repeat(7);
-        assert!(GameState::from_position_file(&seven)
+        assert!(Position::from_position_file(&seven)
             .unwrap_err()
             .message
             .contains("6, 8, 10 or 12"));

@@ -18,7 +18,7 @@ use rand::Rng;
 
 use crate::board::{Board, Point, LINE_PAIR_ENTRIES, NEXT_LINE, TRACK_PLACES};
 use crate::geometry::MAX_CIRCUITS;
-use crate::rules::{EndReason, GameState};
+use crate::rules::{EndReason, Position};
 
 /// The 36 points, bit `8y + x`.
 const BOARD: u64 = 0x3F3F_3F3F_3F3F;
@@ -458,11 +458,7 @@ const SELECT_IN_BYTE: [[u8; 8]; 256] = {
 
 /// [`arbiter_core::Game::random_playout`] on a 6×6 game that is not over: the same game the
 /// move-by-move loop plays, the same end, counters and side to move.
-pub(crate) fn random_playout_6x6<R: Rng>(
-    state: &mut GameState,
-    rng: &mut R,
-    max_plies: u64,
-) -> u64 {
+pub(crate) fn random_playout_6x6<R: Rng>(state: &mut Position, rng: &mut R, max_plies: u64) -> u64 {
     debug_assert!(state.size() as usize == N && !state.is_over());
     let mut board = Compact::from_board(&state.board);
     let mut side = state.current_player.index();
@@ -477,7 +473,7 @@ pub(crate) fn random_playout_6x6<R: Rng>(
         };
         let enemy = 1 - side;
         let capture = board.rows[enemy] >> to & 1 != 0;
-        // Judged before the move, as [`GameState::play_legal`] does.
+        // Judged before the move, as [`Position::play_legal`] does.
         if capture && board.rows[enemy].count_ones() == 1 {
             end = (EndReason::Checkmate, Some(Side::from_index(side)));
         } else if !capture && round.saturating_sub(last_capture) >= limit {

@@ -14,19 +14,19 @@
 //! other end of every entry that has `p` at either end: for a piece of the side *not* to move
 //! that is the pieces able to capture it, not its own captures. The reference data (the course's
 //! hand-made positions) shows exactly this, so `arbiter judge surakarta` reproduces it; the
-//! library's [`GameState::targets`] is the plain "as if its owner were to move" answer.
+//! library's [`Position::targets`] is the plain "as if its owner were to move" answer.
 
 use arbiter_core::Side;
 
 use crate::board::{Move, Point};
-use crate::rules::GameState;
+use crate::rules::Position;
 
 /// The reference's capture list for `mover`, duplicates included.
-pub fn capture_list(state: &GameState, mover: Side) -> Vec<Move> {
+pub fn capture_list(state: &Position, mover: Side) -> Vec<Move> {
     state.board.listed_captures(mover)
 }
 
-impl GameState {
+impl Position {
     /// The reference's `GetAllLegalTarget(p)`: the empty neighbours of the piece on `p`, plus the
     /// other end of every entry of the side to move's capture list that touches `p`; sorted by
     /// `(x, y)`, duplicates kept. Empty for an empty point.

@@ -26,7 +26,7 @@ pub fn parse_player(text: &str) -> Option<Side> {
 
 /// A whole game: the board and the counters the course's rule manager keeps.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct GameState {
+pub struct Position {
     pub board: Board,
     pub current_player: Side,
     /// Starts at 1 and grows by one after every move that does not end the game.
@@ -47,10 +47,10 @@ pub struct StepResult {
     pub winner: Option<Side>,
 }
 
-impl GameState {
+impl Position {
     /// A new game on an `n × n` board (`n` in 6, 8, 10, 12), black to move.
-    pub fn new(n: u8, max_no_capture_round: u32) -> Option<GameState> {
-        Some(GameState {
+    pub fn new(n: u8, max_no_capture_round: u32) -> Option<Position> {
+        Some(Position {
             board: Board::initial(n)?,
             current_player: Side::First,
             num_round: 1,
@@ -167,8 +167,8 @@ impl GameState {
         }
     }
 
-    /// Plays a move known to be legal for the side to move (from [`GameState::legal_moves`]);
-    /// the same state change as [`GameState::step`] without re-judging the move.
+    /// Plays a move known to be legal for the side to move (from [`Position::legal_moves`]);
+    /// the same state change as [`Position::step`] without re-judging the move.
     pub fn play_legal(&mut self, mv: Move) -> StepResult {
         let capture = self.board.get(mv.to()).is_some();
         let reason = if capture {
@@ -196,7 +196,7 @@ impl GameState {
 
     /// The legal destinations of the piece on `p` as if its owner were to move, each once,
     /// sorted by `(x, y)`; empty for an empty point. (The judge's `targets` command answers
-    /// with the reference's quirks instead: see [`GameState::reference_targets`].)
+    /// with the reference's quirks instead: see [`Position::reference_targets`].)
     pub fn targets(&self, p: Point) -> Vec<Point> {
         let mut out = self.board.capture_targets(p);
         if self.board.get(p).is_some() {

@@ -1,7 +1,7 @@
 //! Hand-made capture positions: arcs counted, self-passing, blocking, crossings, every size.
 
 use arbiter_core::{Game, MoveList, Side, Status};
-use arbiter_surakarta::{Board, GameState, Move, PathNode, Point};
+use arbiter_surakarta::{Board, Move, PathNode, Point, Position};
 
 const B: Side = Side::First;
 const W: Side = Side::Second;
@@ -168,7 +168,7 @@ fn a_trapped_side_loses_through_the_game_trait() {
         text.push_str(" \n");
     }
     text.push_str("current_player: B\nnum_round: 5\nlast_captured_round: 0\nend_reason: NONE\nwinner: .\nmax_no_capture_round: 40\n");
-    let state = GameState::from_position_file(&text).unwrap();
+    let state = Position::from_position_file(&text).unwrap();
     let mut moves = MoveList::new();
     state.legal_moves(&mut moves);
     assert!(moves.is_empty());

@@ -1,15 +1,15 @@
 //! Round trips: the position file and the record notation read back what they wrote.
 
 use arbiter_core::{Game, MoveList, Side};
-use arbiter_surakarta::{EndReason, GameState, Move, Point, Record};
+use arbiter_surakarta::{EndReason, Move, Point, Position, Record};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// A game of random legal moves, with its record.
-fn random_game(n: u8, plies: usize, seed: u64) -> (GameState, Record) {
+fn random_game(n: u8, plies: usize, seed: u64) -> (Position, Record) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut state = GameState::new(n, 20).unwrap();
+    let mut state = Position::new(n, 20).unwrap();
     let mut record = Record::default();
     for _ in 0..plies {
         let mut moves = MoveList::new();
@@ -37,7 +37,7 @@ proptest! {
     ) {
         let (state, _) = random_game(size, plies, seed);
         let text = state.to_position_file();
-        let back = GameState::from_position_file(&text).unwrap();
+        let back = Position::from_position_file(&text).unwrap();
         prop_assert_eq!(&back, &state);
         prop_assert_eq!(back.to_position_file(), text);
     }
@@ -62,7 +62,7 @@ proptest! {
 
 #[test]
 fn moves_parse_through_the_game_trait() {
-    let state = GameState::new(6, 40).unwrap();
+    let state = Position::new(6, 40).unwrap();
     let mv = Game::parse_move(&state, "A2-A3").unwrap();
     assert_eq!(mv, Move::new(Point::new(0, 1), Point::new(0, 2)));
     assert_eq!(Game::format_move(&state, mv), "A2-A3");

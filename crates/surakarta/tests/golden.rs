@@ -41,7 +41,7 @@ fn course_position_files_load_and_write_back() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "txt") {
             let text = std::fs::read_to_string(&path).unwrap();
-            let state = arbiter_surakarta::GameState::from_position_file(&text)
+            let state = arbiter_surakarta::Position::from_position_file(&text)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(state.to_position_file(), text, "{}", path.display());
             seen += 1;

@@ -4,13 +4,13 @@
 //! limit and wherever the ply cap cuts the game off.
 
 use arbiter_core::{play_random_moves, Game, MoveList, Side};
-use arbiter_surakarta::{Board, GameState, Point};
+use arbiter_surakarta::{Board, Point, Position};
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 /// Plays from `start` both ways with the random numbers of `seed`; the final states and plies.
-fn both_ways(start: &GameState, seed: u64, max_plies: u64) -> [(GameState, u64); 2] {
+fn both_ways(start: &Position, seed: u64, max_plies: u64) -> [(Position, u64); 2] {
     let mut scratch = MoveList::new();
     let mut by_moves = start.clone();
     let plies = play_random_moves(
@@ -27,7 +27,7 @@ fn both_ways(start: &GameState, seed: u64, max_plies: u64) -> [(GameState, u64);
 
 /// A 6×6 game state with pieces scattered at `density`, either side to move, and counters
 /// anywhere below the no-capture `limit` (or past it).
-fn random_state(density: f64, limit: u32, seed: u64) -> GameState {
+fn random_state(density: f64, limit: u32, seed: u64) -> Position {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut board = Board::empty(6).unwrap();
     let mut counts = [0; 2];
@@ -40,7 +40,7 @@ fn random_state(density: f64, limit: u32, seed: u64) -> GameState {
             }
         }
     }
-    let mut state = GameState::new(6, limit).unwrap();
+    let mut state = Position::new(6, limit).unwrap();
     state.board = board;
     state.current_player = Side::from_index(rng.gen_range(0..2));
     state.num_round = rng.gen_range(1..200);
@@ -51,7 +51,7 @@ fn random_state(density: f64, limit: u32, seed: u64) -> GameState {
 #[test]
 fn from_the_start_both_play_the_same_games() {
     for limit in [40, 10, 3, 1, 0] {
-        let start = GameState::new(6, limit).unwrap();
+        let start = Position::new(6, limit).unwrap();
         for seed in 0..300 {
             let [by_moves, compact] = both_ways(&start, seed, u64::MAX);
             assert_eq!(by_moves, compact, "limit {limit}, seed {seed}");
@@ -62,11 +62,11 @@ fn from_the_start_both_play_the_same_games() {
 
 #[test]
 fn other_sizes_and_finished_games_play_move_by_move() {
-    let mut start = GameState::new(8, 40).unwrap();
+    let mut start = Position::new(8, 40).unwrap();
     let [by_moves, other] = both_ways(&start, 7, u64::MAX);
     assert_eq!(by_moves, other);
     start.resign(Side::First);
-    let mut finished = GameState::new(6, 40).unwrap();
+    let mut finished = Position::new(6, 40).unwrap();
     finished.resign(Side::Second);
     for state in [start, finished] {
         let mut played = state.clone();

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use arbiter_core::{Game, MoveList, Side};
-use arbiter_surakarta::{reference, Board, GameState, Point};
+use arbiter_surakarta::{reference, Board, Point, Position};
 use proptest::prelude::*;
 
 /// A move as its two points.
@@ -125,7 +125,7 @@ proptest! {
             for &(from, to) in &slow {
                 prop_assert!(board.capture_path(from, to).is_some());
             }
-            let mut state = GameState::new(size, 40).unwrap();
+            let mut state = Position::new(size, 40).unwrap();
             state.board = board.clone();
             state.current_player = side;
             let listed: BTreeSet<(Point, Point)> = reference::capture_list(&state, side)

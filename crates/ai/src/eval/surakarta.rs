@@ -1,6 +1,6 @@
 //! Surakarta: material, mobility, pieces under capture threat, circuit control, idle corners.
 
-use arbiter_surakarta::GameState;
+use arbiter_surakarta::Position;
 
 use super::{weights, Evaluate};
 
@@ -22,7 +22,7 @@ weights!(
     }
 );
 
-impl Evaluate for GameState {
+impl Evaluate for Position {
     type Weights = SurakartaWeights;
 
     fn evaluate(&self, w: &SurakartaWeights) -> i32 {
@@ -56,7 +56,7 @@ impl Evaluate for GameState {
 
     /// A side with several pieces nearly always has a harmless step, so passing rarely beats
     /// moving; with two pieces or fewer, endings turn on tempo and the search does not pass.
-    fn pass(&self) -> Option<GameState> {
+    fn pass(&self) -> Option<Position> {
         if self.board.count(self.current_player) <= 2 {
             return None;
         }

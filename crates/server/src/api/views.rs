@@ -695,7 +695,7 @@ mod tests {
     #[test]
     fn capture_paths_for_the_page() {
         // Black on A2 takes white on B1 round the bottom-left arc (with C2 closing the other way).
-        let mut start = arbiter_surakarta::GameState::new(6, 40).unwrap();
+        let mut start = arbiter_surakarta::Position::new(6, 40).unwrap();
         start.board = arbiter_surakarta::Board::empty(6).unwrap();
         for (x, y, side) in [
             (0, 1, Side::First),
