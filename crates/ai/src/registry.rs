@@ -87,14 +87,23 @@ pub fn game_ids<C: Catalogue>() -> String {
     ids.join(", ")
 }
 
-/// The game called `id`.
-pub fn find<C: Catalogue>(id: &str) -> Result<&'static GameDef, CatalogueError> {
-    games::<C>()
-        .into_iter()
+/// The definition of the game called `id` in catalogue `C`.
+pub fn definition<C: Catalogue>(id: &str) -> Result<&'static GameDef, CatalogueError> {
+    definition_in(&games::<C>(), id)
+}
+
+/// The definition called `id` among `defs` (a catalogue's, as a server keeps them); the error
+/// lists them all.
+pub fn definition_in(
+    defs: &[&'static GameDef],
+    id: &str,
+) -> Result<&'static GameDef, CatalogueError> {
+    defs.iter()
+        .copied()
         .find(|d| d.id == id)
         .ok_or_else(|| CatalogueError::Unknown {
             given: arbiter_core::text::shorten(id),
-            known: game_ids::<C>(),
+            known: defs.iter().map(|d| d.id).collect::<Vec<_>>().join(", "),
         })
 }
 
@@ -103,7 +112,7 @@ pub fn options<'a, C: Catalogue>(
     id: &str,
     given: impl IntoIterator<Item = (&'a str, u64)>,
 ) -> Result<Options, CatalogueError> {
-    Ok(find::<C>(id)?.options_from(given)?)
+    Ok(definition::<C>(id)?.options_from(given)?)
 }
 
 /// Calls `visitor` with the start of the game `options` are for.

@@ -245,7 +245,7 @@ fn judge_formats<C: Catalogue>() -> String {
 }
 
 fn judge<C: Catalogue>(game: &str, file: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
-    let def = registry::find::<C>(game)?;
+    let def = registry::definition::<C>(game)?;
     let Some(judge) = def.judge else {
         anyhow::bail!("{} has no judge", def.id);
     };

@@ -293,7 +293,7 @@ pub struct LoadtestArgs {
 }
 
 pub fn loadtest<C: Catalogue>(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
-    registry::find::<C>(&args.game)?;
+    registry::definition::<C>(&args.game)?;
     let exe = std::env::current_exe().context("cannot find the arbiter executable")?;
     let options = arbiter_loadtest::LoadtestOptions {
         game: args.game,

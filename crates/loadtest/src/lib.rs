@@ -110,7 +110,7 @@ type Latencies = Arc<Mutex<Vec<Duration>>>;
 /// Plays `options.games` games of `options.game` (a game of catalogue `C`) at once against the
 /// server at `options.addr`, or against one started for the test.
 pub async fn run<C: Catalogue>(options: &LoadtestOptions) -> Result<LoadtestReport, String> {
-    registry::find::<C>(&options.game).map_err(|e| e.to_string())?;
+    registry::definition::<C>(&options.game).map_err(|e| e.to_string())?;
     let _ = rlimit::increase_nofile_limit(u64::MAX);
     let (server, tcp, http) = match options.addr {
         Some(addr) => (None, addr, options.http),

@@ -264,7 +264,7 @@ pub fn options_of_start<C: Catalogue>(
         .extra_str("game")
         .or(asked_game)
         .unwrap_or(protocol::COURSE_GAME);
-    let def = registry::find::<C>(id).map_err(|e| ClientError::Connection(e.to_string()))?;
+    let def = registry::definition::<C>(id).map_err(|e| ClientError::Connection(e.to_string()))?;
     let mut options = def.defaults();
     for option in def.options {
         let from_server = ready.extra_u64(option.name).and_then(Result::ok);

@@ -25,20 +25,9 @@ impl Registry {
         })
     }
 
-    /// The game called `id`; the error lists the games there are.
-    pub fn find(&self, id: &str) -> Result<&'static GameDef, String> {
-        self.games
-            .iter()
-            .copied()
-            .find(|d| d.id == id)
-            .ok_or_else(|| {
-                let ids: Vec<&str> = self.games.iter().map(|d| d.id).collect();
-                format!(
-                    "unknown game `{}` (games: {})",
-                    arbiter_core::text::shorten(id),
-                    ids.join(", ")
-                )
-            })
+    /// The definition of the hosted game called `id`; the error lists the games there are.
+    pub fn definition(&self, id: &str) -> Result<&'static GameDef, String> {
+        registry::definition_in(&self.games, id).map_err(|e| e.to_string())
     }
 
     /// The colour word's side in any hosted game (`BLACK`/`RED` first, `WHITE`/`BLUE` second).

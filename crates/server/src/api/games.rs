@@ -90,7 +90,7 @@ pub(super) async fn create_game(
     if !matches!(request.mode.as_str(), "ai" | "local") {
         return error(StatusCode::BAD_REQUEST, "mode must be `ai` or `local`");
     }
-    let def = match state.registry.find(&request.game) {
+    let def = match state.registry.definition(&request.game) {
         Ok(def) => def,
         Err(e) => return error(StatusCode::BAD_REQUEST, e),
     };

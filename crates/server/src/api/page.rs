@@ -37,7 +37,8 @@ pub const ASSETS: &[Asset] = &[
     asset!("/style.css", "style.css", "text/css; charset=utf-8"),
 ];
 
-pub fn find(path: &str) -> Option<&'static Asset> {
+/// The page file served at `path`.
+pub fn asset(path: &str) -> Option<&'static Asset> {
     let path = if path == "/index.html" { "/" } else { path };
     ASSETS.iter().find(|a| a.path == path)
 }
@@ -47,7 +48,7 @@ pub async fn static_file(uri: axum::http::Uri) -> Response {
     if uri.path() == "/favicon.ico" {
         return StatusCode::NO_CONTENT.into_response();
     }
-    match find(uri.path()) {
+    match asset(uri.path()) {
         Some(asset) => ([(header::CONTENT_TYPE, asset.content_type)], asset.body).into_response(),
         None => error(StatusCode::NOT_FOUND, format!("no page at {}", uri.path())),
     }

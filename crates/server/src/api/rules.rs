@@ -93,7 +93,7 @@ pub(super) async fn api_judge(
         Ok(r) => r,
         Err(rejection) => return bad_json(rejection),
     };
-    let def = match state.registry.find(&game) {
+    let def = match state.registry.definition(&game) {
         Ok(def) => def,
         Err(e) => return error(StatusCode::NOT_FOUND, e),
     };

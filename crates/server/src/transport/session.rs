@@ -338,7 +338,7 @@ impl Session {
             None => protocol::COURSE_GAME,
             Some(value) => value.as_str().ok_or("`game` must be a string")?,
         };
-        let def = self.config.registry.find(game)?;
+        let def = self.config.registry.definition(game)?;
         let number = |key: &str| message.extra_u64(key).transpose();
         let mut options = Vec::new();
         for (key, _) in message.extra.iter() {
