@@ -15,9 +15,10 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::event::{log_message, send, ConnId, Peer, RoomEvent};
-use super::{RoomContext, RoomInfo, RoomPlayer};
+use super::{Refusal, RoomContext, RoomInfo, RoomPlayer};
 use crate::games::{GameSettings, Match, Requested};
-use crate::protocol::{self, Message};
+use crate::protocol::{self, Message, Winner};
+use crate::storage::{GameEnd, NewGame, PlayedMove, StorageError};
 
 struct Member {
     peer: Peer,
@@ -88,14 +89,6 @@ pub(super) struct Room {
     ready_counter: u64,
     /// Connections that could not take a message: dropped after the current event.
     broken: Vec<ConnId>,
-}
-
-fn winner_code(winner: Option<Side>) -> &'static str {
-    match winner {
-        Some(Side::First) => "0",
-        Some(Side::Second) => "1",
-        None => "2",
-    }
 }
 
 /// How often a move the database refused is tried again before the game is given up.
@@ -346,9 +339,10 @@ impl Room {
     ) {
         let settings = match self.refusal(&peer, colour, &request) {
             Ok(settings) => settings,
-            Err(reason) => {
-                if self.member(peer.id).is_none() || reason != "the room is playing a game" {
-                    self.reject(&peer, &name, &reason);
+            Err(refusal) => {
+                // A member's READY during its own game is a client's slip, not worth an answer.
+                if self.member(peer.id).is_none() || refusal != Refusal::Playing {
+                    self.reject(&peer, &name, &refusal.to_string());
                 }
                 return;
             }
@@ -392,26 +386,26 @@ impl Room {
         peer: &Peer,
         colour: Option<Side>,
         request: &Requested,
-    ) -> Result<GameSettings, String> {
+    ) -> Result<GameSettings, Refusal> {
         if self.running.as_ref().is_some_and(|r| !r.game.is_over()) {
-            return Err("the room is playing a game".into());
+            return Err(Refusal::Playing);
         }
         if self.ctx.hub.is_closing() {
-            return Err("the server is shutting down".into());
+            return Err(Refusal::ShuttingDown);
         }
         if self.member(peer.id).is_none() && self.members.len() >= 2 {
-            return Err("the room is full".into());
+            return Err(Refusal::Full);
         }
         let Some(other) = self
             .members
             .iter()
             .find(|m| m.peer.id != peer.id && m.ready)
         else {
-            return request.fresh(&self.ctx.setup.defaults);
+            return Ok(request.fresh(&self.ctx.setup.defaults)?);
         };
         let settings = request.join(&other.settings)?;
         if colour.is_some() && other.colour == colour {
-            return Err("that colour is taken".into());
+            return Err(Refusal::ColourTaken);
         }
         Ok(settings)
     }
@@ -507,17 +501,14 @@ impl Room {
             self.members[second].name.clone(),
         ];
         let settings_json = serde_json::to_string(&settings).expect("settings serialise");
-        let stored = self
-            .ctx
-            .store
-            .start_game(
-                self.id,
-                settings.game().id,
-                &settings_json,
-                &names[0],
-                &names[1],
-            )
-            .await;
+        let new_game = NewGame {
+            room: self.id,
+            game: settings.game().id.to_string(),
+            settings: settings_json,
+            players: names.clone(),
+            owner: None,
+        };
+        let stored = self.ctx.store.start_game(new_game).await;
         let id = match stored {
             Ok(id) => id,
             Err(e) => {
@@ -607,7 +598,8 @@ impl Room {
             if let Some(r) = self.running.as_mut() {
                 r.game.moves.pop();
             }
-            self.interrupt(&format!("the server could not store move {ply}: {e}"))
+            // The database's own words stay in the log.
+            self.interrupt(&format!("the server could not store move {ply}"))
                 .await;
             return;
         }
@@ -648,23 +640,23 @@ impl Room {
         ply: usize,
         text: &str,
         reason: MoveReason,
-    ) -> Result<(), String> {
-        let mut last = String::new();
-        for attempt in 0..STORE_ATTEMPTS {
-            if attempt > 0 {
-                tokio::time::sleep(Duration::from_millis(100 << (2 * attempt))).await;
-            }
-            match self
-                .ctx
-                .store
-                .record_move(id, ply, text, reason.name())
-                .await
-            {
+    ) -> Result<(), StorageError> {
+        let mut attempt = 0;
+        loop {
+            let played = PlayedMove {
+                game_id: id,
+                ply,
+                text: text.to_string(),
+                reason: reason.name().to_string(),
+            };
+            match self.ctx.store.record_move(played).await {
                 Ok(()) => return Ok(()),
-                Err(e) => last = e,
+                Err(e) if attempt + 1 >= STORE_ATTEMPTS => return Err(e),
+                Err(e) => tracing::warn!("room {}: move {ply} not stored yet: {e}", self.id),
             }
+            attempt += 1;
+            tokio::time::sleep(Duration::from_millis(100 << (2 * attempt))).await;
         }
-        Err(last)
     }
 
     /// Ends the running game without a result: the server cannot go on with it.
@@ -700,19 +692,19 @@ impl Room {
         running.game.finish(reason, winner);
         running.deadline = None;
         let (id, record, plies) = (running.id, running.game.record(), running.game.moves.len());
-        let winner_digit = winner_code(winner);
+        let winner = Winner::of(winner);
         self.mark_awaited();
         let rematch_until = Instant::now() + self.ctx.setup.seats.rematch_window;
         for m in &mut self.members {
             m.evict_at = Some(rematch_until);
         }
-        let digit = Some(winner_digit.parse().expect("a digit"));
-        if let Err(e) = self
-            .ctx
-            .store
-            .end_game(id, reason.name(), digit, &record)
-            .await
-        {
+        let end = GameEnd {
+            game_id: id,
+            end_reason: reason.name().to_string(),
+            winner,
+            record: record.clone(),
+        };
+        if let Err(e) = self.ctx.store.end_game(end).await {
             tracing::error!("room {}: end of game {id} not stored: {e}", self.id);
         }
         self.write_records(id, &record).await;
@@ -720,7 +712,7 @@ impl Room {
             protocol::END,
             move_reason.map_or(String::new(), |r| r.code().to_string()),
             reason.code().to_string(),
-            winner_digit,
+            winner.wire(),
         );
         // The extension: how many moves the game counted, so a client whose last move arrived
         // after its clock ran out can drop it from its own record.
