@@ -65,11 +65,19 @@ pub type Standard = (
     (arbiter_surakarta::Position, (arbiter_rc02::Position, ())),
 );
 
+/// A game name that is not in the catalogue; the text lists those that are.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown game `{given}` (games: {known})")]
+pub struct UnknownGame {
+    pub given: String,
+    pub known: String,
+}
+
 /// A game that cannot be set up.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum CatalogueError {
-    #[error("unknown game `{given}` (games: {known})")]
-    Unknown { given: String, known: String },
+    #[error(transparent)]
+    Unknown(#[from] UnknownGame),
     #[error(transparent)]
     Option(#[from] OptionError),
 }
@@ -88,20 +96,17 @@ pub fn game_ids<C: Catalogue>() -> String {
 }
 
 /// The definition of the game called `id` in catalogue `C`.
-pub fn definition<C: Catalogue>(id: &str) -> Result<&'static GameDef, CatalogueError> {
+pub fn definition<C: Catalogue>(id: &str) -> Result<&'static GameDef, UnknownGame> {
     definition_in(&games::<C>(), id)
 }
 
 /// The definition called `id` among `defs` (a catalogue's, as a server keeps them); the error
 /// lists them all.
-pub fn definition_in(
-    defs: &[&'static GameDef],
-    id: &str,
-) -> Result<&'static GameDef, CatalogueError> {
+pub fn definition_in(defs: &[&'static GameDef], id: &str) -> Result<&'static GameDef, UnknownGame> {
     defs.iter()
         .copied()
         .find(|d| d.id == id)
-        .ok_or_else(|| CatalogueError::Unknown {
+        .ok_or_else(|| UnknownGame {
             given: arbiter_core::text::shorten(id),
             known: defs.iter().map(|d| d.id).collect::<Vec<_>>().join(", "),
         })
@@ -120,9 +125,11 @@ pub fn with_game<C: Catalogue, V: GameVisitor>(
     options: &Options,
     visitor: V,
 ) -> Result<V::Output, CatalogueError> {
-    C::dispatch(options, visitor).map_err(|_| CatalogueError::Unknown {
-        given: options.def().id.to_string(),
-        known: game_ids::<C>(),
+    C::dispatch(options, visitor).map_err(|_| {
+        CatalogueError::Unknown(UnknownGame {
+            given: options.def().id.to_string(),
+            known: game_ids::<C>(),
+        })
     })
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_core::outcome::record_with_end;
-use arbiter_core::{EndReason, GameDef, MoveReason, Options, Rules, Side};
+use arbiter_core::{EndReason, GameDef, MoveReason, OptionError, Options, Rules, Side};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
@@ -26,8 +26,8 @@ impl Registry {
     }
 
     /// The definition of the hosted game called `id`; the error lists the games there are.
-    pub fn definition(&self, id: &str) -> Result<&'static GameDef, String> {
-        registry::definition_in(&self.games, id).map_err(|e| e.to_string())
+    pub fn definition(&self, id: &str) -> Result<&'static GameDef, UnknownGame> {
+        registry::definition_in(&self.games, id)
     }
 
     /// The colour word's side in any hosted game (`BLACK`/`RED` first, `WHITE`/`BLUE` second).
@@ -86,6 +86,24 @@ pub const TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 100..=3_600_000;
 pub const CLOCK_RANGE: std::ops::RangeInclusive<u64> = 1_000..=10_800_000;
 pub const INCREMENT_RANGE: std::ops::RangeInclusive<u64> = 0..=60_000;
 
+/// A game the server does not host; the text lists those it does.
+pub use arbiter_ai::registry::UnknownGame;
+
+/// Why a READY's settings cannot be taken.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error(transparent)]
+    Option(#[from] OptionError),
+    #[error("the room is set up for {0}")]
+    RoomSetUpFor(String),
+    #[error(
+        "timeout_ms must be from {} to {}, not {given}",
+        TIMEOUT_RANGE.start(),
+        TIMEOUT_RANGE.end()
+    )]
+    Timeout { given: u64 },
+}
+
 /// What a READY asks for: the game, and whichever settings it names. A room's first player
 /// gets the server's defaults for the rest; a player who joins takes the room's.
 #[derive(Clone, Debug)]
@@ -109,17 +127,15 @@ pub struct SettingsDefaults {
 
 impl Requested {
     /// The settings of a room opened by this request.
-    pub fn fresh(&self, defaults: &SettingsDefaults) -> Result<GameSettings, String> {
+    pub fn fresh(&self, defaults: &SettingsDefaults) -> Result<GameSettings, SettingsError> {
         let mut options = self.game.defaults();
         if let Some(limit) = defaults.max_no_capture_round {
             if self.game.option("max_no_capture_round").is_some() {
-                options
-                    .set("max_no_capture_round", limit.into())
-                    .map_err(|e| e.to_string())?;
+                options.set("max_no_capture_round", limit.into())?;
             }
         }
         for &(name, value) in &self.options {
-            options.set(name, value.into()).map_err(|e| e.to_string())?;
+            options.set(name, value.into())?;
         }
         Ok(GameSettings {
             options,
@@ -132,8 +148,8 @@ impl Requested {
     }
 
     /// Joins a room set up as `room`: what the request names must agree with it.
-    pub fn join(&self, room: &GameSettings) -> Result<GameSettings, String> {
-        let refuse = || format!("the room is set up for {}", room.describe());
+    pub fn join(&self, room: &GameSettings) -> Result<GameSettings, SettingsError> {
+        let refuse = || SettingsError::RoomSetUpFor(room.describe());
         if self.game.id != room.game().id {
             return Err(refuse());
         }
@@ -160,15 +176,11 @@ impl GameSettings {
         self.game().side(side).word
     }
 
-    pub fn check_timeout(timeout_ms: u64) -> Result<u64, String> {
+    pub fn check_timeout(timeout_ms: u64) -> Result<u64, SettingsError> {
         if TIMEOUT_RANGE.contains(&timeout_ms) {
             Ok(timeout_ms)
         } else {
-            Err(format!(
-                "timeout_ms must be from {} to {}, not {timeout_ms}",
-                TIMEOUT_RANGE.start(),
-                TIMEOUT_RANGE.end()
-            ))
+            Err(SettingsError::Timeout { given: timeout_ms })
         }
     }
 

@@ -3,13 +3,26 @@
 use std::path::Path;
 use std::time::Duration;
 
+/// Why logging cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum LoggingError {
+    #[error("cannot open the log {path}: {source}")]
+    Open {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot start logging: {0}")]
+    Start(#[source] tracing_subscriber::util::TryInitError),
+}
+
 /// Keeps the log writers' background threads alive; drop it last (it flushes what is queued).
 pub struct LogGuards(#[allow(dead_code)] Vec<tracing_appender::non_blocking::WorkerGuard>);
 
 /// Logs to stderr and, with `log_file`, to that file too. Lines are handed to writer threads
 /// through bounded queues: when a writer falls behind (a full disk, a stderr pipe nobody reads)
 /// lines are dropped and counted rather than the game loop waiting, and the count is logged.
-pub fn init_logging(log_file: Option<&Path>) -> Result<LogGuards, String> {
+pub fn init_logging(log_file: Option<&Path>) -> Result<LogGuards, LoggingError> {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::Layer;
@@ -38,7 +51,10 @@ pub fn init_logging(log_file: Option<&Path>) -> Result<LogGuards, String> {
                 .create(true)
                 .append(true)
                 .open(path)
-                .map_err(|e| format!("cannot open the log {}: {e}", path.display()))?;
+                .map_err(|source| LoggingError::Open {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
             let (file_writer, guard) = writer(Box::new(file));
             guards.push(guard);
             Some(
@@ -54,7 +70,7 @@ pub fn init_logging(log_file: Option<&Path>) -> Result<LogGuards, String> {
         .with(stderr)
         .with(file_layer)
         .try_init()
-        .map_err(|e| format!("cannot start logging: {e}"))?;
+        .map_err(LoggingError::Start)?;
     report_dropped_lines(counters);
     Ok(LogGuards(guards))
 }

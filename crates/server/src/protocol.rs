@@ -1,5 +1,6 @@
 //! The course protocol's messages: one compact JSON object per line, `op` and `data1..3`.
 
+use arbiter_core::Side;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -58,6 +59,15 @@ pub enum ParseError {
     Shape(String),
 }
 
+/// Why an extension field cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FieldError {
+    #[error("{0} must be a non-negative integer")]
+    NotInteger(String),
+    #[error("{0} must be a number")]
+    NotNumber(String),
+}
+
 impl Message {
     pub fn new(
         op: i64,
@@ -96,15 +106,12 @@ impl Message {
     }
 
     /// An extension integer field (a JSON number or a decimal string).
-    pub fn extra_u64(&self, key: &str) -> Option<Result<u64, String>> {
+    pub fn extra_u64(&self, key: &str) -> Option<Result<u64, FieldError>> {
+        let not_integer = || FieldError::NotInteger(key.to_string());
         self.extra.get(key).map(|v| match v {
-            Value::Number(n) => n
-                .as_u64()
-                .ok_or_else(|| format!("{key} must be a non-negative integer")),
-            Value::String(s) => s
-                .parse()
-                .map_err(|_| format!("{key} must be a non-negative integer")),
-            _ => Err(format!("{key} must be a number")),
+            Value::Number(n) => n.as_u64().ok_or_else(not_integer),
+            Value::String(s) => s.parse().map_err(|_| not_integer()),
+            _ => Err(FieldError::NotNumber(key.to_string())),
         })
     }
 
@@ -127,6 +134,103 @@ pub fn op_name(op: i64) -> &'static str {
         UNWATCH => "UNWATCH",
         NOTICE => "NOTICE",
         _ => "UNKNOWN",
+    }
+}
+
+/// Who won a game. On the course's wire (END's third field) it is the colour code as a string,
+/// `"0"` first player, `"1"` second, `"2"` nobody, exactly as course clients expect; in the
+/// project's JSON (stored games) it is the same code as a number, which the page reads.
+/// Reading takes any of these forms and the names `first`, `second`, `none`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Winner {
+    First,
+    Second,
+    Nobody,
+}
+
+impl Winner {
+    /// The winner of a game whose winning side (if any) is `side`.
+    pub fn of(side: Option<Side>) -> Winner {
+        match side {
+            Some(Side::First) => Winner::First,
+            Some(Side::Second) => Winner::Second,
+            None => Winner::Nobody,
+        }
+    }
+
+    /// The winning side; `None` for a draw or a game without a result.
+    pub fn side(self) -> Option<Side> {
+        match self {
+            Winner::First => Some(Side::First),
+            Winner::Second => Some(Side::Second),
+            Winner::Nobody => None,
+        }
+    }
+
+    /// The course's colour code: 0, 1 or 2.
+    pub fn code(self) -> u8 {
+        match self {
+            Winner::First => 0,
+            Winner::Second => 1,
+            Winner::Nobody => 2,
+        }
+    }
+
+    pub fn from_code(code: u64) -> Option<Winner> {
+        match code {
+            0 => Some(Winner::First),
+            1 => Some(Winner::Second),
+            2 => Some(Winner::Nobody),
+            _ => None,
+        }
+    }
+
+    /// END's third field: `"0"`, `"1"` or `"2"`.
+    pub fn wire(self) -> &'static str {
+        ["0", "1", "2"][self.code() as usize]
+    }
+
+    /// `first`, `second` or `none`.
+    pub fn name(self) -> &'static str {
+        ["first", "second", "none"][self.code() as usize]
+    }
+
+    /// Reads the wire's digit or a name.
+    pub fn parse(text: &str) -> Option<Winner> {
+        match text {
+            "first" => Some(Winner::First),
+            "second" => Some(Winner::Second),
+            "none" | "nobody" => Some(Winner::Nobody),
+            digit => digit.parse().ok().and_then(Winner::from_code),
+        }
+    }
+}
+
+impl std::fmt::Display for Winner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Winner {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u8(self.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for Winner {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Winner, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        let winner = match &value {
+            Value::Number(n) => n.as_u64().and_then(Winner::from_code),
+            Value::String(s) => Winner::parse(s),
+            _ => None,
+        };
+        winner.ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "not a winner: {value} (0, 1, 2, first, second or none)"
+            ))
+        })
     }
 }
 
@@ -180,6 +284,27 @@ impl LineBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_winner_keeps_its_course_form_and_reads_every_form() {
+        for (winner, wire) in [
+            (Winner::First, "0"),
+            (Winner::Second, "1"),
+            (Winner::Nobody, "2"),
+        ] {
+            assert_eq!(winner.wire(), wire);
+            assert_eq!(Winner::parse(wire), Some(winner));
+            assert_eq!(Winner::parse(winner.name()), Some(winner));
+            assert_eq!(Winner::of(winner.side()), winner);
+            let json = serde_json::to_value(winner).unwrap();
+            assert_eq!(json, serde_json::json!(winner.code()));
+            for form in [json, wire.into(), winner.name().into()] {
+                assert_eq!(serde_json::from_value::<Winner>(form).unwrap(), winner);
+            }
+        }
+        assert_eq!(Winner::parse("3"), None);
+        assert!(serde_json::from_str::<Winner>("true").is_err());
+    }
 
     #[test]
     fn messages_round_trip() {

@@ -14,7 +14,8 @@ use arbiter_ai::Catalogue;
 
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatTimes};
-use crate::storage::{Store, StoreOptions};
+use crate::storage::{Storage, StorageError, Store, StoreOptions};
+use crate::transport::http::HttpState;
 use crate::transport::{self, Admissions, ConnConfig};
 
 /// How `arbiter serve` runs.
@@ -109,57 +110,67 @@ impl RunningServer {
     }
 }
 
+/// Why the server cannot start; said to the operator, not to clients.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot listen on {addr} ({what}): {source}")]
+    Listen {
+        addr: SocketAddr,
+        what: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    #[error("cannot create {dir}: {source}")]
+    Records {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// Binds both listeners (port 0 picks a free port), then opens the database and starts serving
 /// the games of catalogue `C`. Nothing is created on disk when a port is taken.
-pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, String> {
+pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, StartError> {
     // Two connections a game: the default limit of 1024 open files is too few.
     let _ = rlimit::increase_nofile_limit(u64::MAX);
-    let tcp = TcpListener::bind(config.tcp)
-        .await
-        .map_err(|e| format!("cannot listen on {} (TCP): {e}", config.tcp))?;
-    let http = TcpListener::bind(config.http)
-        .await
-        .map_err(|e| format!("cannot listen on {} (HTTP): {e}", config.http))?;
-    let (tcp_addr, http_addr) = (
-        tcp.local_addr().map_err(|e| e.to_string())?,
-        http.local_addr().map_err(|e| e.to_string())?,
-    );
-    let store = Store::open(
-        &config.db,
-        &StoreOptions {
-            max_bytes: config.max_db_bytes,
-        },
-    )?;
-    let records = records(&config)?;
+    let (tcp, tcp_addr) = bind(config.tcp, "TCP").await?;
+    let (http, http_addr) = bind(config.http, "HTTP").await?;
+    let options = StoreOptions {
+        max_bytes: config.max_db_bytes,
+    };
+    let store = Store::open(&config.db, &options)?;
     let registry = Registry::of::<C>();
     let setup = RoomSetup {
-        records,
+        records: records(&config)?,
         seats: config.seats,
         defaults: SettingsDefaults {
             timeout_ms: config.timeout_ms,
             max_no_capture_round: config.max_no_capture_round,
         },
     };
-    let hub = Hub::new(store.clone(), registry.clone(), setup);
-    let conn_config = ConnConfig {
+    let storage: Storage = Arc::new(store.clone());
+    let hub = Hub::new(storage.clone(), registry.clone(), setup);
+    let tcp_conn = ConnConfig {
         registry,
         idle_timeout: config.idle_timeout,
         rate_limit: config.rate_limit,
         opening_timeout_ms: None,
+    };
+    let web_conn = ConnConfig {
+        opening_timeout_ms: Some(config.web_timeout_ms),
+        ..tcp_conn.clone()
     };
     let admissions = Admissions::new(config.max_connections, config.max_connections_per_ip);
     let (stop, stopped) = watch::channel(false);
     let accept = tokio::spawn(transport::tcp::accept(
         tcp,
         hub.clone(),
-        conn_config.clone(),
+        tcp_conn,
         admissions.clone(),
     ));
-    let web_conn = ConnConfig {
-        opening_timeout_ms: Some(config.web_timeout_ms),
-        ..conn_config.clone()
-    };
-    let state = transport::http::HttpState::new::<C>(hub.clone(), store.clone(), web_conn, &config);
+    let state = HttpState::new::<C>(hub.clone(), storage, web_conn, &config);
     let web = tokio::spawn(transport::http::serve(
         http,
         state,
@@ -181,8 +192,19 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     })
 }
 
+/// A listener on `addr` and the address it got.
+async fn bind(
+    addr: SocketAddr,
+    what: &'static str,
+) -> Result<(TcpListener, SocketAddr), StartError> {
+    let failed = |source| StartError::Listen { addr, what, source };
+    let listener = TcpListener::bind(addr).await.map_err(failed)?;
+    let bound = listener.local_addr().map_err(failed)?;
+    Ok((listener, bound))
+}
+
 /// The record files' places, their folders made.
-fn records(config: &ServerConfig) -> Result<Records, String> {
+fn records(config: &ServerConfig) -> Result<Records, StartError> {
     let folders = config.records_dir.iter().cloned().chain(
         config
             .course_record
@@ -190,8 +212,7 @@ fn records(config: &ServerConfig) -> Result<Records, String> {
             .filter_map(|f| f.parent().map(Path::to_path_buf)),
     );
     for dir in folders.filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|source| StartError::Records { dir, source })?;
     }
     Ok(Records {
         dir: config.records_dir.clone(),

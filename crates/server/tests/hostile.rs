@@ -320,7 +320,10 @@ async fn a_second_server_on_the_same_database_is_refused() {
     })
     .await;
     let error = second.err().expect("the second server is refused");
-    assert!(error.contains("another arbiter server"), "{error}");
+    assert!(
+        error.to_string().contains("another arbiter server"),
+        "{error}"
+    );
 }
 
 fn is_json_error(body: &str) -> bool {

@@ -3,12 +3,10 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::Json;
 use tokio::sync::Semaphore;
 
-use super::error;
+use super::views::ViewError;
+use super::ApiError;
 
 /// AI and analysis requests: a few computed at once, a short queue, 503 beyond it.
 pub struct AiGate {
@@ -38,28 +36,22 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// Runs `f` on the blocking pool within the AI gate; answers with its JSON or a JSON error.
-pub async fn gated<T: serde::Serialize + Send + 'static>(
+/// Runs `f` on the blocking pool within the AI gate; `f` sees a flag raised when the client
+/// goes away.
+pub async fn gated<T: Send + 'static>(
     gate: &AiGate,
-    f: impl FnOnce(&AtomicBool) -> Result<T, String> + Send + 'static,
-) -> Response {
+    f: impl FnOnce(&AtomicBool) -> Result<T, ViewError> + Send + 'static,
+) -> Result<T, ApiError> {
     if gate.waiting.fetch_add(1, Ordering::Relaxed) >= gate.queue {
         gate.waiting.fetch_sub(1, Ordering::Relaxed);
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the AI is busy with other requests; try again in a moment",
-        );
+        return Err(ApiError::AiBusy);
     }
     let permit = gate.running.acquire().await;
     gate.waiting.fetch_sub(1, Ordering::Relaxed);
-    let Ok(_permit) = permit else {
-        return error(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
-    };
+    let _permit = permit.map_err(|_| ApiError::Stopping)?;
     let stop = Arc::new(AtomicBool::new(false));
     let _guard = StopOnDrop(stop.clone());
-    match tokio::task::spawn_blocking(move || f(&stop)).await {
-        Ok(Ok(value)) => Json(value).into_response(),
-        Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    }
+    Ok(tokio::task::spawn_blocking(move || f(&stop))
+        .await
+        .map_err(ApiError::task)??)
 }

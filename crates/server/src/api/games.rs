@@ -1,19 +1,22 @@
 //! Open rooms and stored games: the list, one game, and the games a page plays by itself (against
 //! the AI, at one screen), stored move by move.
 
-use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use arbiter_core::EndReason;
+use axum::extract::State;
 use axum::Json;
 use serde::Deserialize;
 
+use super::extract::{Body, GameId, Params};
 use super::views::{GameRequest, Replayed};
-use super::{bad_json, error, ApiState};
-use crate::storage::Store;
+use super::{blocking, ApiError, ApiState};
+use crate::protocol::Winner;
+use crate::rooms::RoomInfo;
+use crate::storage::{
+    GameEnd, GameQuery, GameStore, NewGame, PlayedMove, StorageError, StoredGame,
+};
 
-pub(super) async fn rooms(State(state): State<ApiState>) -> Response {
-    Json(state.hub.rooms().await).into_response()
+pub(super) async fn rooms(State(state): State<ApiState>) -> Json<Vec<RoomInfo>> {
+    Json(state.hub.rooms().await)
 }
 
 #[derive(Deserialize)]
@@ -25,23 +28,14 @@ pub(super) struct GamesQuery {
 
 pub(super) async fn games(
     State(state): State<ApiState>,
-    query: Result<Query<GamesQuery>, QueryRejection>,
-) -> Response {
-    let Query(q) = match query {
-        Ok(q) => q,
-        Err(rejection) => return error(StatusCode::BAD_REQUEST, rejection.body_text()),
+    Params(q): Params<GamesQuery>,
+) -> Result<Json<Vec<StoredGame>>, ApiError> {
+    let query = GameQuery {
+        limit: q.limit.unwrap_or(50).min(1000),
+        offset: q.offset.unwrap_or(0),
+        player: q.player,
     };
-    let store = state.store.clone();
-    let limit = q.limit.unwrap_or(50).min(1000);
-    let result = tokio::task::spawn_blocking(move || {
-        store.list_games(limit, q.offset.unwrap_or(0), q.player.as_deref())
-    })
-    .await;
-    match result {
-        Ok(Ok(list)) => Json(list).into_response(),
-        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    }
+    Ok(Json(state.store.list_games(query).await?))
 }
 
 /// A game a page plays by itself (against the AI, at one screen), to be stored as it goes.
@@ -81,24 +75,14 @@ fn new_token() -> String {
 
 pub(super) async fn create_game(
     State(state): State<ApiState>,
-    request: Result<Json<CreateGame>, JsonRejection>,
-) -> Response {
-    let Json(request) = match request {
-        Ok(r) => r,
-        Err(rejection) => return bad_json(rejection),
-    };
+    Body(request): Body<CreateGame>,
+) -> Result<Json<serde_json::Value>, ApiError> {
     if !matches!(request.mode.as_str(), "ai" | "local") {
-        return error(StatusCode::BAD_REQUEST, "mode must be `ai` or `local`");
+        return Err(ApiError::Mode);
     }
-    let def = match state.registry.definition(&request.game) {
-        Ok(def) => def,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e),
-    };
+    let def = state.registry.definition(&request.game)?;
     let pairs = request.options.iter().map(|(k, v)| (k.as_str(), *v));
-    let options = match def.options_from(pairs) {
-        Ok(o) => o,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
-    };
+    let options = def.options_from(pairs)?;
     let mut settings = serde_json::Map::new();
     settings.insert("game".into(), def.id.into());
     for (name, value) in options.pairs() {
@@ -112,20 +96,16 @@ pub(super) async fn create_game(
     {
         settings.insert("level".into(), level.into());
     }
-    let names = [
-        player_name(&request.players[0]),
-        player_name(&request.players[1]),
-    ];
     let token = new_token();
-    let settings = serde_json::Value::Object(settings).to_string();
-    match state
-        .store
-        .start_owned_game(def.id, &settings, [&names[0], &names[1]], &token)
-        .await
-    {
-        Ok(id) => Json(serde_json::json!({ "id": id, "token": token })).into_response(),
-        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e),
-    }
+    let new_game = NewGame {
+        room: 0,
+        game: def.id.to_string(),
+        settings: serde_json::Value::Object(settings).to_string(),
+        players: request.players.each_ref().map(|p| player_name(p)),
+        owner: Some(token.clone()),
+    };
+    let id = state.store.start_game(new_game).await?;
+    Ok(Json(serde_json::json!({ "id": id, "token": token })))
 }
 
 /// The moves of a page's own game so far (all of them, each time: moves taken back are left
@@ -143,77 +123,52 @@ const MAX_STORED_MOVES: usize = 5000;
 
 pub(super) async fn update_game(
     State(state): State<ApiState>,
-    Path(id): Path<String>,
-    request: Result<Json<UpdateGame>, JsonRejection>,
-) -> Response {
-    let Json(update) = match request {
-        Ok(r) => r,
-        Err(rejection) => return bad_json(rejection),
-    };
-    let Ok(id) = id.parse::<i64>() else {
-        return error(StatusCode::BAD_REQUEST, "not a game number");
-    };
-    let store = state.store.clone();
-    let owned = match tokio::task::spawn_blocking(move || store.owned_game(id)).await {
-        Ok(Ok(Some(owned))) => owned,
-        Ok(Ok(None)) => return error(StatusCode::NOT_FOUND, format!("no game {id}")),
-        Ok(Err(e)) => return error(StatusCode::INTERNAL_SERVER_ERROR, e),
-        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    };
+    GameId(id): GameId,
+    Body(update): Body<UpdateGame>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let owned = state
+        .store
+        .owned_game(id)
+        .await?
+        .ok_or(ApiError::NoGame(id))?;
     if owned.owner.as_deref() != Some(update.token.as_str()) {
-        return error(StatusCode::FORBIDDEN, "this game is not yours to change");
+        return Err(ApiError::NotOwner);
     }
     if owned.ended {
-        return error(StatusCode::CONFLICT, "the game is over");
+        return Err(ApiError::GameOver);
     }
     if update.moves.len() > MAX_STORED_MOVES || !update.moves.starts_with(&owned.moves) {
-        return error(
-            StatusCode::CONFLICT,
-            format!(
-                "the moves must continue the {} stored ones",
-                owned.moves.len()
-            ),
-        );
+        return Err(ApiError::MovesDiverge(owned.moves.len()));
     }
-    let request = match stored_request(&owned.settings, update.moves) {
-        Ok(r) => r,
-        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, e),
-    };
+    let request = stored_request(&owned.settings, update.moves)?;
     let replay = state.engines.replayed;
-    let replayed = match tokio::task::spawn_blocking(move || replay(&request)).await {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => return error(StatusCode::BAD_REQUEST, e),
-        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    };
-    match store_progress(
-        &state.store,
+    let replayed = blocking(move || Ok(replay(&request)?)).await?;
+    let stored = owned.moves.len();
+    let end = store_progress(
+        state.store.as_ref(),
         id,
-        owned.moves.len(),
+        stored,
         &replayed,
         update.resign.as_deref(),
     )
-    .await
-    {
-        Ok(end) => Json(serde_json::json!({
-            "id": id,
-            "plies": replayed.moves.len(),
-            "end_reason": end,
-        }))
-        .into_response(),
-        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e),
-    }
+    .await?;
+    Ok(Json(serde_json::json!({
+        "id": id,
+        "plies": replayed.moves.len(),
+        "end_reason": end,
+    })))
 }
 
 /// A request for the rules from a stored game's settings and a move list.
-fn stored_request(settings: &str, moves: Vec<String>) -> Result<GameRequest, String> {
-    let value: serde_json::Value = serde_json::from_str(settings).map_err(|e| e.to_string())?;
-    let map = value
-        .as_object()
-        .ok_or("stored settings are not an object")?;
+fn stored_request(settings: &str, moves: Vec<String>) -> Result<GameRequest, ApiError> {
+    let corrupt = |why: &str| ApiError::Internal(format!("stored settings {settings}: {why}"));
+    let value: serde_json::Value =
+        serde_json::from_str(settings).map_err(|e| corrupt(&e.to_string()))?;
+    let map = value.as_object().ok_or_else(|| corrupt("not an object"))?;
     let game = map
         .get("game")
         .and_then(|g| g.as_str())
-        .ok_or("no game in the settings")?;
+        .ok_or_else(|| corrupt("no game"))?;
     let options = map
         .iter()
         .filter_map(|(k, v)| {
@@ -233,47 +188,45 @@ fn stored_request(settings: &str, moves: Vec<String>) -> Result<GameRequest, Str
 
 /// Stores the new moves and, when the game ended (or a side resigned), its end; the end's name.
 async fn store_progress(
-    store: &Store,
+    store: &dyn GameStore,
     id: i64,
     stored: usize,
     replayed: &Replayed,
     resign: Option<&str>,
-) -> Result<Option<&'static str>, String> {
+) -> Result<Option<&'static str>, StorageError> {
     for (i, (text, reason)) in replayed.moves.iter().enumerate().skip(stored) {
-        store.record_move(id, i + 1, text, reason.name()).await?;
+        let played = PlayedMove {
+            game_id: id,
+            ply: i + 1,
+            text: text.clone(),
+            reason: reason.name().to_string(),
+        };
+        store.record_move(played).await?;
     }
-    let texts: Vec<String> = replayed.moves.iter().map(|(t, _)| t.clone()).collect();
-    let winner_digit = |w: Option<arbiter_core::Side>| w.map_or(2, |s| s.index() as u8);
     let end = match (&replayed.end, resign) {
-        (Some(end), _) => Some((end.reason, winner_digit(end.winner))),
-        (None, Some("first")) => Some((arbiter_core::EndReason::Resign, 1)),
-        (None, Some("second")) => Some((arbiter_core::EndReason::Resign, 0)),
+        (Some(end), _) => Some((end.reason, Winner::of(end.winner))),
+        (None, Some("first")) => Some((EndReason::Resign, Winner::Second)),
+        (None, Some("second")) => Some((EndReason::Resign, Winner::First)),
         (None, _) => None,
     };
     if let Some((reason, winner)) = end {
-        let record = arbiter_core::outcome::record_with_end(&texts, reason);
-        store
-            .end_game(id, reason.name(), Some(winner), &record)
-            .await?;
+        let texts: Vec<String> = replayed.moves.iter().map(|(t, _)| t.clone()).collect();
+        let end = GameEnd {
+            game_id: id,
+            end_reason: reason.name().to_string(),
+            winner,
+            record: arbiter_core::outcome::record_with_end(&texts, reason),
+        };
+        store.end_game(end).await?;
     }
     Ok(end.map(|(reason, _)| reason.name()))
 }
 
-pub(super) async fn game(State(state): State<ApiState>, Path(id): Path<String>) -> Response {
-    let Ok(id) = id.parse::<i64>() else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            format!(
-                "`{}` is not a game number",
-                arbiter_core::text::shorten(&id)
-            ),
-        );
-    };
-    let store = state.store.clone();
-    match tokio::task::spawn_blocking(move || store.game(id)).await {
-        Ok(Ok(Some(game))) => Json(game).into_response(),
-        Ok(Ok(None)) => error(StatusCode::NOT_FOUND, format!("no game {id}")),
-        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    }
+/// One stored game with its moves.
+pub(super) async fn game(
+    State(state): State<ApiState>,
+    GameId(id): GameId,
+) -> Result<Json<StoredGame>, ApiError> {
+    let game = state.store.game(id).await?.ok_or(ApiError::NoGame(id))?;
+    Ok(Json(game))
 }

@@ -6,6 +6,8 @@
 //! * Every error is JSON: `{"error": "..."}`.
 
 mod ai_gate;
+mod error;
+mod extract;
 mod games;
 pub mod page;
 mod rules;
@@ -13,24 +15,22 @@ pub mod views;
 
 use std::sync::Arc;
 
-use axum::extract::rejection::JsonRejection;
 use axum::extract::Request;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Router;
 
 use crate::games::Registry;
 use crate::rooms::Hub;
-use crate::storage::Store;
+use crate::storage::Storage;
 use ai_gate::AiGate;
+pub use error::ApiError;
 pub use rules::Engines;
 
 /// What the API's handlers share.
 #[derive(Clone)]
 pub struct ApiState {
     pub hub: Arc<Hub>,
-    pub store: Store,
+    pub store: Storage,
     pub registry: Arc<Registry>,
     pub engines: Arc<Engines>,
     ai: Arc<AiGate>,
@@ -39,7 +39,7 @@ pub struct ApiState {
 impl ApiState {
     pub fn new(
         hub: Arc<Hub>,
-        store: Store,
+        store: Storage,
         registry: Arc<Registry>,
         engines: Arc<Engines>,
         ai_workers: usize,
@@ -76,27 +76,18 @@ pub fn fallbacks<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<
         .method_not_allowed_fallback(method_not_allowed)
 }
 
-pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
+async fn method_not_allowed(request: Request) -> ApiError {
+    ApiError::Method {
+        path: request.uri().path().to_string(),
+        method: request.method().to_string(),
+    }
 }
 
-async fn method_not_allowed(request: Request) -> Response {
-    error(
-        StatusCode::METHOD_NOT_ALLOWED,
-        format!(
-            "{} does not take {}",
-            request.uri().path(),
-            request.method()
-        ),
-    )
-}
-
-fn bad_json(rejection: JsonRejection) -> Response {
-    error(
-        StatusCode::BAD_REQUEST,
-        format!(
-            "the request is not the JSON expected: {}",
-            rejection.body_text()
-        ),
-    )
+/// Runs blocking work (the rules, the AI, the judge) off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(ApiError::task)?
 }

@@ -3,7 +3,7 @@
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use super::error;
+use super::ApiError;
 
 /// One embedded file.
 pub struct Asset {
@@ -44,12 +44,10 @@ pub fn asset(path: &str) -> Option<&'static Asset> {
 }
 
 /// Answers any path no route takes with the page file of that name, or a JSON 404.
-pub async fn static_file(uri: axum::http::Uri) -> Response {
+pub async fn static_file(uri: axum::http::Uri) -> Result<Response, ApiError> {
     if uri.path() == "/favicon.ico" {
-        return StatusCode::NO_CONTENT.into_response();
+        return Ok(StatusCode::NO_CONTENT.into_response());
     }
-    match asset(uri.path()) {
-        Some(asset) => ([(header::CONTENT_TYPE, asset.content_type)], asset.body).into_response(),
-        None => error(StatusCode::NOT_FOUND, format!("no page at {}", uri.path())),
-    }
+    let asset = asset(uri.path()).ok_or_else(|| ApiError::NoPage(uri.path().to_string()))?;
+    Ok(([(header::CONTENT_TYPE, asset.content_type)], asset.body).into_response())
 }

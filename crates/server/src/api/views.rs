@@ -6,12 +6,68 @@ use std::sync::atomic::AtomicBool;
 
 use std::collections::BTreeMap;
 
-use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
+use arbiter_ai::registry::{self, Catalogue, CatalogueError, FullGame, GameVisitor};
 use arbiter_ai::{analyze, Level, Limits, PlayerSpec};
 use arbiter_core::{
-    Allowed, End, GameDef, MoveList, MoveReason, Options, RouteStep, Rules, Side, Status,
+    Allowed, End, GameDef, InputError, JudgeError, MoveList, MoveReason, Options, RouteStep, Rules,
+    Side, Status,
 };
 use serde::{Deserialize, Serialize};
+
+/// Why a question about a game has no answer. All but [`ViewError::is_internal`] ones are the
+/// request's fault, and their texts say what to change.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewError {
+    #[error(transparent)]
+    Catalogue(#[from] CatalogueError),
+    #[error("move {number} `{text}`: {reason}")]
+    Move {
+        number: usize,
+        text: String,
+        reason: String,
+    },
+    #[error("unknown level `{0}`: easy, medium or hard")]
+    Level(String),
+    #[error("{0} has no judge")]
+    NoJudge(&'static str),
+    #[error("the input has {operations} operations; the visualiser steps through at most {MAX_TRACE_STEPS} (`arbiter judge {game}` judges any number)")]
+    TooManyOperations {
+        operations: usize,
+        game: &'static str,
+    },
+    #[error("malformed input: {0}")]
+    Malformed(InputError),
+    /// The judge could not write its output (into memory: a bug, not the input).
+    #[error("the judge failed: {0}")]
+    JudgeFailed(std::io::Error),
+    /// A level's player could not be built (a bug in the level's specification).
+    #[error("cannot build the player: {0}")]
+    Player(String),
+}
+
+impl ViewError {
+    /// A failure of the server, not of the request.
+    pub fn is_internal(&self) -> bool {
+        matches!(self, ViewError::JudgeFailed(_) | ViewError::Player(_))
+    }
+
+    fn rejected(r: Rejected) -> ViewError {
+        ViewError::Move {
+            number: r.index + 1,
+            text: r.text,
+            reason: r.reason,
+        }
+    }
+}
+
+impl From<JudgeError> for ViewError {
+    fn from(e: JudgeError) -> ViewError {
+        match e {
+            JudgeError::Input(e) => ViewError::Malformed(e),
+            JudgeError::Output(e) => ViewError::JudgeFailed(e),
+        }
+    }
+}
 
 /// A request about a game: what is played (the game and its options by name, e.g. `"size": 8`;
 /// defaults for the rest) and the moves so far.
@@ -179,14 +235,16 @@ pub struct Replayed {
 struct Replay<'a>(&'a [String]);
 
 impl GameVisitor for Replay<'_> {
-    type Output = Result<Replayed, String>;
+    type Output = Result<Replayed, ViewError>;
     fn visit<G: FullGame>(self, start: G) -> Self::Output {
         let mut pos = start;
         let mut moves = Vec::with_capacity(self.0.len());
         for (i, text) in self.0.iter().enumerate() {
-            let mv = pos
-                .parse_move(text)
-                .map_err(|e| format!("move {} `{}`: {}", i + 1, e.text, e.reason))?;
+            let mv = pos.parse_move(text).map_err(|e| ViewError::Move {
+                number: i + 1,
+                text: e.text,
+                reason: e.reason.to_string(),
+            })?;
             let reason = MoveReason::legal(pos.is_capture(mv));
             pos.play(mv);
             moves.push((text.trim().to_string(), reason));
@@ -199,7 +257,7 @@ impl GameVisitor for Replay<'_> {
 }
 
 /// Checks the request's moves by its game's rules (for a game a page stores as it plays).
-pub fn replayed<C: Catalogue>(request: &GameRequest) -> Result<Replayed, String> {
+pub fn replayed<C: Catalogue>(request: &GameRequest) -> Result<Replayed, ViewError> {
     visit::<C, _, _>(request, Replay(&request.moves))
 }
 
@@ -313,30 +371,23 @@ pub struct Geometry {
 pub const MAX_TRACE_STEPS: usize = 20_000;
 
 /// Runs game `def`'s judge over `input`, step by step (the judge's own code).
-pub fn judge_trace(def: &GameDef, input: &str) -> Result<TraceView, String> {
-    let judge = def
-        .judge
-        .ok_or_else(|| format!("{} has no judge", def.id))?;
-    let too_many = |n: usize| {
-        format!(
-            "the input has {n} operations; the visualiser steps through at most {MAX_TRACE_STEPS} (`arbiter judge {}` judges any number)",
-            def.id
-        )
+pub fn judge_trace(def: &GameDef, input: &str) -> Result<TraceView, ViewError> {
+    let judge = def.judge.ok_or(ViewError::NoJudge(def.id))?;
+    let too_many = |operations: usize| ViewError::TooManyOperations {
+        operations,
+        game: def.id,
     };
     // Every operation takes a line (a Surakarta position a dozen): refuse the huge at once.
     let lines = input.lines().count();
     if lines > 2 * MAX_TRACE_STEPS {
         return Err(too_many(lines));
     }
-    let steps = (judge.trace)(input).map_err(|e| match e {
-        arbiter_core::JudgeError::Input(e) => format!("malformed input: {e}"),
-        other => other.to_string(),
-    })?;
+    let steps = (judge.trace)(input)?;
     if steps.len() > MAX_TRACE_STEPS + 1 {
         return Err(too_many(steps.len() - 1));
     }
     let mut out = Vec::new();
-    (judge.run)(&mut input.as_bytes(), &mut out).map_err(|e| e.to_string())?;
+    (judge.run)(&mut input.as_bytes(), &mut out)?;
     let mut previous: Option<(u8, u8)> = None;
     let steps = steps
         .into_iter()
@@ -454,30 +505,30 @@ fn describe<G: Rules>(start: G, moves: &[String]) -> StateView {
 }
 
 /// The options a request names: its game's, checked.
-fn request_options<C: Catalogue>(request: &GameRequest) -> Result<Options, String> {
+fn request_options<C: Catalogue>(request: &GameRequest) -> Result<Options, ViewError> {
     let given = request.options.iter().map(|(k, v)| (k.as_str(), *v));
-    registry::options::<C>(&request.game, given).map_err(|e| e.to_string())
+    Ok(registry::options::<C>(&request.game, given)?)
 }
 
 /// Runs `visitor` on the request's game.
-fn visit<C: Catalogue, V: GameVisitor<Output = Result<T, String>>, T>(
+fn visit<C: Catalogue, V: GameVisitor<Output = Result<T, ViewError>>, T>(
     request: &GameRequest,
     visitor: V,
-) -> Result<T, String> {
+) -> Result<T, ViewError> {
     let options = request_options::<C>(request)?;
-    registry::with_game::<C, _>(&options, visitor).map_err(|e| e.to_string())?
+    registry::with_game::<C, _>(&options, visitor)?
 }
 
 struct Describe<'a>(&'a GameRequest);
 
 impl GameVisitor for Describe<'_> {
-    type Output = Result<StateView, String>;
+    type Output = Result<StateView, ViewError>;
     fn visit<G: FullGame>(self, start: G) -> Self::Output {
         Ok(describe(start, &self.0.moves))
     }
 }
 
-pub fn state<C: Catalogue>(request: &GameRequest) -> Result<StateView, String> {
+pub fn state<C: Catalogue>(request: &GameRequest) -> Result<StateView, ViewError> {
     visit::<C, _, _>(request, Describe(request))
 }
 
@@ -491,10 +542,10 @@ fn ai_move<G: FullGame>(
     start: G,
     request: &GameRequest,
     stop: &AtomicBool,
-) -> Result<AiMove, String> {
+) -> Result<AiMove, ViewError> {
     let (pos, _, rejected) = replay(start, &request.moves);
     if let Some(r) = rejected {
-        return Err(format!("move {} `{}`: {}", r.index + 1, r.text, r.reason));
+        return Err(ViewError::rejected(r));
     }
     let level = request.level.as_deref().unwrap_or("medium");
     // Only the named levels: a full player spec would let any page ask for outside programs,
@@ -504,15 +555,14 @@ fn ai_move<G: FullGame>(
         "medium" => Level::Medium.spec(G::definition().id),
         "hard" => Level::Hard.spec(G::definition().id),
         other => {
-            return Err(format!(
-                "unknown level `{}`: easy, medium or hard",
-                arbiter_core::text::shorten(other)
+            return Err(ViewError::Level(
+                arbiter_core::text::shorten(other).to_string(),
             ))
         }
     };
     let mut player = spec
         .build::<G>(request.seed.unwrap_or(1))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ViewError::Player(e.to_string()))?;
     let mut limits = spec.limits(Some(1000));
     // Never let a page wait more than five seconds.
     limits.time = Some(limits.time.map_or(std::time::Duration::from_secs(5), |t| {
@@ -527,14 +577,14 @@ fn ai_move<G: FullGame>(
 struct Ai<'a>(&'a GameRequest, &'a AtomicBool);
 
 impl GameVisitor for Ai<'_> {
-    type Output = Result<AiMove, String>;
+    type Output = Result<AiMove, ViewError>;
     fn visit<G: FullGame>(self, start: G) -> Self::Output {
         ai_move(start, self.0, self.1)
     }
 }
 
 /// The AI's move; `stop` ends the search early (the client went away).
-pub fn ai<C: Catalogue>(request: &GameRequest, stop: &AtomicBool) -> Result<AiMove, String> {
+pub fn ai<C: Catalogue>(request: &GameRequest, stop: &AtomicBool) -> Result<AiMove, ViewError> {
     visit::<C, _, _>(request, Ai(request, stop))
 }
 
@@ -551,10 +601,10 @@ fn analysis<G: FullGame>(
     start: G,
     request: &GameRequest,
     stop: &AtomicBool,
-) -> Result<AnalysisView, String> {
+) -> Result<AnalysisView, ViewError> {
     let (pos, _, rejected) = replay(start, &request.moves);
     if let Some(r) = rejected {
-        return Err(format!("move {} `{}`: {}", r.index + 1, r.text, r.reason));
+        return Err(ViewError::rejected(r));
     }
     let found = analyze(
         &pos,
@@ -582,7 +632,7 @@ fn analysis<G: FullGame>(
 struct Analyze<'a>(&'a GameRequest, &'a AtomicBool);
 
 impl GameVisitor for Analyze<'_> {
-    type Output = Result<AnalysisView, String>;
+    type Output = Result<AnalysisView, ViewError>;
     fn visit<G: FullGame>(self, start: G) -> Self::Output {
         analysis(start, self.0, self.1)
     }
@@ -592,7 +642,7 @@ impl GameVisitor for Analyze<'_> {
 pub fn analyze_request<C: Catalogue>(
     request: &GameRequest,
     stop: &AtomicBool,
-) -> Result<AnalysisView, String> {
+) -> Result<AnalysisView, ViewError> {
     visit::<C, _, _>(request, Analyze(request, stop))
 }
 
@@ -612,11 +662,11 @@ mod tests {
         }
     }
 
-    fn state(request: &GameRequest) -> Result<StateView, String> {
+    fn state(request: &GameRequest) -> Result<StateView, ViewError> {
         super::state::<Standard>(request)
     }
 
-    fn ai(request: &GameRequest) -> Result<AiMove, String> {
+    fn ai(request: &GameRequest) -> Result<AiMove, ViewError> {
         super::ai::<Standard>(request, &AtomicBool::new(false))
     }
 
@@ -635,14 +685,14 @@ mod tests {
         let r = state(&request("rc02", &["a3-b3", "bogus"])).unwrap();
         assert_eq!(r.ply, 1);
         assert_eq!(r.rejected.unwrap().index, 1);
-        let e = state(&request("chess", &[])).unwrap_err();
+        let e = state(&request("chess", &[])).unwrap_err().to_string();
         assert_eq!(e, "unknown game `chess` (games: duck, surakarta, rc02)");
         let mut sized = request("rc02", &[]);
         sized.options.insert("size".into(), 8);
         assert_eq!(state(&sized).unwrap().cols, 8);
         sized.options.insert("size".into(), 7);
         assert_eq!(
-            state(&sized).unwrap_err(),
+            state(&sized).unwrap_err().to_string(),
             "rc02: size must be 4, 6, 8 or 10, not 7"
         );
     }
@@ -662,7 +712,7 @@ mod tests {
                 let expected = std::fs::read_to_string(&answer).unwrap();
                 let trace = match judge_trace(def, &text) {
                     Ok(trace) => trace,
-                    Err(e) if e.contains("at most") => continue,
+                    Err(ViewError::TooManyOperations { .. }) => continue,
                     Err(e) => panic!("{}: {e}", input.display()),
                 };
                 assert_eq!(trace.output, expected, "{}", input.display());
@@ -735,7 +785,8 @@ mod tests {
             let mut r = request("duck", &[]);
             r.level = Some(spec.into());
             let e = ai(&r).unwrap_err();
-            assert!(e.contains("easy, medium or hard"), "{e}");
+            assert!(matches!(e, ViewError::Level(_)), "{e}");
+            assert!(e.to_string().contains("easy, medium or hard"), "{e}");
         }
         let a = analyze_request::<Standard>(&request("surakarta", &[]), &AtomicBool::new(false))
             .unwrap();

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use super::room::Room;
 use super::{RoomContext, RoomEvent, RoomInfo, RoomSetup};
 use crate::games::Registry;
-use crate::storage::Store;
+use crate::storage::Storage;
 
 /// Routes events to rooms, starting a room's task on first use and forgetting it once empty.
 ///
@@ -23,12 +23,12 @@ use crate::storage::Store;
 pub struct Hub {
     rooms: std::sync::Mutex<HashMap<u32, mpsc::UnboundedSender<RoomEvent>>>,
     weak_self: std::sync::OnceLock<std::sync::Weak<Hub>>,
-    context: std::sync::OnceLock<(Store, Arc<Registry>, RoomSetup)>,
+    context: std::sync::OnceLock<(Storage, Arc<Registry>, RoomSetup)>,
     closing: AtomicBool,
 }
 
 impl Hub {
-    pub fn new(store: Store, registry: Arc<Registry>, setup: RoomSetup) -> Arc<Hub> {
+    pub fn new(store: Storage, registry: Arc<Registry>, setup: RoomSetup) -> Arc<Hub> {
         let hub = Arc::new(Hub::default());
         let _ = hub.weak_self.set(Arc::downgrade(&hub));
         let _ = hub.context.set((store, registry, setup));

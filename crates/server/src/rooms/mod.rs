@@ -2,12 +2,14 @@
 //! is a state machine driven by messages ([`RoomEvent`]); it knows no sockets: a transport
 //! hands it [`Peer`]s whose outboxes it fills, and it stores games through [`crate::storage`].
 
+mod error;
 mod event;
 mod hub;
 pub mod outbox;
 mod room;
 mod setup;
 
+pub use error::Refusal;
 pub use event::{log_message, send, ConnId, Peer, RoomEvent};
 pub use hub::Hub;
 pub use setup::{Records, RoomContext, RoomInfo, RoomPlayer, RoomSetup, SeatTimes};

@@ -112,6 +112,14 @@ impl Inbox {
         }
     }
 
+    /// The next line already queued, if any (for tests that read a peer's messages in place).
+    #[cfg(test)]
+    pub fn try_next(&mut self) -> Option<Arc<str>> {
+        let line = self.rx.try_recv().ok()?;
+        self.written(&line);
+        Some(line)
+    }
+
     /// Marks a line as written (its bytes leave the queue).
     pub fn written(&self, line: &str) {
         self.shared

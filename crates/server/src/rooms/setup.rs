@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::Hub;
 use crate::games::{GameSettings, Registry, SettingsDefaults};
-use crate::storage::Store;
+use crate::storage::Storage;
 
 /// A room as the HTTP API shows it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -59,7 +59,7 @@ pub struct RoomSetup {
 
 /// What every room shares.
 pub struct RoomContext {
-    pub store: Store,
+    pub store: Storage,
     pub hub: Arc<Hub>,
     pub registry: Arc<Registry>,
     pub setup: RoomSetup,

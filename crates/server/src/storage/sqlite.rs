@@ -12,41 +12,36 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use futures_util::future::BoxFuture;
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{params, Connection, OptionalExtension};
-use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
+
+use super::{
+    GameEnd, GameQuery, GameStore, NewGame, OwnedGame, PlayedMove, StorageError, StorageResult,
+    StoredGame, StoredMove,
+};
+use crate::protocol::Winner;
 
 /// A write the store performs; each carries the channel its completion is reported on.
 enum Write {
     StartGame {
-        room: u32,
-        game: String,
-        settings: String,
-        first: String,
-        second: String,
-        /// The secret that lets a page add moves to a game it plays itself (AI, one screen).
-        owner: Option<String>,
-        done: oneshot::Sender<Result<i64, String>>,
+        game: NewGame,
+        done: oneshot::Sender<StorageResult<i64>>,
     },
     Move {
-        game_id: i64,
-        ply: usize,
-        text: String,
-        reason: String,
-        done: oneshot::Sender<Result<(), String>>,
+        played: PlayedMove,
+        done: oneshot::Sender<StorageResult<()>>,
     },
     EndGame {
-        game_id: i64,
-        end_reason: String,
-        winner: Option<u8>,
-        record: String,
-        done: oneshot::Sender<Result<(), String>>,
+        end: GameEnd,
+        done: oneshot::Sender<StorageResult<()>>,
     },
     /// Forgets a game's moves after the first `keep` (a page's undo).
     TruncateMoves {
         game_id: i64,
         keep: usize,
-        done: oneshot::Sender<Result<(), String>>,
+        done: oneshot::Sender<StorageResult<()>>,
     },
     /// Reports once every write queued before it is committed.
     Flush { done: oneshot::Sender<()> },
@@ -67,42 +62,6 @@ pub struct Store {
     /// Games closed as interrupted when the store was opened.
     pub interrupted_at_open: usize,
     _lock: Arc<File>,
-}
-
-/// What the store knows of a game a page plays by itself.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OwnedGame {
-    pub owner: Option<String>,
-    pub settings: String,
-    pub ended: bool,
-    pub moves: Vec<String>,
-}
-
-/// A stored game, as the HTTP API lists it.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct StoredGame {
-    pub id: i64,
-    pub room: u32,
-    pub game: String,
-    pub settings: serde_json::Value,
-    pub first: String,
-    pub second: String,
-    pub started_at: i64,
-    pub ended_at: Option<i64>,
-    pub end_reason: Option<String>,
-    /// 0 first player, 1 second, 2 nobody; absent while the game runs.
-    pub winner: Option<u8>,
-    pub record: Option<String>,
-    pub moves: Vec<StoredMove>,
-}
-
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct StoredMove {
-    pub ply: usize,
-    #[serde(rename = "move")]
-    pub text: String,
-    pub reason: String,
-    pub at: i64,
 }
 
 fn now_ms() -> i64 {
@@ -155,11 +114,13 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 /// The WAL is started over once it is this large.
 const WAL_RESTART_BYTES: u64 = 256 << 20;
 
-fn connect(path: &Path) -> Result<Connection, String> {
-    let conn =
-        Connection::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    conn.busy_timeout(Duration::from_secs(5))
-        .map_err(|e| e.to_string())?;
+fn connect(path: &Path) -> StorageResult<Connection> {
+    let open = |source| StorageError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let conn = Connection::open(path).map_err(open)?;
+    conn.busy_timeout(Duration::from_secs(5)).map_err(open)?;
     Ok(conn)
 }
 
@@ -175,61 +136,34 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 /// Takes the lock file beside the database, or says which server holds it.
-fn lock(path: &Path) -> Result<File, String> {
+fn lock(path: &Path) -> StorageResult<File> {
     let lock_path = PathBuf::from(format!("{}.lock", path.display()));
+    let failed = |source| StorageError::LockFile {
+        path: lock_path.clone(),
+        source,
+    };
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&lock_path)
-        .map_err(|e| format!("cannot create the lock {}: {e}", lock_path.display()))?;
+        .map_err(failed)?;
     match file.try_lock() {
         Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
-            "another arbiter server is using {} (it holds {}); stop it or choose another --db",
-            path.display(),
-            lock_path.display()
-        )),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(format!("cannot lock {}: {e}", lock_path.display()))
-        }
+        Err(std::fs::TryLockError::WouldBlock) => Err(StorageError::Locked {
+            db: path.to_path_buf(),
+            lock: lock_path.clone(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(failed(e)),
     }
 }
 
 impl Store {
     /// Opens (or creates) the database file, closes games left running, and starts the writer
     /// and checkpoint threads.
-    pub fn open(path: &Path, options: &StoreOptions) -> Result<Store, String> {
+    pub fn open(path: &Path, options: &StoreOptions) -> StorageResult<Store> {
         let lock = lock(path)?;
-        let writer = connect(path)?;
-        writer
-            .execute_batch(SCHEMA)
-            .map_err(|e| format!("cannot set up {}: {e}", path.display()))?;
-        migrate(&writer).map_err(|e| format!("cannot update {}: {e}", path.display()))?;
-        // Every commit reaches the disk before the move it holds is forwarded; checkpoints run
-        // elsewhere so a commit never waits for one.
-        writer
-            .execute_batch("PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;")
-            .map_err(|e| e.to_string())?;
-        if let Some(bytes) = options.max_bytes {
-            let page_size: u64 = writer
-                .query_row("PRAGMA page_size", [], |r| r.get(0))
-                .map_err(|e| e.to_string())?;
-            writer
-                .execute_batch(&format!(
-                    "PRAGMA max_page_count = {};",
-                    (bytes / page_size.max(1)).max(1)
-                ))
-                .map_err(|e| e.to_string())?;
-        }
-        let interrupted = writer
-            .execute(CLOSE_INTERRUPTED, params![now_ms()])
-            .map_err(|e| format!("cannot close the games left running: {e}"))?;
-        if interrupted > 0 {
-            tracing::warn!(
-                "closed {interrupted} games left running by the last server as INTERRUPTED"
-            );
-        }
+        let (writer, interrupted) = prepare(path, options)?;
         let readers = (0..READERS)
             .map(|_| connect(path))
             .collect::<Result<_, _>>()?;
@@ -238,13 +172,13 @@ impl Store {
         std::thread::Builder::new()
             .name("arbiter-store".into())
             .spawn(move || write_loop(writer, rx))
-            .map_err(|e| e.to_string())?;
+            .map_err(StorageError::Thread)?;
         let alive = writes.downgrade();
         let wal = PathBuf::from(format!("{}-wal", path.display()));
         std::thread::Builder::new()
             .name("arbiter-checkpoint".into())
             .spawn(move || checkpoint_loop(checkpointer, alive, wal))
-            .map_err(|e| e.to_string())?;
+            .map_err(StorageError::Thread)?;
         Ok(Store {
             writes,
             readers: Arc::new(ReaderPool::new(readers)),
@@ -253,73 +187,34 @@ impl Store {
         })
     }
 
+    /// Queues a write for the writer thread; its outcome once committed.
     async fn request<T>(
         &self,
-        make: impl FnOnce(oneshot::Sender<Result<T, String>>) -> Write,
-    ) -> Result<T, String> {
+        make: impl FnOnce(oneshot::Sender<StorageResult<T>>) -> Write,
+    ) -> StorageResult<T> {
         let (done, wait) = oneshot::channel();
         self.writes
             .send(make(done))
-            .map_err(|_| "the store has shut down".to_string())?;
-        wait.await
-            .map_err(|_| "the store has shut down".to_string())?
+            .map_err(|_| StorageError::ShutDown)?;
+        wait.await.map_err(|_| StorageError::ShutDown)?
     }
 
-    pub async fn start_game(
-        &self,
-        room: u32,
-        game: &str,
-        settings: &str,
-        first: &str,
-        second: &str,
-    ) -> Result<i64, String> {
-        self.request(|done| Write::StartGame {
-            room,
-            game: game.into(),
-            settings: settings.into(),
-            first: first.into(),
-            second: second.into(),
-            owner: None,
-            done,
-        })
-        .await
-    }
-
-    /// Starts a game a page plays by itself (against the AI, at one screen): room 0, and the
-    /// owner's secret, without which nobody adds to it.
-    pub async fn start_owned_game(
-        &self,
-        game: &str,
-        settings: &str,
-        players: [&str; 2],
-        owner: &str,
-    ) -> Result<i64, String> {
-        self.request(|done| Write::StartGame {
-            room: 0,
-            game: game.into(),
-            settings: settings.into(),
-            first: players[0].into(),
-            second: players[1].into(),
-            owner: Some(owner.into()),
-            done,
-        })
-        .await
+    /// Waits until every write sent so far is committed (for shutdown).
+    pub async fn flush(&self) {
+        let (done, wait) = oneshot::channel();
+        if self.writes.send(Write::Flush { done }).is_ok() {
+            let _ = wait.await;
+        }
     }
 
     /// A page's own game: its owner secret, its settings, whether it ended, its moves so far.
-    pub fn owned_game(&self, id: i64) -> Result<Option<OwnedGame>, String> {
+    pub fn owned_game(&self, id: i64) -> StorageResult<Option<OwnedGame>> {
         self.readers.read(|conn| {
             let row = conn
                 .query_row(
                     "SELECT owner, settings, ended_at IS NOT NULL FROM games WHERE id = ?1",
                     params![id],
-                    |r| {
-                        Ok((
-                            r.get::<_, Option<String>>(0)?,
-                            r.get::<_, String>(1)?,
-                            r.get::<_, bool>(2)?,
-                        ))
-                    },
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                 )
                 .optional()?;
             let Some((owner, settings, ended)) = row else {
@@ -339,66 +234,13 @@ impl Store {
         })
     }
 
-    /// Returns once the move is committed.
-    pub async fn record_move(
-        &self,
-        game_id: i64,
-        ply: usize,
-        text: &str,
-        reason: &str,
-    ) -> Result<(), String> {
-        self.request(|done| Write::Move {
-            game_id,
-            ply,
-            text: text.into(),
-            reason: reason.into(),
-            done,
-        })
-        .await
-    }
-
-    pub async fn end_game(
-        &self,
-        game_id: i64,
-        end_reason: &str,
-        winner: Option<u8>,
-        record: &str,
-    ) -> Result<(), String> {
-        self.request(|done| Write::EndGame {
-            game_id,
-            end_reason: end_reason.into(),
-            winner,
-            record: record.into(),
-            done,
-        })
-        .await
-    }
-
-    /// Keeps only the first `keep` moves of a game (a page taking moves back in its own game).
-    pub async fn truncate_moves(&self, game_id: i64, keep: usize) -> Result<(), String> {
-        self.request(|done| Write::TruncateMoves {
-            game_id,
-            keep,
-            done,
-        })
-        .await
-    }
-
-    /// Waits until every write sent so far is committed (for shutdown).
-    pub async fn flush(&self) {
-        let (done, wait) = oneshot::channel();
-        if self.writes.send(Write::Flush { done }).is_ok() {
-            let _ = wait.await;
-        }
-    }
-
     /// The most recent games first; `player` keeps those where that name played.
     pub fn list_games(
         &self,
         limit: u32,
         offset: u32,
         player: Option<&str>,
-    ) -> Result<Vec<StoredGame>, String> {
+    ) -> StorageResult<Vec<StoredGame>> {
         self.readers.read(|conn| match player {
             Some(name) => {
                 let mut stmt = conn.prepare_cached(
@@ -424,7 +266,7 @@ impl Store {
     }
 
     /// One game with its moves.
-    pub fn game(&self, id: i64) -> Result<Option<StoredGame>, String> {
+    pub fn game(&self, id: i64) -> StorageResult<Option<StoredGame>> {
         self.readers.read(|conn| {
             let game = conn
                 .query_row(
@@ -444,6 +286,110 @@ impl Store {
             Ok(Some(game))
         })
     }
+
+    /// Runs a read on the blocking pool, so an async caller never waits on SQLite in place.
+    fn read_later<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Store) -> StorageResult<T> + Send + 'static,
+    ) -> BoxFuture<'static, StorageResult<T>> {
+        let store = self.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || read(&store))
+                .await
+                .map_err(|e| StorageError::Database(format!("a read failed: {e}")))?
+        })
+    }
+}
+
+impl GameStore for Store {
+    fn start_game(&self, game: NewGame) -> BoxFuture<'_, StorageResult<i64>> {
+        Box::pin(self.request(|done| Write::StartGame { game, done }))
+    }
+
+    fn record_move(&self, played: PlayedMove) -> BoxFuture<'_, StorageResult<()>> {
+        Box::pin(self.request(|done| Write::Move { played, done }))
+    }
+
+    fn end_game(&self, end: GameEnd) -> BoxFuture<'_, StorageResult<()>> {
+        Box::pin(self.request(|done| Write::EndGame { end, done }))
+    }
+
+    fn truncate_moves(&self, game_id: i64, keep: usize) -> BoxFuture<'_, StorageResult<()>> {
+        Box::pin(self.request(move |done| Write::TruncateMoves {
+            game_id,
+            keep,
+            done,
+        }))
+    }
+
+    fn flush(&self) -> BoxFuture<'_, ()> {
+        Box::pin(Store::flush(self))
+    }
+
+    fn list_games(&self, query: GameQuery) -> BoxFuture<'_, StorageResult<Vec<StoredGame>>> {
+        self.read_later(move |store| {
+            store.list_games(query.limit, query.offset, query.player.as_deref())
+        })
+    }
+
+    fn game(&self, id: i64) -> BoxFuture<'_, StorageResult<Option<StoredGame>>> {
+        self.read_later(move |store| store.game(id))
+    }
+
+    fn owned_game(&self, id: i64) -> BoxFuture<'_, StorageResult<Option<OwnedGame>>> {
+        self.read_later(move |store| store.owned_game(id))
+    }
+}
+
+/// The writer's connection, the schema set up and brought up to date, the size limit set, and
+/// the games a crash left running closed; how many there were.
+fn prepare(path: &Path, options: &StoreOptions) -> StorageResult<(Connection, usize)> {
+    let setup = |action: &'static str| {
+        move |source| StorageError::Setup {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    };
+    let writer = connect(path)?;
+    writer.execute_batch(SCHEMA).map_err(setup("set up"))?;
+    migrate(&writer).map_err(setup("update"))?;
+    // Every commit reaches the disk before the move it holds is forwarded; checkpoints run
+    // elsewhere so a commit never waits for one.
+    writer
+        .execute_batch("PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;")
+        .map_err(setup("configure"))?;
+    if let Some(bytes) = options.max_bytes {
+        let page_size: u64 = writer.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        let pages = (bytes / page_size.max(1)).max(1);
+        writer
+            .execute_batch(&format!("PRAGMA max_page_count = {pages};"))
+            .map_err(setup("limit the size of"))?;
+    }
+    let interrupted = writer
+        .execute(CLOSE_INTERRUPTED, params![now_ms()])
+        .map_err(setup("close the games left running in"))?;
+    if interrupted > 0 {
+        tracing::warn!("closed {interrupted} games left running by the last server as INTERRUPTED");
+    }
+    Ok((writer, interrupted))
+}
+
+/// The winner column holds the course's code: 0, 1 or 2.
+impl ToSql for Winner {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(i64::from(self.code())))
+    }
+}
+
+impl FromSql for Winner {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Winner> {
+        let code = value.as_i64()?;
+        u64::try_from(code)
+            .ok()
+            .and_then(Winner::from_code)
+            .ok_or(FromSqlError::OutOfRange(code))
+    }
 }
 
 /// A few read connections, each used by one request at a time.
@@ -460,7 +406,7 @@ impl ReaderPool {
         }
     }
 
-    fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, String> {
+    fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> StorageResult<T> {
         let conn = {
             let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
             loop {
@@ -470,7 +416,7 @@ impl ReaderPool {
                 free = self.available.wait(free).unwrap_or_else(|e| e.into_inner());
             }
         };
-        let result = f(&conn).map_err(|e| e.to_string());
+        let result = f(&conn).map_err(StorageError::from);
         self.free
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -492,7 +438,7 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
         started_at: r.get(6)?,
         ended_at: r.get(7)?,
         end_reason: r.get(8)?,
-        winner: r.get::<_, Option<i64>>(9)?.map(|w| w as u8),
+        winner: r.get(9)?,
         record: r.get(10)?,
         moves: Vec::new(),
     })
@@ -515,7 +461,7 @@ fn checkpoint_loop(conn: Connection, store: mpsc::WeakUnboundedSender<Write>, wa
 }
 
 /// What one write did inside the batch: the new game's id for a start.
-type Outcome = Result<Option<i64>, String>;
+type Outcome = StorageResult<Option<i64>>;
 
 /// Takes every queued write, commits them in one transaction (each in its own savepoint), then
 /// reports each.
@@ -562,7 +508,7 @@ fn commit_batch(conn: &mut Connection, batch: &[Write]) -> Vec<Outcome> {
                 }
                 Err(e) => {
                     drop(sp);
-                    outcomes.push(Err(format!("storage failed: {e}")));
+                    outcomes.push(Err(StorageError::from(e)));
                 }
             }
         }
@@ -571,51 +517,35 @@ fn commit_batch(conn: &mut Connection, batch: &[Write]) -> Vec<Outcome> {
         Ok(outcomes)
     })();
     result.unwrap_or_else(|e| {
-        let message = format!("storage failed: {e}");
-        batch.iter().map(|_| Err(message.clone())).collect()
+        let message = e.to_string();
+        batch
+            .iter()
+            .map(|_| Err(StorageError::Database(message.clone())))
+            .collect()
     })
 }
 
 fn apply(tx: &rusqlite::Savepoint<'_>, w: &Write) -> rusqlite::Result<Option<i64>> {
     match w {
-        Write::StartGame {
-            room,
-            game,
-            settings,
-            first,
-            second,
-            owner,
-            ..
-        } => {
+        Write::StartGame { game, .. } => {
+            let [first, second] = &game.players;
             tx.execute(
                 "INSERT INTO games (room, game, settings, first_player, second_player, started_at, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![room, game, settings, first, second, now_ms(), owner],
+                params![game.room, game.game, game.settings, first, second, now_ms(), game.owner],
             )?;
             Ok(Some(tx.last_insert_rowid()))
         }
-        Write::Move {
-            game_id,
-            ply,
-            text,
-            reason,
-            ..
-        } => {
+        Write::Move { played: m, .. } => {
             tx.execute(
                 "INSERT OR REPLACE INTO moves (game_id, ply, text, reason, at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![game_id, *ply as i64, text, reason, now_ms()],
+                params![m.game_id, m.ply as i64, m.text, m.reason, now_ms()],
             )?;
             Ok(None)
         }
-        Write::EndGame {
-            game_id,
-            end_reason,
-            winner,
-            record,
-            ..
-        } => {
+        Write::EndGame { end, .. } => {
             tx.execute(
                 "UPDATE games SET ended_at = ?2, end_reason = ?3, winner = ?4, record = ?5 WHERE id = ?1",
-                params![game_id, now_ms(), end_reason, winner, record],
+                params![end.game_id, now_ms(), end.end_reason, end.winner, end.record],
             )?;
             Ok(None)
         }
@@ -641,13 +571,32 @@ mod tests {
         dir.join("games.sqlite")
     }
 
+    fn duck(room: u32, players: [&str; 2]) -> NewGame {
+        NewGame {
+            room,
+            game: "duck".into(),
+            settings: "{}".into(),
+            players: players.map(String::from),
+            owner: None,
+        }
+    }
+
+    fn played(game_id: i64, ply: usize, text: &str, reason: &str) -> PlayedMove {
+        PlayedMove {
+            game_id,
+            ply,
+            text: text.into(),
+            reason: reason.into(),
+        }
+    }
+
     #[tokio::test]
     async fn a_failing_write_fails_alone_in_its_batch() {
         let path = temp("isolation");
         let store = Store::open(&path, &StoreOptions::default()).unwrap();
-        let good = store.start_game(1, "duck", "{}", "a", "b").await.unwrap();
+        let good = store.start_game(duck(1, ["a", "b"])).await.unwrap();
         // Another room's game whose moves the database refuses.
-        let bad = store.start_game(2, "duck", "{}", "c", "d").await.unwrap();
+        let bad = store.start_game(duck(2, ["c", "d"])).await.unwrap();
         Connection::open(&path)
             .unwrap()
             .execute_batch(&format!(
@@ -656,12 +605,12 @@ mod tests {
             ))
             .unwrap();
         let (a, b, c) = tokio::join!(
-            store.record_move(good, 1, "a0-a1", "LEGAL_NON_CAPTURE_MOVE"),
-            store.record_move(bad, 1, "a0-a1", "LEGAL_NON_CAPTURE_MOVE"),
-            store.record_move(good, 2, "a9-a8", "LEGAL_NON_CAPTURE_MOVE"),
+            store.record_move(played(good, 1, "a0-a1", "LEGAL_NON_CAPTURE_MOVE")),
+            store.record_move(played(bad, 1, "a0-a1", "LEGAL_NON_CAPTURE_MOVE")),
+            store.record_move(played(good, 2, "a9-a8", "LEGAL_NON_CAPTURE_MOVE")),
         );
-        assert_eq!((a, c), (Ok(()), Ok(())));
-        assert!(b.unwrap_err().contains("refused"));
+        assert!(a.is_ok() && c.is_ok(), "{a:?} {c:?}");
+        assert!(b.unwrap_err().to_string().contains("refused"));
         assert_eq!(store.game(good).unwrap().unwrap().moves.len(), 2);
     }
 
@@ -671,15 +620,19 @@ mod tests {
         let id = {
             let store = Store::open(&path, &StoreOptions::default()).unwrap();
             let e = Store::open(&path, &StoreOptions::default()).err().unwrap();
-            assert!(e.contains("another arbiter server"), "{e}");
-            let id = store.start_game(1, "duck", "{}", "a", "b").await.unwrap();
+            assert!(matches!(e, StorageError::Locked { .. }), "{e}");
+            assert!(e.to_string().contains("another arbiter server"), "{e}");
+            let id = store.start_game(duck(1, ["a", "b"])).await.unwrap();
             for (ply, mv) in ["a0-a1", "a9-a8"].iter().enumerate() {
-                store.record_move(id, ply + 1, mv, "LEGAL").await.unwrap();
+                store
+                    .record_move(played(id, ply + 1, mv, "LEGAL"))
+                    .await
+                    .unwrap();
             }
             id
         };
         // The first store is gone (its writer may still hold the file a moment).
-        let mut reopened = Err(String::new());
+        let mut reopened = Err(StorageError::ShutDown);
         for _ in 0..50 {
             reopened = Store::open(&path, &StoreOptions::default());
             if reopened.is_ok() {
@@ -692,6 +645,6 @@ mod tests {
         let game = store.game(id).unwrap().unwrap();
         assert_eq!(game.end_reason.as_deref(), Some("INTERRUPTED"));
         assert_eq!(game.record.as_deref(), Some("a0-a1 a9-a8 X#"));
-        assert_eq!(game.winner, Some(2));
+        assert_eq!(game.winner, Some(Winner::Nobody));
     }
 }

@@ -11,20 +11,20 @@ use std::time::Duration;
 
 use arbiter_ai::Catalogue;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap};
 use axum::middleware::Next as Middleware;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tower::ServiceExt;
 
-use super::limits::Admissions;
+use super::limits::{Admissions, Crowded};
 use super::session::ConnConfig;
-use crate::api::{self, error, ApiState, Engines};
+use crate::api::{self, ApiError, ApiState, Engines};
 use crate::rooms::Hub;
-use crate::storage::Store;
+use crate::storage::Storage;
 use crate::ServerConfig;
 
 /// What the HTTP transport's handlers share: the API's state, and what the WebSocket and the
@@ -41,7 +41,7 @@ pub struct HttpState {
 impl HttpState {
     pub fn new<C: Catalogue>(
         hub: Arc<Hub>,
-        store: Store,
+        store: Storage,
         conn: ConnConfig,
         config: &ServerConfig,
     ) -> HttpState {
@@ -133,9 +133,9 @@ pub async fn serve(
 }
 
 /// Answers a connection over the budget with a 503 and hangs up.
-async fn refuse_http(mut stream: tokio::net::TcpStream, why: String) {
+async fn refuse_http(mut stream: tokio::net::TcpStream, why: Crowded) {
     use tokio::io::AsyncWriteExt;
-    let body = serde_json::json!({ "error": why }).to_string();
+    let body = serde_json::json!({ "error": why.to_string() }).to_string();
     let answer = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
@@ -171,14 +171,11 @@ async fn check_host(
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
     if !host.is_empty() && !host_allowed(host, &state.allow_hosts) {
-        return error(
-            StatusCode::MISDIRECTED_REQUEST,
-            format!(
-                "this server does not answer for the host `{}` (start it with --allow-host {})",
-                arbiter_core::text::shorten(host),
-                arbiter_core::text::shorten(host_name(host))
-            ),
-        );
+        let refused = ApiError::Host {
+            host: arbiter_core::text::shorten(host).to_string(),
+            name: arbiter_core::text::shorten(host_name(host)).to_string(),
+        };
+        return refused.into_response();
     }
     next.run(request).await
 }

@@ -13,6 +13,15 @@ pub struct Admissions {
     open: Mutex<(usize, HashMap<IpAddr, usize>)>,
 }
 
+/// Why a connection is refused: the text goes to the client (a REJECT or a 503).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Crowded {
+    #[error("the server holds {0} connections, its limit; try again later")]
+    Server(usize),
+    #[error("{0} already has {1} connections open, the limit per address")]
+    Address(IpAddr, usize),
+}
+
 /// A connection counted against the budget until it is dropped.
 #[derive(Debug)]
 pub struct Admitted {
@@ -30,20 +39,14 @@ impl Admissions {
     }
 
     /// Counts a new connection from `ip`, or says why it is refused.
-    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Admitted, String> {
+    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Admitted, Crowded> {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         if open.0 >= self.total {
-            return Err(format!(
-                "the server holds {} connections, its limit; try again later",
-                self.total
-            ));
+            return Err(Crowded::Server(self.total));
         }
         let from_ip = open.1.entry(ip).or_insert(0);
         if *from_ip >= self.per_ip {
-            return Err(format!(
-                "{ip} already has {} connections open, the limit per address",
-                self.per_ip
-            ));
+            return Err(Crowded::Address(ip, self.per_ip));
         }
         *from_ip += 1;
         open.0 += 1;
@@ -88,9 +91,13 @@ mod tests {
         let ip2: IpAddr = "10.0.0.2".parse().unwrap();
         let x = a.admit(ip1).unwrap();
         let _y = a.admit(ip1).unwrap();
-        assert!(a.admit(ip1).unwrap_err().contains("per address"));
+        assert!(a
+            .admit(ip1)
+            .unwrap_err()
+            .to_string()
+            .contains("per address"));
         let _z = a.admit(ip2).unwrap();
-        assert!(a.admit(ip2).unwrap_err().contains("its limit"));
+        assert!(a.admit(ip2).unwrap_err().to_string().contains("its limit"));
         drop(x);
         assert_eq!(a.open(), 2);
         assert!(a.admit(ip1).is_ok());

@@ -9,8 +9,13 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use crate::games::{GameClock, GameSettings, Registry, Requested, CLOCK_RANGE, INCREMENT_RANGE};
-use crate::protocol::{self, Message};
+use arbiter_core::OptionError;
+
+use crate::games::{
+    GameClock, GameSettings, Registry, Requested, SettingsError, UnknownGame, CLOCK_RANGE,
+    INCREMENT_RANGE,
+};
+use crate::protocol::{self, FieldError, Message};
 use crate::rooms::outbox::{outbox, Inbox};
 use crate::rooms::{log_message, send, Hub, Peer, RoomEvent};
 
@@ -36,6 +41,42 @@ const MAX_BAD_LINES: u32 = 100;
 pub const MAX_EXTENDED_ROOM: u64 = 1_000_000;
 /// Rooms one connection may watch at once.
 pub const MAX_WATCHED: usize = 64;
+
+/// Why a connection's READY or WATCH is refused; the text goes to the client in a REJECT.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    #[error("bad username: letters, digits and _ only, at most 64")]
+    Username,
+    #[error("bad colour `{0}`: BLACK, WHITE (or RED, BLUE) or empty")]
+    Colour(String),
+    #[error("bad room `{text}`: a number from 0 to {limit}")]
+    Room { text: String, limit: u64 },
+    #[error("bad token: 8 to 64 letters, digits, `-` or `_` (the page makes one)")]
+    Token,
+    #[error("`game` must be a string")]
+    GameNotText,
+    #[error(transparent)]
+    UnknownGame(#[from] UnknownGame),
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    #[error(transparent)]
+    Option(#[from] OptionError),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error("increment_ms needs clock_ms")]
+    IncrementWithoutClock,
+    #[error(
+        "clock_ms must be from {} to {} and increment_ms up to {}",
+        CLOCK_RANGE.start(),
+        CLOCK_RANGE.end(),
+        INCREMENT_RANGE.end()
+    )]
+    Clock,
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    #[error("a connection may watch at most {MAX_WATCHED} rooms at once")]
+    WatchingTooMany,
+}
 
 /// A connection's reading side.
 pub struct Session {
@@ -224,7 +265,7 @@ impl Session {
                     log_message(None, "recv", &self.peer.addr, &message);
                     send(
                         &self.peer,
-                        Message::new(protocol::REJECT, "", reason, ""),
+                        Message::new(protocol::REJECT, "", reason.to_string(), ""),
                         None,
                     );
                 }
@@ -247,19 +288,18 @@ impl Session {
     }
 
     /// The room a WATCH names, unless the connection already watches too many.
-    fn watchable(&self, text: &str) -> Result<u32, String> {
+    fn watchable(&self, text: &str) -> Result<u32, Refused> {
         let room = parse_room(text, true)?;
         if !self.watching.contains(&room) && self.watching.len() >= MAX_WATCHED {
-            return Err(format!(
-                "a connection may watch at most {MAX_WATCHED} rooms at once"
-            ));
+            return Err(Refused::WatchingTooMany);
         }
         Ok(room)
     }
 
     fn ready(&mut self, message: Message) {
-        let reject = |reason: String| {
+        let reject = |reason: Refused| {
             log_message(None, "recv", &self.peer.addr, &message);
+            let reason = reason.to_string();
             send(
                 &self.peer,
                 Message::new(protocol::REJECT, message.data1.clone(), reason, ""),
@@ -268,16 +308,15 @@ impl Session {
         };
         let name = message.data1.clone();
         if name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return reject("bad username: letters, digits and _ only, at most 64".into());
+            return reject(Refused::Username);
         }
         let colour = match message.data2.as_str() {
             "" => None,
             word => match self.config.registry.parse_colour(word) {
                 Some(side) => Some(side),
                 None => {
-                    return reject(format!(
-                        "bad colour `{}`: BLACK, WHITE (or RED, BLUE) or empty",
-                        arbiter_core::text::shorten(word)
+                    return reject(Refused::Colour(
+                        arbiter_core::text::shorten(word).to_string(),
                     ))
                 }
             },
@@ -295,19 +334,14 @@ impl Session {
             None => None,
             Some(value) => match value.as_str().filter(|t| valid_token(t)) {
                 Some(t) => Some(t.to_string()),
-                None => {
-                    return reject(
-                        "bad token: 8 to 64 letters, digits, `-` or `_` (the page makes one)"
-                            .into(),
-                    )
-                }
+                None => return reject(Refused::Token),
             },
         };
         if extended || token.is_some() {
             self.peer.extension.store(true, Ordering::Relaxed);
         }
         if self.hub.is_closing() {
-            return reject("the server is shutting down".into());
+            return reject(Refused::ShuttingDown);
         }
         if let Some(old) = self.room.filter(|&old| old != room) {
             self.hub.send(
@@ -333,10 +367,10 @@ impl Session {
 
     /// What a READY asks for: the extension key `game` (the course's game without it), each
     /// option of that game it names, and the time control; every value checked.
-    fn request(&self, message: &Message) -> Result<Requested, String> {
+    fn request(&self, message: &Message) -> Result<Requested, Refused> {
         let game = match message.extra.get("game") {
             None => protocol::COURSE_GAME,
-            Some(value) => value.as_str().ok_or("`game` must be a string")?,
+            Some(value) => value.as_str().ok_or(Refused::GameNotText)?,
         };
         let def = self.config.registry.definition(game)?;
         let number = |key: &str| message.extra_u64(key).transpose();
@@ -351,7 +385,7 @@ impl Session {
             }
             let value = number(key)?.expect("the key is present");
             let mut check = def.defaults();
-            check.set(key, value).map_err(|e| e.to_string())?;
+            check.set(key, value)?;
             let option = def.option(key).expect("checked just now");
             options.push((option.name, value as u32));
         }
@@ -360,16 +394,11 @@ impl Session {
             .transpose()?;
         let clock = match (number("clock_ms")?, number("increment_ms")?) {
             (None, None) => None,
-            (None, Some(_)) => return Err("increment_ms needs clock_ms".into()),
+            (None, Some(_)) => return Err(Refused::IncrementWithoutClock),
             (Some(initial_ms), increment) => {
                 let increment_ms = increment.unwrap_or(0);
                 if !CLOCK_RANGE.contains(&initial_ms) || !INCREMENT_RANGE.contains(&increment_ms) {
-                    return Err(format!(
-                        "clock_ms must be from {} to {} and increment_ms up to {}",
-                        CLOCK_RANGE.start(),
-                        CLOCK_RANGE.end(),
-                        INCREMENT_RANGE.end()
-                    ));
+                    return Err(Refused::Clock);
                 }
                 Some(GameClock {
                     initial_ms,
@@ -415,16 +444,16 @@ fn valid_token(token: &str) -> bool {
 }
 
 /// Reads a room number: `""` is room 1; 0-255, or up to [`MAX_EXTENDED_ROOM`] for extension clients.
-fn parse_room(text: &str, extended: bool) -> Result<u32, String> {
+fn parse_room(text: &str, extended: bool) -> Result<u32, Refused> {
     if text.is_empty() {
         return Ok(1);
     }
     let limit = if extended { MAX_EXTENDED_ROOM } else { 255 };
     match text.parse::<u64>() {
         Ok(n) if n <= limit => Ok(n as u32),
-        _ => Err(format!(
-            "bad room `{}`: a number from 0 to {limit}",
-            arbiter_core::text::shorten(text)
-        )),
+        _ => Err(Refused::Room {
+            text: arbiter_core::text::shorten(text).to_string(),
+            limit,
+        }),
     }
 }

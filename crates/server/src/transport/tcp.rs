@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::limits::{Admissions, Admitted};
+use super::limits::{Admissions, Admitted, Crowded};
 use super::session::{ConnConfig, Next, Session};
 use crate::protocol::{self, Line, LineBuffer};
 use crate::rooms::outbox::{Inbox, WRITE_TIMEOUT};
@@ -47,8 +47,8 @@ pub async fn accept(
 }
 
 /// Tells a refused client why in the protocol's words, then hangs up.
-async fn refuse_tcp(mut stream: TcpStream, why: String) {
-    let reject = protocol::Message::new(protocol::REJECT, "", why, "");
+async fn refuse_tcp(mut stream: TcpStream, why: Crowded) {
+    let reject = protocol::Message::new(protocol::REJECT, "", why.to_string(), "");
     let line = format!("{}\n", reject.to_line());
     let _ = tokio::time::timeout(Duration::from_secs(2), stream.write_all(line.as_bytes())).await;
 }

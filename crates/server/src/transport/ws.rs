@@ -4,15 +4,16 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 
 use super::http::{origin_allowed, HttpState};
 use super::session::{Next, Session};
-use crate::api::error;
+use crate::api::ApiError;
 use crate::protocol::MAX_LINE;
 use crate::rooms::outbox::{Inbox, WRITE_TIMEOUT};
 
@@ -21,29 +22,23 @@ pub async fn websocket(
     State(state): State<HttpState>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
-) -> Response {
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
     if !origin_allowed(&headers, &state.allow_origins) {
         let origin = headers
             .get(header::ORIGIN)
             .and_then(|o| o.to_str().ok())
             .unwrap_or("");
-        return error(
-            StatusCode::FORBIDDEN,
-            format!(
-                "pages from {} may not play here (start the server with --allow-origin {})",
-                arbiter_core::text::shorten(origin),
-                arbiter_core::text::shorten(origin)
-            ),
-        );
+        let origin = arbiter_core::text::shorten(origin).to_string();
+        return Err(ApiError::Origin(origin));
     }
-    let upgrade = match upgrade {
-        Ok(u) => u,
-        Err(rejection) => return error(rejection.status(), rejection.body_text()),
-    };
-    upgrade
+    let upgrade = upgrade.map_err(|rejection| ApiError::Upgrade {
+        status: rejection.status(),
+        message: rejection.body_text(),
+    })?;
+    Ok(upgrade
         .max_message_size(MAX_LINE * 2)
-        .on_upgrade(move |socket| serve_websocket(socket, addr, state))
+        .on_upgrade(move |socket| serve_websocket(socket, addr, state)))
 }
 
 /// How often the server pings a WebSocket client, and how long it waits for any frame back.

@@ -1,0 +1,133 @@
+//! The API's one error type, and the one place it becomes an HTTP answer: a status and a JSON
+//! body `{"error": "..."}`. A failure of the server itself (storage, a crashed task, a bug) is
+//! logged with its detail and answered with a generic text, so nothing internal leaks.
+
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use super::views::ViewError;
+use crate::games::UnknownGame;
+use crate::storage::StorageError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("the request is not the JSON expected: {0}")]
+    Json(String),
+    #[error("{0}")]
+    Query(String),
+    #[error(transparent)]
+    View(#[from] ViewError),
+    #[error(transparent)]
+    UnknownGame(#[from] UnknownGame),
+    /// A path names a game the server does not host.
+    #[error(transparent)]
+    NoSuchGame(UnknownGame),
+    #[error(transparent)]
+    Option(#[from] arbiter_core::OptionError),
+    #[error("mode must be `ai` or `local`")]
+    Mode,
+    #[error("`{0}` is not a game number")]
+    GameNumber(String),
+    #[error("no game {0}")]
+    NoGame(i64),
+    #[error("this game is not yours to change")]
+    NotOwner,
+    #[error("the game is over")]
+    GameOver,
+    #[error("the moves must continue the {0} stored ones")]
+    MovesDiverge(usize),
+    #[error("the visualiser takes at most 1 MiB of input")]
+    InputTooLarge,
+    #[error("the AI is busy with other requests; try again in a moment")]
+    AiBusy,
+    #[error("the server is stopping")]
+    Stopping,
+    #[error("{path} does not take {method}")]
+    Method { path: String, method: String },
+    #[error("no page at {0}")]
+    NoPage(String),
+    #[error(
+        "this server does not answer for the host `{host}` (start it with --allow-host {name})"
+    )]
+    Host { host: String, name: String },
+    #[error("pages from {0} may not play here (start the server with --allow-origin {0})")]
+    Origin(String),
+    /// A request to `/ws` that is not a WebSocket upgrade.
+    #[error("{message}")]
+    Upgrade { status: StatusCode, message: String },
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// Anything else the server got wrong; the text is for the log only.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        use ApiError::*;
+        match self {
+            Json(_) | Query(_) | UnknownGame(_) | Option(_) | Mode | GameNumber(_) => {
+                StatusCode::BAD_REQUEST
+            }
+            View(e) if e.is_internal() => StatusCode::INTERNAL_SERVER_ERROR,
+            View(_) => StatusCode::BAD_REQUEST,
+            NoSuchGame(_) | NoGame(_) | NoPage(_) => StatusCode::NOT_FOUND,
+            NotOwner | Origin(_) => StatusCode::FORBIDDEN,
+            GameOver | MovesDiverge(_) => StatusCode::CONFLICT,
+            InputTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            AiBusy | Stopping | Storage(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Method { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Host { .. } => StatusCode::MISDIRECTED_REQUEST,
+            Upgrade { status, .. } => *status,
+            Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The text a client may read: the error's own, or a generic one for the server's failures.
+    fn public_text(&self) -> String {
+        match self {
+            ApiError::Storage(_) => "the game store is not available now; try again later".into(),
+            ApiError::Internal(_) => "the server failed to answer; the failure is logged".into(),
+            ApiError::View(e) if e.is_internal() => {
+                "the server failed to answer; the failure is logged".into()
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// A task that panicked or was cancelled.
+    pub fn task(e: tokio::task::JoinError) -> ApiError {
+        ApiError::Internal(format!("a request's task failed: {e}"))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let text = self.public_text();
+        if text != self.to_string() {
+            tracing::error!("HTTP {}: {self}", status.as_u16());
+        }
+        (status, Json(serde_json::json!({ "error": text }))).into_response()
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(rejection: JsonRejection) -> ApiError {
+        ApiError::Json(rejection.body_text())
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(rejection: QueryRejection) -> ApiError {
+        ApiError::Query(rejection.body_text())
+    }
+}
+
+impl From<PathRejection> for ApiError {
+    fn from(rejection: PathRejection) -> ApiError {
+        ApiError::Query(rejection.body_text())
+    }
+}

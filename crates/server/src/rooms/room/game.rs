@@ -1,0 +1,293 @@
+//! The running game: starting it, judging and storing moves, clocks, resignation and the end.
+
+use std::time::Duration;
+
+use arbiter_core::{EndReason, MoveReason, Side};
+use tokio::time::Instant;
+
+use super::{Room, Running, STORE_ATTEMPTS};
+use crate::games::GameSettings;
+use crate::protocol::{self, Message, Winner};
+use crate::rooms::Peer;
+use crate::storage::{GameEnd, NewGame, PlayedMove, StorageError};
+
+impl Room {
+    pub(super) async fn start(&mut self) {
+        // Requested colours are honoured; with none, the first to be ready plays first.
+        let (a, b) = if self.members[0].order < self.members[1].order {
+            (0, 1)
+        } else {
+            (1, 0)
+        };
+        let first = match (self.members[a].colour, self.members[b].colour) {
+            (Some(Side::First), _) | (None, Some(Side::Second)) | (None, None) => a,
+            _ => b,
+        };
+        let second = 1 - first;
+        let settings = self.members[first].settings.clone();
+        let names = [
+            self.members[first].name.clone(),
+            self.members[second].name.clone(),
+        ];
+        let settings_json = serde_json::to_string(&settings).expect("settings serialise");
+        let new_game = NewGame {
+            room: self.id,
+            game: settings.game().id.to_string(),
+            settings: settings_json,
+            players: names.clone(),
+            owner: None,
+        };
+        let stored = self.ctx.store.start_game(new_game).await;
+        let id = match stored {
+            Ok(id) => id,
+            Err(e) => {
+                tracing::error!("room {}: cannot store a new game: {e}", self.id);
+                let peers: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
+                for peer in peers {
+                    self.reject(&peer, "", "the server cannot store games right now");
+                }
+                self.members.iter_mut().for_each(|m| m.ready = false);
+                return;
+            }
+        };
+        for (i, side) in [(first, Side::First), (second, Side::Second)] {
+            let m = &mut self.members[i];
+            m.side = Some(side);
+            m.ready = false;
+            m.evict_at = None;
+        }
+        let clocks = settings
+            .clock
+            .map(|c| [Duration::from_millis(c.initial_ms); 2]);
+        let mut running = Running {
+            game: self.ctx.registry.start(&settings),
+            id,
+            players: [self.members[first].peer.id, self.members[second].peer.id],
+            names: names.clone(),
+            deadline: None,
+            clocks,
+            turn_started: Instant::now(),
+        };
+        running.deadline = Some(running.turn_deadline());
+        self.running = Some(running);
+        // Before anyone hears of the game, so the first move can never race the flag.
+        self.mark_awaited();
+        for (me, opponent) in [(first, second), (second, first)] {
+            let peer = self.members[me].peer.clone();
+            let side = self.members[me].side.expect("just set");
+            let m = ready_message(&settings, &self.members[opponent].name, side, self.id);
+            self.send_to(&peer, m);
+        }
+        let snapshot = self.snapshot();
+        self.tell_spectators(&snapshot);
+    }
+
+    pub(super) async fn play(&mut self, peer: &Peer, from: &str, to: &str) {
+        let Some(running) = self.running.as_mut() else {
+            return;
+        };
+        if running.game.is_over() {
+            return;
+        }
+        let Some(side) = running
+            .players
+            .iter()
+            .position(|&c| c == peer.id)
+            .map(Side::from_index)
+        else {
+            return;
+        };
+        let verdict = running.game.play(from, to, side);
+        running.charge_mover(side);
+        let ply = running.game.moves.len();
+        let (id, text) = (running.id, running.game.moves[ply - 1].clone());
+        // Stored before anyone hears of it: a move the database refuses is never forwarded.
+        if let Err(e) = self.store_move(id, ply, &text, verdict.reason).await {
+            tracing::error!("room {}: move {ply} of game {id} not stored: {e}", self.id);
+            if let Some(r) = self.running.as_mut() {
+                r.game.moves.pop();
+            }
+            // The database's own words stay in the log.
+            self.interrupt(&format!("the server could not store move {ply}"))
+                .await;
+            return;
+        }
+        // Before the move is forwarded, so the answer can never race the flag.
+        self.mark_awaited();
+        let marker = if verdict.end.is_some() {
+            protocol::END_MARKER
+        } else {
+            ""
+        };
+        let mut forward = Message::new(protocol::MOVE, from, to, marker);
+        // The extension: each side's clock after the move, for pages that show it.
+        if let Some(clocks) = self.running.as_ref().and_then(Running::clocks_now) {
+            forward
+                .extra
+                .insert("clocks".into(), clocks.to_vec().into());
+        }
+        if let Some(opponent) = self.opponent_of(peer.id) {
+            self.send_to(&opponent, forward.clone());
+        }
+        self.tell_spectators(&forward);
+        match verdict.end {
+            Some((reason, winner)) => {
+                self.finish(reason, winner, Some(verdict.reason), None)
+                    .await
+            }
+            None => {
+                let running = self.running.as_mut().expect("still running");
+                running.deadline = Some(running.turn_deadline());
+            }
+        }
+    }
+
+    /// Stores a move, trying again a few times when the database is busy or failing.
+    pub(super) async fn store_move(
+        &self,
+        id: i64,
+        ply: usize,
+        text: &str,
+        reason: MoveReason,
+    ) -> Result<(), StorageError> {
+        let mut attempt = 0;
+        loop {
+            let played = PlayedMove {
+                game_id: id,
+                ply,
+                text: text.to_string(),
+                reason: reason.name().to_string(),
+            };
+            match self.ctx.store.record_move(played).await {
+                Ok(()) => return Ok(()),
+                Err(e) if attempt + 1 >= STORE_ATTEMPTS => return Err(e),
+                Err(e) => tracing::warn!("room {}: move {ply} not stored yet: {e}", self.id),
+            }
+            attempt += 1;
+            tokio::time::sleep(Duration::from_millis(100 << (2 * attempt))).await;
+        }
+    }
+
+    /// Ends the running game without a result: the server cannot go on with it.
+    pub(super) async fn interrupt(&mut self, why: &str) {
+        self.finish(EndReason::Interrupted, None, None, Some(why))
+            .await;
+    }
+
+    pub(super) async fn time_out(&mut self) {
+        let Some(running) = self.running.as_ref() else {
+            return;
+        };
+        if running.game.is_over() {
+            return;
+        }
+        let late = running.game.to_move();
+        self.finish(EndReason::Timeout, Some(late.opponent()), None, None)
+            .await;
+    }
+
+    /// Ends the running game: the end stored and the record written, then END to both players
+    /// and the spectators (with the server's reason when `error` is set).
+    pub(super) async fn finish(
+        &mut self,
+        reason: EndReason,
+        winner: Option<Side>,
+        move_reason: Option<MoveReason>,
+        error: Option<&str>,
+    ) {
+        let Some(running) = self.running.as_mut() else {
+            return;
+        };
+        running.game.finish(reason, winner);
+        running.deadline = None;
+        let (id, record, plies) = (running.id, running.game.record(), running.game.moves.len());
+        let winner = Winner::of(winner);
+        self.mark_awaited();
+        let rematch_until = Instant::now() + self.ctx.setup.seats.rematch_window;
+        for m in &mut self.members {
+            m.evict_at = Some(rematch_until);
+        }
+        let end = GameEnd {
+            game_id: id,
+            end_reason: reason.name().to_string(),
+            winner,
+            record: record.clone(),
+        };
+        if let Err(e) = self.ctx.store.end_game(end).await {
+            tracing::error!("room {}: end of game {id} not stored: {e}", self.id);
+        }
+        self.write_records(id, &record).await;
+        let mut end = Message::new(
+            protocol::END,
+            move_reason.map_or(String::new(), |r| r.code().to_string()),
+            reason.code().to_string(),
+            winner.wire(),
+        );
+        // The extension: how many moves the game counted, so a client whose last move arrived
+        // after its clock ran out can drop it from its own record.
+        end.extra.insert("plies".into(), plies.into());
+        if let Some(error) = error {
+            end.extra.insert("error".into(), error.into());
+        }
+        let players: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
+        for peer in players {
+            self.send_to(&peer, end.clone());
+        }
+        self.tell_spectators(&end);
+    }
+
+    /// The record files: no final newline, as the course's own programs write them.
+    pub(super) async fn write_records(&self, id: i64, record: &str) {
+        let records = &self.ctx.setup.records;
+        let mut targets = Vec::new();
+        if let Some(dir) = &records.dir {
+            targets.push(dir.join(format!("{id:06}-room{}.txt", self.id)));
+            targets.push(dir.join("latest.txt"));
+        }
+        targets.extend(records.course_file.clone());
+        for target in targets {
+            if let Err(e) = tokio::fs::write(&target, record).await {
+                tracing::error!("cannot write the record {}: {e}", target.display());
+            }
+        }
+    }
+
+    pub(super) async fn resign(&mut self, peer: &Peer) {
+        let turn = self.running.as_ref().and_then(|r| {
+            let side = r.game.to_move();
+            (r.players[side.index()] == peer.id && !r.game.is_over()).then_some(side)
+        });
+        if let Some(side) = turn {
+            self.finish(EndReason::Resign, Some(side.opponent()), None, None)
+                .await;
+        }
+    }
+}
+
+/// The READY that starts a game: the opponent, the colour, the room, and (the extension) the
+/// game with every option by name, so a client never has to guess a setting.
+pub(super) fn ready_message(
+    settings: &GameSettings,
+    opponent: &str,
+    side: Side,
+    room: u32,
+) -> Message {
+    let mut m = Message::new(
+        protocol::READY,
+        opponent,
+        settings.colour_word(side),
+        room.to_string(),
+    );
+    m.extra.insert("game".into(), settings.game().id.into());
+    for (name, value) in settings.options.pairs() {
+        m.extra.insert(name.into(), value.into());
+    }
+    m.extra
+        .insert("timeout_ms".into(), settings.timeout_ms.into());
+    if let Some(clock) = settings.clock {
+        m.extra.insert("clock_ms".into(), clock.initial_ms.into());
+        m.extra
+            .insert("increment_ms".into(), clock.increment_ms.into());
+    }
+    m
+}

@@ -1,0 +1,350 @@
+//! A room: up to two players and any number of spectators, one game at a time, run as its own
+//! task so rooms never wait on each other.
+//!
+//! Deadlines: the clock of the running game; a member waiting for an opponent keeps its seat for
+//! `wait_timeout`, and after a game for `rematch_window` unless it asks for a rematch — then the
+//! seat is freed, so silent or frozen clients cannot hold rooms forever.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering as AtomicOrdering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbiter_core::Side;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+mod game;
+mod seats;
+mod show;
+#[cfg(test)]
+mod tests;
+
+use super::event::{log_message, send, ConnId, Peer, RoomEvent};
+use super::RoomContext;
+use crate::games::{GameSettings, Match};
+use crate::protocol::{self, Message};
+
+struct Member {
+    peer: Peer,
+    name: String,
+    colour: Option<Side>,
+    ready: bool,
+    order: u64,
+    settings: GameSettings,
+    /// The side played in the current or last game.
+    side: Option<Side>,
+    /// When the member loses its seat unless something happens first.
+    evict_at: Option<Instant>,
+    token: Option<String>,
+    /// Its connection dropped during a game; the seat is held until `evict_at`.
+    away: bool,
+}
+
+struct Running {
+    game: Match,
+    id: i64,
+    /// Connection of the first and second player.
+    players: [ConnId; 2],
+    names: [String; 2],
+    deadline: Option<Instant>,
+    /// With a game clock: what each side has left when its turn starts, and when the turn
+    /// of the side to move started.
+    clocks: Option<[Duration; 2]>,
+    turn_started: Instant,
+}
+
+impl Running {
+    /// The clocks now, in milliseconds, the running one counted down.
+    fn clocks_now(&self) -> Option<[u64; 2]> {
+        let mut left = self.clocks?;
+        if !self.game.is_over() {
+            let side = self.game.to_move().index();
+            left[side] = left[side].saturating_sub(self.turn_started.elapsed());
+        }
+        Some(left.map(|d| d.as_millis() as u64))
+    }
+
+    /// When the side to move runs out of time.
+    fn turn_deadline(&self) -> Instant {
+        let allowed = match self.clocks {
+            Some(left) => left[self.game.to_move().index()],
+            None => Duration::from_millis(self.game.settings.timeout_ms),
+        };
+        self.turn_started + allowed
+    }
+
+    /// The mover's move arrived now: its clock is charged and credited the increment.
+    fn charge_mover(&mut self, mover: Side) {
+        let now = Instant::now();
+        if let (Some(clocks), Some(clock)) = (self.clocks.as_mut(), self.game.settings.clock) {
+            let left = clocks[mover.index()].saturating_sub(now - self.turn_started);
+            clocks[mover.index()] = left + Duration::from_millis(clock.increment_ms);
+        }
+        self.turn_started = now;
+    }
+}
+
+pub(in crate::rooms) struct Room {
+    id: u32,
+    ctx: Arc<RoomContext>,
+    members: Vec<Member>,
+    spectators: HashMap<ConnId, Peer>,
+    running: Option<Running>,
+    ready_counter: u64,
+    /// Connections that could not take a message: dropped after the current event.
+    broken: Vec<ConnId>,
+}
+
+/// How often a move the database refused is tried again before the game is given up.
+const STORE_ATTEMPTS: u32 = 3;
+
+impl Room {
+    /// An empty room.
+    pub(in crate::rooms) fn new(id: u32, ctx: Arc<RoomContext>) -> Room {
+        Room {
+            id,
+            ctx,
+            members: Vec::new(),
+            spectators: HashMap::new(),
+            running: None,
+            ready_counter: 0,
+            broken: Vec::new(),
+        }
+    }
+
+    /// The room's task: the state machine fed with its messages and woken at its deadlines,
+    /// until it is empty and forgotten by the hub.
+    pub(in crate::rooms) async fn run(
+        mut self,
+        mut rx: mpsc::UnboundedReceiver<RoomEvent>,
+        me: mpsc::WeakUnboundedSender<RoomEvent>,
+    ) {
+        loop {
+            let wake = self.next_deadline();
+            let event = tokio::select! {
+                event = rx.recv() => event,
+                _ = async { tokio::time::sleep_until(wake.expect("guarded")).await }, if wake.is_some() => {
+                    self.tick().await;
+                    continue;
+                }
+            };
+            let Some(event) = event else { break };
+            self.step(event).await;
+            if self.is_empty() && self.ctx.hub.try_forget(self.id, &me, &rx) {
+                break;
+            }
+        }
+    }
+
+    /// One message, and the connections it found broken dropped: a transition of the state
+    /// machine, with no sockets involved (tests drive the room with this).
+    async fn step(&mut self, event: RoomEvent) {
+        self.handle(event).await;
+        self.drop_broken().await;
+    }
+
+    /// What is due by now on the room's clock (a move's time, a seat's), done.
+    async fn tick(&mut self) {
+        self.on_deadline().await;
+        self.drop_broken().await;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.members.is_empty() && self.spectators.is_empty()
+    }
+
+    /// The clock of the running game or the first seat to expire, whichever comes first.
+    fn next_deadline(&self) -> Option<Instant> {
+        let clock = self.running.as_ref().and_then(|r| r.deadline);
+        let seats = self.members.iter().filter_map(|m| m.evict_at);
+        clock.into_iter().chain(seats).min()
+    }
+
+    async fn on_deadline(&mut self) {
+        let now = Instant::now();
+        if self
+            .running
+            .as_ref()
+            .and_then(|r| r.deadline)
+            .is_some_and(|d| d <= now)
+        {
+            self.time_out().await;
+        }
+        while let Some(i) = self
+            .members
+            .iter()
+            .position(|m| m.evict_at.is_some_and(|t| t <= now))
+        {
+            self.evict(i).await;
+        }
+    }
+
+    fn move_no(&self) -> Option<usize> {
+        self.running.as_ref().map(|r| r.game.moves.len())
+    }
+
+    fn send_to(&mut self, peer: &Peer, m: Message) {
+        if !send(peer, m, self.move_no()) {
+            self.broken.push(peer.id);
+        }
+    }
+
+    /// Sends to every spectator that is not also a member (members get their own copy).
+    fn tell_spectators(&mut self, m: &Message) {
+        let peers: Vec<Peer> = self
+            .spectators
+            .values()
+            .filter(|p| self.member(p.id).is_none())
+            .cloned()
+            .collect();
+        for peer in peers {
+            self.send_to(&peer, m.clone());
+        }
+    }
+
+    fn member(&self, conn: ConnId) -> Option<usize> {
+        self.members.iter().position(|m| m.peer.id == conn)
+    }
+
+    async fn handle(&mut self, event: RoomEvent) {
+        match event {
+            RoomEvent::Ready {
+                peer,
+                message,
+                name,
+                colour,
+                request,
+                token,
+            } => {
+                log_message(self.move_no(), "recv", &peer.addr, &message);
+                let returning = token.as_ref().and_then(|t| {
+                    self.members
+                        .iter()
+                        .position(|m| m.token.as_ref() == Some(t))
+                });
+                match returning {
+                    Some(i) => self.resume(i, peer, name, colour, request).await,
+                    None => self.ready(peer, name, colour, request, token).await,
+                }
+            }
+            RoomEvent::Move { peer, message } => {
+                log_message(self.move_no(), "recv", &peer.addr, &message);
+                self.play(&peer, &message.data1, &message.data2).await;
+            }
+            RoomEvent::Resign { peer, message } => {
+                log_message(self.move_no(), "recv", &peer.addr, &message);
+                self.resign(&peer).await;
+            }
+            RoomEvent::Chat { peer, message } => {
+                log_message(self.move_no(), "recv", &peer.addr, &message);
+                self.chat(&peer, &message);
+            }
+            RoomEvent::Leave { peer, message } => {
+                if let Some(m) = &message {
+                    log_message(self.move_no(), "recv", &peer.addr, m);
+                }
+                self.leave(peer.id, message).await;
+            }
+            RoomEvent::Watch { peer, message } => {
+                log_message(self.move_no(), "recv", &peer.addr, &message);
+                let snapshot = self.snapshot();
+                self.spectators.insert(peer.id, peer.clone());
+                self.send_to(&peer, snapshot);
+            }
+            RoomEvent::Unwatch { conn } => {
+                self.spectators.remove(&conn);
+            }
+            RoomEvent::Info { reply } => {
+                let _ = reply.send(self.info());
+            }
+            RoomEvent::Shutdown { done } => {
+                if self.running.as_ref().is_some_and(|r| !r.game.is_over()) {
+                    self.interrupt("the server is shutting down").await;
+                }
+                let _ = done.send(());
+            }
+        }
+    }
+
+    /// Relays chat from a member to the other member and the spectators (cut to a sane length).
+    fn chat(&mut self, peer: &Peer, message: &Message) {
+        const LONGEST_CHAT: usize = 4096;
+        let Some(i) = self.member(peer.id) else {
+            return;
+        };
+        let mut text = message.data2.clone();
+        if text.len() > LONGEST_CHAT {
+            let mut cut = LONGEST_CHAT;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push('…');
+        }
+        let relay = Message::new(protocol::CHAT, self.members[i].name.clone(), text, "");
+        let others: Vec<Peer> = self
+            .members
+            .iter()
+            .filter(|m| m.peer.id != peer.id)
+            .map(|m| m.peer.clone())
+            .collect();
+        for other in others {
+            self.send_to(&other, relay.clone());
+        }
+        self.tell_spectators(&relay);
+    }
+
+    async fn drop_broken(&mut self) {
+        while let Some(conn) = self.broken.pop() {
+            if let Some(peer) = self.spectators.remove(&conn) {
+                peer.outbox.close();
+            }
+            if let Some(i) = self.member(conn) {
+                self.members[i].peer.outbox.close();
+                self.leave(conn, None).await;
+            }
+        }
+    }
+
+    fn reject(&mut self, peer: &Peer, name: &str, reason: &str) {
+        let m = Message::new(protocol::REJECT, name, reason, "");
+        self.send_to(peer, m);
+    }
+
+    /// Tells the extension clients in the room (players and spectators) that a player's
+    /// connection dropped (`away`, with the seconds its seat is held) or came back.
+    fn notice(&mut self, what: &str, name: &str, seconds: u64) {
+        let m = Message::new(protocol::NOTICE, what, name, seconds.to_string());
+        let peers: Vec<Peer> = self
+            .members
+            .iter()
+            .map(|m| m.peer.clone())
+            .chain(self.spectators.values().cloned())
+            .filter(|p| p.extension.load(AtomicOrdering::Relaxed) && !p.outbox.is_closed())
+            .collect();
+        for peer in peers {
+            self.send_to(&peer, m.clone());
+        }
+    }
+
+    /// Flags the player whose move the running game waits for, and only that one.
+    fn mark_awaited(&self) {
+        let to_move = self
+            .running
+            .as_ref()
+            .filter(|r| !r.game.is_over())
+            .map(|r| r.game.to_move());
+        for m in &self.members {
+            let awaited = to_move.is_some() && m.side == to_move;
+            m.peer.awaited.store(awaited, AtomicOrdering::Relaxed);
+        }
+    }
+
+    fn opponent_of(&self, conn: ConnId) -> Option<Peer> {
+        self.members
+            .iter()
+            .find(|m| m.peer.id != conn)
+            .map(|m| m.peer.clone())
+    }
+}

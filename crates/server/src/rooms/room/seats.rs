@@ -1,0 +1,231 @@
+//! Seats: taking one with READY (or back with a token), refusals, holding a seat for a player
+//! whose connection dropped, leaving, and freeing seats whose time ran out.
+
+use std::sync::atomic::Ordering as AtomicOrdering;
+
+use arbiter_core::{EndReason, Side};
+use tokio::time::Instant;
+
+use super::game::ready_message;
+use super::{Member, Room};
+use crate::games::{GameSettings, Requested};
+use crate::protocol::{self, Message};
+use crate::rooms::{ConnId, Peer, Refusal};
+
+impl Room {
+    pub(super) async fn ready(
+        &mut self,
+        peer: Peer,
+        name: String,
+        colour: Option<Side>,
+        request: Requested,
+        token: Option<String>,
+    ) {
+        let settings = match self.refusal(&peer, colour, &request) {
+            Ok(settings) => settings,
+            Err(refusal) => {
+                // A member's READY during its own game is a client's slip, not worth an answer.
+                if self.member(peer.id).is_none() || refusal != Refusal::Playing {
+                    self.reject(&peer, &name, &refusal.to_string());
+                }
+                return;
+            }
+        };
+        self.ready_counter += 1;
+        let order = self.ready_counter;
+        let evict_at = Some(Instant::now() + self.ctx.setup.seats.wait_timeout);
+        peer.seated.store(true, AtomicOrdering::Relaxed);
+        match self.member(peer.id) {
+            Some(i) => {
+                let m = &mut self.members[i];
+                m.name = name;
+                m.colour = colour;
+                m.ready = true;
+                m.order = order;
+                m.settings = settings;
+                m.evict_at = evict_at;
+                m.token = token.or(m.token.take());
+            }
+            None => self.members.push(Member {
+                peer,
+                name,
+                colour,
+                ready: true,
+                order,
+                settings,
+                side: None,
+                evict_at,
+                token,
+                away: false,
+            }),
+        }
+        if self.members.len() == 2 && self.members.iter().all(|m| m.ready) {
+            self.start().await;
+        }
+    }
+
+    /// The settings a READY gets here, or why it cannot be taken.
+    pub(super) fn refusal(
+        &self,
+        peer: &Peer,
+        colour: Option<Side>,
+        request: &Requested,
+    ) -> Result<GameSettings, Refusal> {
+        if self.running.as_ref().is_some_and(|r| !r.game.is_over()) {
+            return Err(Refusal::Playing);
+        }
+        if self.ctx.hub.is_closing() {
+            return Err(Refusal::ShuttingDown);
+        }
+        if self.member(peer.id).is_none() && self.members.len() >= 2 {
+            return Err(Refusal::Full);
+        }
+        let Some(other) = self
+            .members
+            .iter()
+            .find(|m| m.peer.id != peer.id && m.ready)
+        else {
+            return Ok(request.fresh(&self.ctx.setup.defaults)?);
+        };
+        let settings = request.join(&other.settings)?;
+        if colour.is_some() && other.colour == colour {
+            return Err(Refusal::ColourTaken);
+        }
+        Ok(settings)
+    }
+
+    /// A member comes back with its seat token (a reloaded page, a new connection): it takes
+    /// its seat again and, in a running game, hears the game so far.
+    pub(super) async fn resume(
+        &mut self,
+        i: usize,
+        peer: Peer,
+        name: String,
+        colour: Option<Side>,
+        request: Requested,
+    ) {
+        let old = std::mem::replace(&mut self.members[i].peer, peer.clone());
+        if old.id != peer.id {
+            old.outbox.close();
+        }
+        peer.seated.store(true, AtomicOrdering::Relaxed);
+        let was_away = std::mem::replace(&mut self.members[i].away, false);
+        let in_game = self.running.as_ref().is_some_and(|r| !r.game.is_over())
+            && self.members[i].side.is_some();
+        if !in_game {
+            let token = self.members[i].token.clone();
+            self.ready(peer, name, colour, request, token).await;
+            return;
+        }
+        tracing::info!(
+            "room {}: {} came back ({})",
+            self.id,
+            self.members[i].name,
+            peer.addr
+        );
+        self.members[i].evict_at = None;
+        let side = self.members[i].side.expect("a player");
+        if let Some(running) = self.running.as_mut() {
+            running.players[side.index()] = peer.id;
+        }
+        self.mark_awaited();
+        let opponent = self
+            .members
+            .iter()
+            .find(|m| m.peer.id != peer.id)
+            .map(|m| m.name.clone());
+        let settings = self
+            .running
+            .as_ref()
+            .expect("in game")
+            .game
+            .settings
+            .clone();
+        let ready = ready_message(&settings, &opponent.unwrap_or_default(), side, self.id);
+        self.send_to(&peer, ready);
+        let snapshot = self.snapshot();
+        self.send_to(&peer, snapshot);
+        if was_away {
+            let name = self.members[i].name.clone();
+            self.notice("back", &name, 0);
+        }
+    }
+
+    pub(super) async fn leave(&mut self, conn: ConnId, message: Option<Message>) {
+        self.spectators.remove(&conn);
+        let Some(i) = self.member(conn) else { return };
+        if self.members[i].away {
+            return;
+        }
+        let in_game = self
+            .running
+            .as_ref()
+            .is_some_and(|r| !r.game.is_over() && r.players.contains(&conn));
+        if in_game && message.is_none() && self.members[i].token.is_some() {
+            self.hold_seat(i);
+            return;
+        }
+        let leaver = self.members.remove(i);
+        leaver.peer.seated.store(false, AtomicOrdering::Relaxed);
+        leaver.peer.changed.notify_one();
+        if let Some(opponent) = self.members.first().map(|m| m.peer.clone()) {
+            let reason = message
+                .as_ref()
+                .map_or("disconnected".to_string(), |m| m.data2.clone());
+            let note = Message::new(protocol::LEAVE, leaver.name.clone(), reason, "");
+            self.send_to(&opponent, note);
+        }
+        if in_game {
+            let side = leaver.side.expect("players have sides");
+            self.finish(EndReason::Resign, Some(side.opponent()), None, None)
+                .await;
+        }
+        if self.members.is_empty() {
+            self.running = None;
+        }
+    }
+
+    /// A player with a seat token lost its connection mid-game: the seat waits for it (the
+    /// clock runs on), and the others hear so.
+    pub(super) fn hold_seat(&mut self, i: usize) {
+        let grace = self.ctx.setup.seats.seat_grace;
+        let member = &mut self.members[i];
+        member.away = true;
+        member.evict_at = Some(Instant::now() + grace);
+        member.peer.seated.store(false, AtomicOrdering::Relaxed);
+        let name = member.name.clone();
+        tracing::info!(
+            "room {}: {name} lost its connection; its seat is held for {} s",
+            self.id,
+            grace.as_secs()
+        );
+        self.notice("away", &name, grace.as_secs());
+    }
+
+    /// Frees a seat whose time ran out; the other member hears of it. A player who did not
+    /// come back to a running game has left it: that is a resignation.
+    pub(super) async fn evict(&mut self, i: usize) {
+        let quit_game =
+            self.members[i].away && self.running.as_ref().is_some_and(|r| !r.game.is_over());
+        if let Some(side) = self.members[i].side.filter(|_| quit_game) {
+            self.finish(EndReason::Resign, Some(side.opponent()), None, None)
+                .await;
+        }
+        let member = self.members.remove(i);
+        tracing::info!(
+            "room {}: {} ({}) lost its seat after waiting",
+            self.id,
+            member.name,
+            member.peer.addr
+        );
+        member.peer.seated.store(false, AtomicOrdering::Relaxed);
+        member.peer.changed.notify_one();
+        if let Some(other) = self.members.first().map(|m| m.peer.clone()) {
+            let note = Message::new(protocol::LEAVE, member.name, "left the room", "");
+            self.send_to(&other, note);
+        }
+        if self.members.is_empty() {
+            self.running = None;
+        }
+    }
+}
