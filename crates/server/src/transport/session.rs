@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use arbiter_core::OptionError;
+use arbiter_core::{OptionError, Side};
 
 use crate::games::{
     GameClock, GameSettings, Registry, Requested, SettingsError, UnknownGame, CLOCK_RANGE,
@@ -76,6 +76,15 @@ pub enum Refused {
     ShuttingDown,
     #[error("a connection may watch at most {MAX_WATCHED} rooms at once")]
     WatchingTooMany,
+}
+
+/// What a READY asks for, checked.
+struct CheckedReady {
+    name: String,
+    colour: Option<Side>,
+    room: u32,
+    request: Requested,
+    token: Option<String>,
 }
 
 /// A connection's reading side.
@@ -189,102 +198,113 @@ impl Session {
         let awaited_move = matches!(&message, Ok(m) if m.op == protocol::MOVE)
             && self.peer.awaited.swap(false, Ordering::Relaxed);
         if !awaited_move && !self.within_rate() {
-            self.dropped += 1;
-            if self.dropped % 100 == 1 {
-                tracing::warn!(
-                    "{} floods: {} messages dropped so far",
-                    self.peer.addr,
-                    self.dropped
-                );
-            }
-            return if self.dropped > 10 * self.config.rate_limit.max(10) {
-                Next::Close
-            } else {
-                Next::Continue
-            };
+            return self.flooded();
         }
-        let message = match message {
-            Ok(m) => m,
-            Err(e) => {
-                return self.bad_line(&format!("{e} in `{}`", arbiter_core::text::shorten(text)))
+        match message {
+            Ok(message) => {
+                self.route(message);
+                Next::Continue
             }
-        };
+            Err(e) => self.bad_line(&format!("{e} in `{}`", arbiter_core::text::shorten(text))),
+        }
+    }
+
+    /// A message over the rate was dropped; a client that keeps flooding is closed.
+    fn flooded(&mut self) -> Next {
+        self.dropped += 1;
+        if self.dropped % 100 == 1 {
+            tracing::warn!(
+                "{} floods: {} messages dropped so far",
+                self.peer.addr,
+                self.dropped
+            );
+        }
+        if self.dropped > 10 * self.config.rate_limit.max(10) {
+            Next::Close
+        } else {
+            Next::Continue
+        }
+    }
+
+    /// Hands a message to the room it is for (or answers it here).
+    fn route(&mut self, message: Message) {
         match message.op {
             protocol::READY => self.ready(message),
-            protocol::MOVE | protocol::RESIGN | protocol::CHAT => match self.room {
-                Some(room) => {
-                    if message.op != protocol::CHAT {
-                        self.progress();
-                    }
-                    let peer = self.peer.clone();
-                    let event = match message.op {
-                        protocol::MOVE => RoomEvent::Move { peer, message },
-                        protocol::RESIGN => RoomEvent::Resign { peer, message },
-                        _ => RoomEvent::Chat { peer, message },
-                    };
-                    self.hub.send(room, event);
-                }
-                None => log_message(
-                    None,
-                    "recv (not in a room, ignored)",
-                    &self.peer.addr,
-                    &message,
-                ),
-            },
-            protocol::LEAVE => match self.room.take() {
-                Some(room) => {
-                    self.progress();
-                    self.hub.send(
-                        room,
-                        RoomEvent::Leave {
-                            peer: self.peer.clone(),
-                            message: Some(message),
-                        },
-                    )
-                }
-                None => log_message(
-                    None,
-                    "recv (not in a room, ignored)",
-                    &self.peer.addr,
-                    &message,
-                ),
-            },
-            protocol::WATCH => match self.watchable(&message.data1) {
-                Ok(room) => {
-                    self.progress();
-                    self.watching.insert(room);
-                    self.hub.send(
-                        room,
-                        RoomEvent::Watch {
-                            peer: self.peer.clone(),
-                            message,
-                        },
-                    );
-                }
-                Err(reason) => {
-                    log_message(None, "recv", &self.peer.addr, &message);
-                    send(
-                        &self.peer,
-                        Message::new(protocol::REJECT, "", reason.to_string(), ""),
-                        None,
-                    );
-                }
-            },
-            protocol::UNWATCH => {
-                log_message(None, "recv", &self.peer.addr, &message);
-                let rooms: Vec<u32> = match parse_room(&message.data1, true) {
-                    Ok(room) if !message.data1.is_empty() => vec![room],
-                    _ => self.watching.iter().copied().collect(),
-                };
-                for room in rooms {
-                    self.watching.remove(&room);
-                    self.hub
-                        .send(room, RoomEvent::Unwatch { conn: self.peer.id });
-                }
-            }
+            protocol::MOVE | protocol::RESIGN | protocol::CHAT => self.play(message),
+            protocol::LEAVE => self.leave(message),
+            protocol::WATCH => self.watch(message),
+            protocol::UNWATCH => self.unwatch(message),
             _ => log_message(None, "recv (ignored)", &self.peer.addr, &message),
         }
-        Next::Continue
+    }
+
+    fn not_in_a_room(&self, message: &Message) {
+        log_message(
+            None,
+            "recv (not in a room, ignored)",
+            &self.peer.addr,
+            message,
+        );
+    }
+
+    /// MOVE, RESIGN and CHAT go to the connection's room.
+    fn play(&mut self, message: Message) {
+        let Some(room) = self.room else {
+            return self.not_in_a_room(&message);
+        };
+        if message.op != protocol::CHAT {
+            self.progress();
+        }
+        let peer = self.peer.clone();
+        let event = match message.op {
+            protocol::MOVE => RoomEvent::Move { peer, message },
+            protocol::RESIGN => RoomEvent::Resign { peer, message },
+            _ => RoomEvent::Chat { peer, message },
+        };
+        self.hub.send(room, event);
+    }
+
+    fn leave(&mut self, message: Message) {
+        let Some(room) = self.room.take() else {
+            return self.not_in_a_room(&message);
+        };
+        self.progress();
+        let peer = self.peer.clone();
+        let event = RoomEvent::Leave {
+            peer,
+            message: Some(message),
+        };
+        self.hub.send(room, event);
+    }
+
+    fn watch(&mut self, message: Message) {
+        match self.watchable(&message.data1) {
+            Ok(room) => {
+                self.progress();
+                self.watching.insert(room);
+                let peer = self.peer.clone();
+                self.hub.send(room, RoomEvent::Watch { peer, message });
+            }
+            Err(reason) => {
+                log_message(None, "recv", &self.peer.addr, &message);
+                let reject = Message::new(protocol::REJECT, "", reason.to_string(), "");
+                send(&self.peer, reject, None);
+            }
+        }
+    }
+
+    /// Stops watching the room named, or every room when none is.
+    fn unwatch(&mut self, message: Message) {
+        log_message(None, "recv", &self.peer.addr, &message);
+        let rooms: Vec<u32> = match parse_room(&message.data1, true) {
+            Ok(room) if !message.data1.is_empty() => vec![room],
+            _ => self.watching.iter().copied().collect(),
+        };
+        for room in rooms {
+            self.watching.remove(&room);
+            self.hub
+                .send(room, RoomEvent::Unwatch { conn: self.peer.id });
+        }
     }
 
     /// The room a WATCH names, unless the connection already watches too many.
@@ -296,73 +316,85 @@ impl Session {
         Ok(room)
     }
 
+    /// A READY checked here (name, colour, room, game and options, token), then sent to its
+    /// room; a bad one is answered with a REJECT to this client only.
     fn ready(&mut self, message: Message) {
-        let reject = |reason: Refused| {
-            log_message(None, "recv", &self.peer.addr, &message);
-            let reason = reason.to_string();
-            send(
-                &self.peer,
-                Message::new(protocol::REJECT, message.data1.clone(), reason, ""),
-                None,
-            );
+        let checked = self.check_ready(&message).and_then(|ready| {
+            if self.hub.is_closing() {
+                return Err(Refused::ShuttingDown);
+            }
+            Ok(ready)
+        });
+        let ready = match checked {
+            Ok(ready) => ready,
+            Err(reason) => {
+                log_message(None, "recv", &self.peer.addr, &message);
+                let reject = Message::new(
+                    protocol::REJECT,
+                    message.data1.clone(),
+                    reason.to_string(),
+                    "",
+                );
+                send(&self.peer, reject, None);
+                return;
+            }
         };
-        let name = message.data1.clone();
-        if name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return reject(Refused::Username);
-        }
-        let colour = match message.data2.as_str() {
-            "" => None,
-            word => match self.config.registry.parse_colour(word) {
-                Some(side) => Some(side),
-                None => {
-                    return reject(Refused::Colour(
-                        arbiter_core::text::shorten(word).to_string(),
-                    ))
-                }
-            },
-        };
-        let extended = message.extra.contains_key("game");
-        let room = match parse_room(&message.data3, extended) {
-            Ok(room) => room,
-            Err(reason) => return reject(reason),
-        };
-        let request = match self.request(&message) {
-            Ok(r) => r,
-            Err(reason) => return reject(reason),
-        };
-        let token = match message.extra.get("token") {
-            None => None,
-            Some(value) => match value.as_str().filter(|t| valid_token(t)) {
-                Some(t) => Some(t.to_string()),
-                None => return reject(Refused::Token),
-            },
-        };
-        if extended || token.is_some() {
-            self.peer.extension.store(true, Ordering::Relaxed);
-        }
-        if self.hub.is_closing() {
-            return reject(Refused::ShuttingDown);
-        }
-        if let Some(old) = self.room.filter(|&old| old != room) {
+        if let Some(old) = self.room.filter(|&old| old != ready.room) {
+            let peer = self.peer.clone();
             self.hub.send(
                 old,
                 RoomEvent::Leave {
-                    peer: self.peer.clone(),
+                    peer,
                     message: None,
                 },
             );
         }
         self.progress();
-        self.room = Some(room);
+        self.room = Some(ready.room);
         let event = RoomEvent::Ready {
             peer: self.peer.clone(),
             message,
+            name: ready.name,
+            colour: ready.colour,
+            request: ready.request,
+            token: ready.token,
+        };
+        self.hub.send(ready.room, event);
+    }
+
+    /// A READY's fields, each checked, in the order the course's server checks them.
+    fn check_ready(&self, message: &Message) -> Result<CheckedReady, Refused> {
+        let name = message.data1.clone();
+        if name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(Refused::Username);
+        }
+        let colour =
+            match message.data2.as_str() {
+                "" => None,
+                word => Some(self.config.registry.parse_colour(word).ok_or_else(|| {
+                    Refused::Colour(arbiter_core::text::shorten(word).to_string())
+                })?),
+            };
+        let extended = message.extra.contains_key("game");
+        let room = parse_room(&message.data3, extended)?;
+        let request = self.request(message)?;
+        let token = match message.extra.get("token") {
+            None => None,
+            Some(value) => {
+                let token = value.as_str().filter(|t| valid_token(t));
+                Some(token.ok_or(Refused::Token)?.to_string())
+            }
+        };
+        if extended || token.is_some() {
+            self.peer.extension.store(true, Ordering::Relaxed);
+        }
+        Ok(CheckedReady {
             name,
             colour,
+            room,
             request,
             token,
-        };
-        self.hub.send(room, event);
+        })
     }
 
     /// What a READY asks for: the extension key `game` (the course's game without it), each
