@@ -85,14 +85,20 @@ impl ApiError {
         }
     }
 
+    /// A failure of the server itself, not of the request: logged, and answered generically.
+    fn is_internal(&self) -> bool {
+        match self {
+            ApiError::Storage(_) | ApiError::Internal(_) => true,
+            ApiError::View(e) => e.is_internal(),
+            _ => false,
+        }
+    }
+
     /// The text a client may read: the error's own, or a generic one for the server's failures.
     fn public_text(&self) -> String {
         match self {
             ApiError::Storage(_) => "the game store is not available now; try again later".into(),
-            ApiError::Internal(_) => "the server failed to answer; the failure is logged".into(),
-            ApiError::View(e) if e.is_internal() => {
-                "the server failed to answer; the failure is logged".into()
-            }
+            _ if self.is_internal() => "the server failed to answer; the failure is logged".into(),
             other => other.to_string(),
         }
     }
@@ -106,10 +112,10 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
-        let text = self.public_text();
-        if text != self.to_string() {
+        if self.is_internal() {
             tracing::error!("HTTP {}: {self}", status.as_u16());
         }
+        let text = self.public_text();
         (status, Json(serde_json::json!({ "error": text }))).into_response()
     }
 }
@@ -129,5 +135,56 @@ impl From<QueryRejection> for ApiError {
 impl From<PathRejection> for ApiError {
     fn from(rejection: PathRejection) -> ApiError {
         ApiError::Query(rejection.body_text())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn answer(error: ApiError) -> (StatusCode, String) {
+        let response = error.into_response();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        (status, json["error"].as_str().unwrap().to_string())
+    }
+
+    #[tokio::test]
+    async fn the_servers_own_failures_are_answered_without_their_detail() {
+        let secret = "disk I/O error in /srv/arbiter/games.sqlite";
+        let storage = ApiError::Storage(StorageError::Database(secret.into()));
+        let internal = ApiError::Internal(format!("stored settings: {secret}"));
+        for (error, status) in [
+            (storage, StatusCode::SERVICE_UNAVAILABLE),
+            (internal, StatusCode::INTERNAL_SERVER_ERROR),
+        ] {
+            let (got, text) = answer(error).await;
+            assert_eq!(got, status);
+            assert!(!text.contains("sqlite") && !text.contains("disk"), "{text}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_clients_mistake_is_answered_with_what_to_change() {
+        assert_eq!(
+            answer(ApiError::NoGame(7)).await,
+            (StatusCode::NOT_FOUND, "no game 7".to_string())
+        );
+        assert_eq!(
+            answer(ApiError::MovesDiverge(3)).await,
+            (
+                StatusCode::CONFLICT,
+                "the moves must continue the 3 stored ones".to_string()
+            )
+        );
+        let (status, text) = answer(ApiError::Json("expected `,`".into())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(
+            text.starts_with("the request is not the JSON expected"),
+            "{text}"
+        );
     }
 }

@@ -6,9 +6,11 @@
 //! * Every error is JSON: `{"error": "..."}`.
 
 mod ai_gate;
+mod catalogue;
 mod error;
 mod extract;
 mod games;
+mod judge;
 pub mod page;
 mod rules;
 pub mod views;

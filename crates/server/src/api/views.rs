@@ -9,10 +9,13 @@ use std::collections::BTreeMap;
 use arbiter_ai::registry::{self, Catalogue, CatalogueError, FullGame, GameVisitor};
 use arbiter_ai::{analyze, Level, Limits, PlayerSpec};
 use arbiter_core::{
-    Allowed, End, GameDef, InputError, JudgeError, MoveList, MoveReason, Options, RouteStep, Rules,
-    Side, Status,
+    End, GameDef, InputError, JudgeError, MoveList, MoveReason, Options, RouteStep, Rules, Side,
+    Status,
 };
 use serde::{Deserialize, Serialize};
+
+pub use super::catalogue::{catalogue, GameInfo, OptionInfo, SideInfo};
+pub use super::judge::{judge_trace, Geometry, TraceStep, TraceView, MAX_TRACE_STEPS};
 
 /// Why a question about a game has no answer. All but [`ViewError::is_internal`] ones are the
 /// request's fault, and their texts say what to change.
@@ -259,187 +262,6 @@ impl GameVisitor for Replay<'_> {
 /// Checks the request's moves by its game's rules (for a game a page stores as it plays).
 pub fn replayed<C: Catalogue>(request: &GameRequest) -> Result<Replayed, ViewError> {
     visit::<C, _, _>(request, Replay(&request.moves))
-}
-
-/// One game of the catalogue, for the page: names, sides, options with their allowed values.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct GameInfo {
-    pub id: &'static str,
-    pub title: &'static str,
-    pub sides: Vec<SideInfo>,
-    pub options: Vec<OptionInfo>,
-    /// The board sizes to choose from (empty: one board).
-    pub sizes: Vec<u32>,
-    pub notation: &'static str,
-    /// The judge's input format, for games with a judge.
-    pub judge: Option<&'static str>,
-    /// A short judge input to try.
-    pub judge_example: Option<&'static str>,
-}
-
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct SideInfo {
-    pub name: &'static str,
-    pub word: &'static str,
-}
-
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct OptionInfo {
-    pub name: &'static str,
-    pub help: &'static str,
-    pub default: u32,
-    /// The values allowed, when they are a list.
-    pub values: Option<&'static [u32]>,
-    pub min: Option<u32>,
-    pub max: Option<u32>,
-}
-
-/// The catalogue as the page reads it (`GET /api/catalogue`).
-pub fn catalogue(games: &[&'static GameDef]) -> Vec<GameInfo> {
-    games
-        .iter()
-        .map(|def| GameInfo {
-            id: def.id,
-            title: def.title,
-            sides: def
-                .sides
-                .iter()
-                .map(|s| SideInfo {
-                    name: s.name,
-                    word: s.word,
-                })
-                .collect(),
-            options: def.options.iter().map(option_info).collect(),
-            sizes: def.sizes(),
-            notation: def.notation,
-            judge: def.judge.map(|j| j.input),
-            judge_example: def.judge.map(|j| j.example),
-        })
-        .collect()
-}
-
-fn option_info(o: &arbiter_core::OptionDef) -> OptionInfo {
-    let (values, min, max) = match o.allowed {
-        Allowed::OneOf(values) => (Some(values), None, None),
-        Allowed::Range { min, max } => (None, Some(min), Some(max)),
-    };
-    OptionInfo {
-        name: o.name,
-        help: o.help,
-        default: o.default,
-        values,
-        min,
-        max,
-    }
-}
-
-/// A judge's run for the visualiser: its whole output, and each operation with what the judge
-/// printed for it and the board after it.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct TraceView {
-    pub game: &'static str,
-    pub output: String,
-    /// Whether the judge prints as it goes (else each step's output is its answer so far).
-    pub streams: bool,
-    pub steps: Vec<TraceStep>,
-}
-
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct TraceStep {
-    pub line: usize,
-    pub input: String,
-    pub output: String,
-    /// The board's points, when they differ from the previous step's (the first step, a new size).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub geometry: Option<Geometry>,
-    /// `[cell index, "first"|"second", kind or null]` of every piece.
-    pub pieces: Vec<(usize, &'static str, Option<&'static str>)>,
-    pub checked: Vec<String>,
-    pub vacated: Vec<String>,
-    pub arrived: Vec<String>,
-    pub captured: Vec<String>,
-}
-
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Geometry {
-    pub cols: u8,
-    pub rows: u8,
-    pub cells: Vec<(String, u8, u8)>,
-}
-
-/// The most operations the visualiser steps through (`arbiter judge` takes any number).
-pub const MAX_TRACE_STEPS: usize = 20_000;
-
-/// Runs game `def`'s judge over `input`, step by step (the judge's own code).
-pub fn judge_trace(def: &GameDef, input: &str) -> Result<TraceView, ViewError> {
-    let judge = def.judge.ok_or(ViewError::NoJudge(def.id))?;
-    let too_many = |operations: usize| ViewError::TooManyOperations {
-        operations,
-        game: def.id,
-    };
-    // Every operation takes a line (a Surakarta position a dozen): refuse the huge at once.
-    let lines = input.lines().count();
-    if lines > 2 * MAX_TRACE_STEPS {
-        return Err(too_many(lines));
-    }
-    let steps = (judge.trace)(input)?;
-    if steps.len() > MAX_TRACE_STEPS + 1 {
-        return Err(too_many(steps.len() - 1));
-    }
-    let mut out = Vec::new();
-    (judge.run)(&mut input.as_bytes(), &mut out)?;
-    let mut previous: Option<(u8, u8)> = None;
-    let steps = steps
-        .into_iter()
-        .map(|step| {
-            let b = &step.board;
-            let geometry = (previous != Some((b.cols, b.rows))).then(|| Geometry {
-                cols: b.cols,
-                rows: b.rows,
-                cells: b
-                    .cells
-                    .iter()
-                    .map(|c| (c.name.clone(), c.col, c.row))
-                    .collect(),
-            });
-            previous = Some((b.cols, b.rows));
-            let pieces = b
-                .cells
-                .iter()
-                .enumerate()
-                .filter_map(|(i, c)| {
-                    c.piece.map(|p| {
-                        (
-                            i,
-                            if p.side == Side::First {
-                                "first"
-                            } else {
-                                "second"
-                            },
-                            p.kind,
-                        )
-                    })
-                })
-                .collect();
-            TraceStep {
-                line: step.line,
-                input: step.input,
-                output: step.output,
-                geometry,
-                pieces,
-                checked: b.checked.clone(),
-                vacated: step.changes.vacated,
-                arrived: step.changes.arrived,
-                captured: step.changes.captured,
-            }
-        })
-        .collect();
-    Ok(TraceView {
-        game: def.id,
-        output: String::from_utf8_lossy(&out).into_owned(),
-        streams: judge.streams,
-        steps,
-    })
 }
 
 /// Plays the request's moves from `start` (stopping at the first illegal one).
@@ -695,35 +517,6 @@ mod tests {
             state(&sized).unwrap_err().to_string(),
             "rc02: size must be 4, 6, 8 or 10, not 7"
         );
-    }
-
-    #[test]
-    fn the_visualiser_tells_the_judges_verdicts_on_the_official_data() {
-        let cases = [
-            (&arbiter_duck::DEFINITION, "duck/official"),
-            (&arbiter_surakarta::DEFINITION, "surakarta/reference"),
-            (&arbiter_rc02::DEFINITION, "rc02"),
-        ];
-        for (def, sub) in cases {
-            let dir =
-                arbiter_core::shared_data::locate(env!("CARGO_MANIFEST_DIR"), sub, "visualiser");
-            for (input, answer) in arbiter_core::shared_data::cases(&dir) {
-                let text = std::fs::read_to_string(&input).unwrap();
-                let expected = std::fs::read_to_string(&answer).unwrap();
-                let trace = match judge_trace(def, &text) {
-                    Ok(trace) => trace,
-                    Err(ViewError::TooManyOperations { .. }) => continue,
-                    Err(e) => panic!("{}: {e}", input.display()),
-                };
-                assert_eq!(trace.output, expected, "{}", input.display());
-                let told: String = if trace.streams {
-                    trace.steps.iter().map(|s| s.output.as_str()).collect()
-                } else {
-                    trace.steps.last().unwrap().output.clone()
-                };
-                assert_eq!(told, expected, "{}", input.display());
-            }
-        }
     }
 
     #[test]

@@ -124,3 +124,97 @@ pub struct StoredMove {
     pub reason: String,
     pub at: i64,
 }
+
+/// What every implementation of [`GameStore`] must do, run against each (a new implementation
+/// adds its own line to the tests below).
+#[cfg(test)]
+mod contract {
+    use super::*;
+
+    fn new_game(players: [&str; 2], owner: Option<&str>) -> NewGame {
+        NewGame {
+            room: 3,
+            game: "surakarta".into(),
+            settings: r#"{"game":"surakarta","size":6}"#.into(),
+            players: players.map(String::from),
+            owner: owner.map(String::from),
+        }
+    }
+
+    fn played(game_id: i64, ply: usize, text: &str) -> PlayedMove {
+        PlayedMove {
+            game_id,
+            ply,
+            text: text.into(),
+            reason: "LEGAL_NON_CAPTURE_MOVE".into(),
+        }
+    }
+
+    async fn keeps_games_moves_and_ends(store: &dyn GameStore) {
+        let a = store
+            .start_game(new_game(["ann", "bob"], None))
+            .await
+            .unwrap();
+        let b = store
+            .start_game(new_game(["cid", "ann"], Some("secret")))
+            .await
+            .unwrap();
+        for (ply, text) in [(1, "A2-A3"), (2, "F5-E4"), (3, "B2-B3")] {
+            store.record_move(played(a, ply, text)).await.unwrap();
+        }
+        store.truncate_moves(a, 2).await.unwrap();
+        let end = GameEnd {
+            game_id: a,
+            end_reason: "RESIGN".into(),
+            winner: Winner::Second,
+            record: "A2-A3 F5-E4 R#".into(),
+        };
+        store.end_game(end).await.unwrap();
+        store.flush().await;
+        let game = store.game(a).await.unwrap().unwrap();
+        let moves: Vec<&str> = game.moves.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(moves, ["A2-A3", "F5-E4"]);
+        assert_eq!(game.winner, Some(Winner::Second));
+        assert_eq!(game.end_reason.as_deref(), Some("RESIGN"));
+        assert_eq!((game.room, game.first.as_str()), (3, "ann"));
+        assert_eq!(game.settings["size"], 6);
+        let everyone = GameQuery {
+            limit: 10,
+            ..GameQuery::default()
+        };
+        let ids: Vec<i64> = store
+            .list_games(everyone)
+            .await
+            .unwrap()
+            .iter()
+            .map(|g| g.id)
+            .collect();
+        assert_eq!(ids, [b, a]);
+        let bobs = GameQuery {
+            limit: 10,
+            offset: 0,
+            player: Some("bob".into()),
+        };
+        assert_eq!(store.list_games(bobs).await.unwrap().len(), 1);
+        let owned = store.owned_game(b).await.unwrap().unwrap();
+        assert_eq!(
+            (owned.owner.as_deref(), owned.ended),
+            (Some("secret"), false)
+        );
+        assert!(store.game(b + 100).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn sqlite_keeps_the_contract() {
+        let dir = std::env::temp_dir().join(format!("arbiter-contract-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(&dir.join("games.sqlite"), &StoreOptions::default()).unwrap();
+        keeps_games_moves_and_ends(&store).await;
+    }
+
+    #[tokio::test]
+    async fn memory_keeps_the_contract() {
+        keeps_games_moves_and_ends(&memory::MemoryStore::default()).await;
+    }
+}

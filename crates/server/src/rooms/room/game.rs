@@ -12,43 +12,17 @@ use crate::rooms::Peer;
 use crate::storage::{GameEnd, NewGame, PlayedMove, StorageError};
 
 impl Room {
+    /// Both members are ready: the game is stored, then each player hears its READY and the
+    /// spectators the new state. A game the store refuses does not start.
     pub(super) async fn start(&mut self) {
-        // Requested colours are honoured; with none, the first to be ready plays first.
-        let (a, b) = if self.members[0].order < self.members[1].order {
-            (0, 1)
-        } else {
-            (1, 0)
-        };
-        let first = match (self.members[a].colour, self.members[b].colour) {
-            (Some(Side::First), _) | (None, Some(Side::Second)) | (None, None) => a,
-            _ => b,
-        };
-        let second = 1 - first;
+        let (first, second) = self.seating();
         let settings = self.members[first].settings.clone();
         let names = [
             self.members[first].name.clone(),
             self.members[second].name.clone(),
         ];
-        let settings_json = serde_json::to_string(&settings).expect("settings serialise");
-        let new_game = NewGame {
-            room: self.id,
-            game: settings.game().id.to_string(),
-            settings: settings_json,
-            players: names.clone(),
-            owner: None,
-        };
-        let stored = self.ctx.store.start_game(new_game).await;
-        let id = match stored {
-            Ok(id) => id,
-            Err(e) => {
-                tracing::error!("room {}: cannot store a new game: {e}", self.id);
-                let peers: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
-                for peer in peers {
-                    self.reject(&peer, "", "the server cannot store games right now");
-                }
-                self.members.iter_mut().for_each(|m| m.ready = false);
-                return;
-            }
+        let Some(id) = self.store_new_game(&settings, &names).await else {
+            return;
         };
         for (i, side) in [(first, Side::First), (second, Side::Second)] {
             let m = &mut self.members[i];
@@ -63,7 +37,7 @@ impl Room {
             game: self.ctx.registry.start(&settings),
             id,
             players: [self.members[first].peer.id, self.members[second].peer.id],
-            names: names.clone(),
+            names,
             deadline: None,
             clocks,
             turn_started: Instant::now(),
@@ -80,6 +54,49 @@ impl Room {
         }
         let snapshot = self.snapshot();
         self.tell_spectators(&snapshot);
+    }
+
+    /// The members who play first and second: requested colours are honoured; with none, the
+    /// first to be ready plays first.
+    fn seating(&self) -> (usize, usize) {
+        let (a, b) = if self.members[0].order < self.members[1].order {
+            (0, 1)
+        } else {
+            (1, 0)
+        };
+        let first = match (self.members[a].colour, self.members[b].colour) {
+            (Some(Side::First), _) | (None, Some(Side::Second)) | (None, None) => a,
+            _ => b,
+        };
+        (first, 1 - first)
+    }
+
+    /// The new game's number; `None` (and both players told, their READYs undone) when the
+    /// store refuses it.
+    async fn store_new_game(
+        &mut self,
+        settings: &GameSettings,
+        names: &[String; 2],
+    ) -> Option<i64> {
+        let new_game = NewGame {
+            room: self.id,
+            game: settings.game().id.to_string(),
+            settings: serde_json::to_string(settings).expect("settings serialise"),
+            players: names.clone(),
+            owner: None,
+        };
+        match self.ctx.store.start_game(new_game).await {
+            Ok(id) => Some(id),
+            Err(e) => {
+                tracing::error!("room {}: cannot store a new game: {e}", self.id);
+                let peers: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
+                for peer in peers {
+                    self.reject(&peer, "", "the server cannot store games right now");
+                }
+                self.members.iter_mut().for_each(|m| m.ready = false);
+                None
+            }
+        }
     }
 
     pub(super) async fn play(&mut self, peer: &Peer, from: &str, to: &str) {

@@ -1,0 +1,161 @@
+//! The writer thread, which commits queued writes in groups (each in its own savepoint, so one
+//! that fails fails alone), and the checkpoint thread beside it.
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, Connection};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{CHECKPOINT_EVERY, WAL_RESTART_BYTES};
+use crate::storage::{GameEnd, NewGame, PlayedMove, StorageError, StorageResult};
+
+/// A write the store performs; each carries the channel its completion is reported on.
+pub(super) enum Write {
+    StartGame {
+        game: NewGame,
+        done: oneshot::Sender<StorageResult<i64>>,
+    },
+    Move {
+        played: PlayedMove,
+        done: oneshot::Sender<StorageResult<()>>,
+    },
+    EndGame {
+        end: GameEnd,
+        done: oneshot::Sender<StorageResult<()>>,
+    },
+    /// Forgets a game's moves after the first `keep` (a page's undo).
+    TruncateMoves {
+        game_id: i64,
+        keep: usize,
+        done: oneshot::Sender<StorageResult<()>>,
+    },
+    /// Reports once every write queued before it is committed.
+    Flush { done: oneshot::Sender<()> },
+}
+
+pub(super) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Checkpoints the WAL into the database now and then, beside the writer, so a commit never
+/// waits for one; ends with the store. A passive checkpoint never brings the WAL back to its start
+/// while the writer keeps committing, so once the WAL passes [`WAL_RESTART_BYTES`] a RESTART
+/// checkpoint (which waits for the writer between two commits) starts it over: the passive ones
+/// have copied almost everything by then, so the writer waits only a moment.
+pub(super) fn checkpoint_loop(
+    conn: Connection,
+    store: mpsc::WeakUnboundedSender<Write>,
+    wal: PathBuf,
+) {
+    while store.upgrade().is_some() {
+        std::thread::sleep(CHECKPOINT_EVERY);
+        let big = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_RESTART_BYTES);
+        let mode = if big { "RESTART" } else { "PASSIVE" };
+        if let Err(e) = conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(())) {
+            tracing::warn!("checkpoint failed: {e}");
+        }
+    }
+}
+
+/// What one write did inside the batch: the new game's id for a start.
+type Outcome = StorageResult<Option<i64>>;
+
+/// Takes every queued write, commits them in one transaction (each in its own savepoint), then
+/// reports each.
+pub(super) fn write_loop(mut conn: Connection, mut rx: mpsc::UnboundedReceiver<Write>) {
+    while let Some(first) = rx.blocking_recv() {
+        let mut batch = vec![first];
+        while batch.len() < 512 {
+            match rx.try_recv() {
+                Ok(w) => batch.push(w),
+                Err(_) => break,
+            }
+        }
+        let outcomes = commit_batch(&mut conn, &batch);
+        for (w, outcome) in batch.into_iter().zip(outcomes) {
+            match w {
+                Write::StartGame { done, .. } => {
+                    let _ = done.send(outcome.map(|id| id.unwrap_or_default()));
+                }
+                Write::Move { done, .. }
+                | Write::EndGame { done, .. }
+                | Write::TruncateMoves { done, .. } => {
+                    let _ = done.send(outcome.map(drop));
+                }
+                Write::Flush { done } => {
+                    let _ = done.send(());
+                }
+            }
+        }
+    }
+}
+
+/// Runs a batch; each write's outcome, every one failed when the commit itself fails.
+fn commit_batch(conn: &mut Connection, batch: &[Write]) -> Vec<Outcome> {
+    let result = (|| -> rusqlite::Result<Vec<Outcome>> {
+        let mut tx = conn.transaction()?;
+        let mut outcomes = Vec::with_capacity(batch.len());
+        for w in batch {
+            let sp = tx.savepoint()?;
+            let outcome = apply(&sp, w);
+            match outcome {
+                Ok(id) => {
+                    sp.commit()?;
+                    outcomes.push(Ok(id));
+                }
+                Err(e) => {
+                    drop(sp);
+                    outcomes.push(Err(StorageError::from(e)));
+                }
+            }
+        }
+        tx.set_drop_behavior(rusqlite::DropBehavior::Commit);
+        tx.commit()?;
+        Ok(outcomes)
+    })();
+    result.unwrap_or_else(|e| {
+        let message = e.to_string();
+        batch
+            .iter()
+            .map(|_| Err(StorageError::Database(message.clone())))
+            .collect()
+    })
+}
+
+fn apply(tx: &rusqlite::Savepoint<'_>, w: &Write) -> rusqlite::Result<Option<i64>> {
+    match w {
+        Write::StartGame { game, .. } => {
+            let [first, second] = &game.players;
+            tx.execute(
+                "INSERT INTO games (room, game, settings, first_player, second_player, started_at, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![game.room, game.game, game.settings, first, second, now_ms(), game.owner],
+            )?;
+            Ok(Some(tx.last_insert_rowid()))
+        }
+        Write::Move { played: m, .. } => {
+            tx.execute(
+                "INSERT OR REPLACE INTO moves (game_id, ply, text, reason, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![m.game_id, m.ply as i64, m.text, m.reason, now_ms()],
+            )?;
+            Ok(None)
+        }
+        Write::EndGame { end, .. } => {
+            tx.execute(
+                "UPDATE games SET ended_at = ?2, end_reason = ?3, winner = ?4, record = ?5 WHERE id = ?1",
+                params![end.game_id, now_ms(), end.end_reason, end.winner, end.record],
+            )?;
+            Ok(None)
+        }
+        Write::TruncateMoves { game_id, keep, .. } => {
+            tx.execute(
+                "DELETE FROM moves WHERE game_id = ?1 AND ply > ?2",
+                params![game_id, *keep as i64],
+            )?;
+            Ok(None)
+        }
+        Write::Flush { .. } => Ok(None),
+    }
+}

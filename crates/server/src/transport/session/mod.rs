@@ -1,0 +1,332 @@
+//! One client connection, over TCP (lines) or a WebSocket (text frames): reading, checking
+//! and routing its messages, with limits on line length, message rate and silence.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use arbiter_core::OptionError;
+
+use crate::games::{Registry, SettingsError, UnknownGame, CLOCK_RANGE, INCREMENT_RANGE};
+use crate::protocol::{self, FieldError, Message};
+use crate::rooms::outbox::{outbox, Inbox};
+use crate::rooms::{log_message, send, Hub, Peer, RoomEvent};
+
+static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// Server-wide settings a connection needs.
+#[derive(Clone)]
+pub struct ConnConfig {
+    pub registry: Arc<Registry>,
+    /// A connection that makes no progress (a READY, a move, a WATCH …) for this long while it
+    /// holds no seat and watches nothing is closed; trickled bytes and junk do not count.
+    pub idle_timeout: Duration,
+    /// Messages per second a client may send on average (with bursts of twice as many).
+    pub rate_limit: u32,
+    /// The move time of a room opened without one over this transport: the page's people get
+    /// `--web-timeout-ms`, TCP bots the course's `--timeout-ms` (None).
+    pub opening_timeout_ms: Option<u64>,
+}
+
+/// How many bad lines (unparsable, too long) a connection may send before it is closed.
+const MAX_BAD_LINES: u32 = 100;
+/// Room numbers extension clients (those that name a `game`) may use.
+pub const MAX_EXTENDED_ROOM: u64 = 1_000_000;
+/// Rooms one connection may watch at once.
+pub const MAX_WATCHED: usize = 64;
+
+/// Why a connection's READY or WATCH is refused; the text goes to the client in a REJECT.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    #[error("bad username: letters, digits and _ only, at most 64")]
+    Username,
+    #[error("bad colour `{0}`: BLACK, WHITE (or RED, BLUE) or empty")]
+    Colour(String),
+    #[error("bad room `{text}`: a number from 0 to {limit}")]
+    Room { text: String, limit: u64 },
+    #[error("bad token: 8 to 64 letters, digits, `-` or `_` (the page makes one)")]
+    Token,
+    #[error("`game` must be a string")]
+    GameNotText,
+    #[error(transparent)]
+    UnknownGame(#[from] UnknownGame),
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    #[error(transparent)]
+    Option(#[from] OptionError),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error("increment_ms needs clock_ms")]
+    IncrementWithoutClock,
+    #[error(
+        "clock_ms must be from {} to {} and increment_ms up to {}",
+        CLOCK_RANGE.start(),
+        CLOCK_RANGE.end(),
+        INCREMENT_RANGE.end()
+    )]
+    Clock,
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    #[error("a connection may watch at most {MAX_WATCHED} rooms at once")]
+    WatchingTooMany,
+}
+
+/// A connection's reading side.
+pub struct Session {
+    peer: Peer,
+    hub: Arc<Hub>,
+    config: ConnConfig,
+    room: Option<u32>,
+    watching: HashSet<u32>,
+    bad_lines: u32,
+    tokens: f64,
+    last_refill: Instant,
+    dropped: u32,
+    /// The last real protocol progress (not any byte: a trickle must not keep a socket alive).
+    last_progress: Instant,
+}
+
+mod ready;
+
+use ready::parse_room;
+
+/// What the reading loop should do after a line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Next {
+    Continue,
+    Close,
+}
+
+impl Session {
+    /// A new session and the writer's end of its outbox.
+    pub fn new(addr: String, hub: Arc<Hub>, config: ConnConfig) -> (Session, Inbox) {
+        let (out, inbox) = outbox();
+        let peer = Peer {
+            id: NEXT_CONN.fetch_add(1, Ordering::Relaxed),
+            addr,
+            outbox: out,
+            awaited: Arc::new(AtomicBool::new(false)),
+            seated: Arc::new(AtomicBool::new(false)),
+            changed: Arc::new(Notify::new()),
+            extension: Arc::new(AtomicBool::new(false)),
+        };
+        let tokens = 2.0 * config.rate_limit as f64;
+        let session = Session {
+            peer,
+            hub,
+            config,
+            room: None,
+            watching: HashSet::new(),
+            bad_lines: 0,
+            tokens,
+            last_refill: Instant::now(),
+            dropped: 0,
+            last_progress: Instant::now(),
+        };
+        (session, inbox)
+    }
+
+    /// When the connection is closed for making no progress; `None` while it holds a seat (the
+    /// room's deadlines govern it) or watches a room.
+    pub fn idle_deadline(&self) -> Option<Instant> {
+        let busy = self.peer.seated.load(Ordering::Relaxed) || !self.watching.is_empty();
+        (!busy).then(|| self.last_progress + self.config.idle_timeout)
+    }
+
+    /// Something the connection waits on changed (a seat was freed): recompute the deadline.
+    pub async fn changed(&self) {
+        self.peer.changed.notified().await;
+    }
+
+    /// The client is a browser (or speaks the extension): it may get NOTICE messages.
+    pub fn speaks_extension(&self) {
+        self.peer.extension.store(true, Ordering::Relaxed);
+    }
+
+    /// How long the connection may go without progress.
+    pub fn idle_limit(&self) -> Duration {
+        self.config.idle_timeout
+    }
+
+    fn progress(&mut self) {
+        self.last_progress = Instant::now();
+    }
+
+    /// A line that could not be read (too long, not UTF-8).
+    pub fn bad_line(&mut self, why: &str) -> Next {
+        self.bad_lines += 1;
+        tracing::warn!(target: "arbiter::message", "move=- recv peer={} dropped: {why}", self.peer.addr);
+        if self.bad_lines > MAX_BAD_LINES {
+            tracing::warn!("closing {}: too many bad lines", self.peer.addr);
+            Next::Close
+        } else {
+            Next::Continue
+        }
+    }
+
+    /// Refills the token bucket; false when this message must be dropped.
+    fn within_rate(&mut self) -> bool {
+        let now = Instant::now();
+        let rate = self.config.rate_limit as f64;
+        self.tokens = (self.tokens + now.duration_since(self.last_refill).as_secs_f64() * rate)
+            .min(2.0 * rate);
+        self.last_refill = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Handles one line of text from the client.
+    pub fn line(&mut self, text: &str) -> Next {
+        let message = Message::parse(text);
+        // The one move the game waits for is free; everything else is charged.
+        let awaited_move = matches!(&message, Ok(m) if m.op == protocol::MOVE)
+            && self.peer.awaited.swap(false, Ordering::Relaxed);
+        if !awaited_move && !self.within_rate() {
+            return self.flooded();
+        }
+        match message {
+            Ok(message) => {
+                self.route(message);
+                Next::Continue
+            }
+            Err(e) => self.bad_line(&format!("{e} in `{}`", arbiter_core::text::shorten(text))),
+        }
+    }
+
+    /// A message over the rate was dropped; a client that keeps flooding is closed.
+    fn flooded(&mut self) -> Next {
+        self.dropped += 1;
+        if self.dropped % 100 == 1 {
+            tracing::warn!(
+                "{} floods: {} messages dropped so far",
+                self.peer.addr,
+                self.dropped
+            );
+        }
+        if self.dropped > 10 * self.config.rate_limit.max(10) {
+            Next::Close
+        } else {
+            Next::Continue
+        }
+    }
+
+    /// Hands a message to the room it is for (or answers it here).
+    fn route(&mut self, message: Message) {
+        match message.op {
+            protocol::READY => self.ready(message),
+            protocol::MOVE | protocol::RESIGN | protocol::CHAT => self.play(message),
+            protocol::LEAVE => self.leave(message),
+            protocol::WATCH => self.watch(message),
+            protocol::UNWATCH => self.unwatch(message),
+            _ => log_message(None, "recv (ignored)", &self.peer.addr, &message),
+        }
+    }
+
+    fn not_in_a_room(&self, message: &Message) {
+        log_message(
+            None,
+            "recv (not in a room, ignored)",
+            &self.peer.addr,
+            message,
+        );
+    }
+
+    /// MOVE, RESIGN and CHAT go to the connection's room.
+    fn play(&mut self, message: Message) {
+        let Some(room) = self.room else {
+            return self.not_in_a_room(&message);
+        };
+        if message.op != protocol::CHAT {
+            self.progress();
+        }
+        let peer = self.peer.clone();
+        let event = match message.op {
+            protocol::MOVE => RoomEvent::Move { peer, message },
+            protocol::RESIGN => RoomEvent::Resign { peer, message },
+            _ => RoomEvent::Chat { peer, message },
+        };
+        self.hub.send(room, event);
+    }
+
+    fn leave(&mut self, message: Message) {
+        let Some(room) = self.room.take() else {
+            return self.not_in_a_room(&message);
+        };
+        self.progress();
+        let peer = self.peer.clone();
+        let event = RoomEvent::Leave {
+            peer,
+            message: Some(message),
+        };
+        self.hub.send(room, event);
+    }
+
+    fn watch(&mut self, message: Message) {
+        match self.watchable(&message.data1) {
+            Ok(room) => {
+                self.progress();
+                self.watching.insert(room);
+                let peer = self.peer.clone();
+                self.hub.send(room, RoomEvent::Watch { peer, message });
+            }
+            Err(reason) => {
+                log_message(None, "recv", &self.peer.addr, &message);
+                let reject = Message::new(protocol::REJECT, "", reason.to_string(), "");
+                send(&self.peer, reject, None);
+            }
+        }
+    }
+
+    /// Stops watching the room named, or every room when none is.
+    fn unwatch(&mut self, message: Message) {
+        log_message(None, "recv", &self.peer.addr, &message);
+        let rooms: Vec<u32> = match parse_room(&message.data1, true) {
+            Ok(room) if !message.data1.is_empty() => vec![room],
+            _ => self.watching.iter().copied().collect(),
+        };
+        for room in rooms {
+            self.watching.remove(&room);
+            self.hub
+                .send(room, RoomEvent::Unwatch { conn: self.peer.id });
+        }
+    }
+
+    /// The room a WATCH names, unless the connection already watches too many.
+    fn watchable(&self, text: &str) -> Result<u32, Refused> {
+        let room = parse_room(text, true)?;
+        if !self.watching.contains(&room) && self.watching.len() >= MAX_WATCHED {
+            return Err(Refused::WatchingTooMany);
+        }
+        Ok(room)
+    }
+
+    /// The connection has closed: leave the room and stop watching.
+    pub fn closed(&mut self) {
+        self.peer.outbox.close();
+        if let Some(room) = self.room.take() {
+            self.hub.send(
+                room,
+                RoomEvent::Leave {
+                    peer: self.peer.clone(),
+                    message: None,
+                },
+            );
+        }
+        for room in std::mem::take(&mut self.watching) {
+            self.hub
+                .send(room, RoomEvent::Unwatch { conn: self.peer.id });
+        }
+        tracing::info!("connection {} closed", self.peer.addr);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,176 @@
+//! READY, the message that takes a seat: every field checked here, in the course server's
+//! order, before the room sees it.
+
+use std::sync::atomic::Ordering;
+
+use arbiter_core::Side;
+
+use super::{Refused, Session, MAX_EXTENDED_ROOM};
+use crate::games::{GameClock, GameSettings, Requested, CLOCK_RANGE, INCREMENT_RANGE};
+use crate::protocol::{self, Message};
+use crate::rooms::{log_message, send, RoomEvent};
+
+/// What a READY asks for, checked.
+struct CheckedReady {
+    name: String,
+    colour: Option<Side>,
+    room: u32,
+    request: Requested,
+    token: Option<String>,
+}
+
+impl Session {
+    /// A READY checked here (name, colour, room, game and options, token), then sent to its
+    /// room; a bad one is answered with a REJECT to this client only.
+    pub(super) fn ready(&mut self, message: Message) {
+        let checked = self.check_ready(&message).and_then(|ready| {
+            if self.hub.is_closing() {
+                return Err(Refused::ShuttingDown);
+            }
+            Ok(ready)
+        });
+        let ready = match checked {
+            Ok(ready) => ready,
+            Err(reason) => {
+                log_message(None, "recv", &self.peer.addr, &message);
+                let reject = Message::new(
+                    protocol::REJECT,
+                    message.data1.clone(),
+                    reason.to_string(),
+                    "",
+                );
+                send(&self.peer, reject, None);
+                return;
+            }
+        };
+        if let Some(old) = self.room.filter(|&old| old != ready.room) {
+            let peer = self.peer.clone();
+            self.hub.send(
+                old,
+                RoomEvent::Leave {
+                    peer,
+                    message: None,
+                },
+            );
+        }
+        self.progress();
+        self.room = Some(ready.room);
+        let event = RoomEvent::Ready {
+            peer: self.peer.clone(),
+            message,
+            name: ready.name,
+            colour: ready.colour,
+            request: ready.request,
+            token: ready.token,
+        };
+        self.hub.send(ready.room, event);
+    }
+
+    /// A READY's fields, each checked, in the order the course's server checks them.
+    fn check_ready(&self, message: &Message) -> Result<CheckedReady, Refused> {
+        let name = message.data1.clone();
+        if name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(Refused::Username);
+        }
+        let colour =
+            match message.data2.as_str() {
+                "" => None,
+                word => Some(self.config.registry.parse_colour(word).ok_or_else(|| {
+                    Refused::Colour(arbiter_core::text::shorten(word).to_string())
+                })?),
+            };
+        let extended = message.extra.contains_key("game");
+        let room = parse_room(&message.data3, extended)?;
+        let request = self.request(message)?;
+        let token = match message.extra.get("token") {
+            None => None,
+            Some(value) => {
+                let token = value.as_str().filter(|t| valid_token(t));
+                Some(token.ok_or(Refused::Token)?.to_string())
+            }
+        };
+        if extended || token.is_some() {
+            self.peer.extension.store(true, Ordering::Relaxed);
+        }
+        Ok(CheckedReady {
+            name,
+            colour,
+            room,
+            request,
+            token,
+        })
+    }
+
+    /// What a READY asks for: the extension key `game` (the course's game without it), each
+    /// option of that game it names, and the time control; every value checked.
+    fn request(&self, message: &Message) -> Result<Requested, Refused> {
+        let game = match message.extra.get("game") {
+            None => protocol::COURSE_GAME,
+            Some(value) => value.as_str().ok_or(Refused::GameNotText)?,
+        };
+        let def = self.config.registry.definition(game)?;
+        let number = |key: &str| message.extra_u64(key).transpose();
+        let mut options = Vec::new();
+        for (key, _) in message.extra.iter() {
+            if matches!(
+                key.as_str(),
+                "game" | "timeout_ms" | "clock_ms" | "increment_ms"
+            ) || protocol::is_client_key(key)
+            {
+                continue;
+            }
+            let value = number(key)?.expect("the key is present");
+            let mut check = def.defaults();
+            check.set(key, value)?;
+            let option = def.option(key).expect("checked just now");
+            options.push((option.name, value as u32));
+        }
+        let timeout_ms = number("timeout_ms")?
+            .map(GameSettings::check_timeout)
+            .transpose()?;
+        let clock = match (number("clock_ms")?, number("increment_ms")?) {
+            (None, None) => None,
+            (None, Some(_)) => return Err(Refused::IncrementWithoutClock),
+            (Some(initial_ms), increment) => {
+                let increment_ms = increment.unwrap_or(0);
+                if !CLOCK_RANGE.contains(&initial_ms) || !INCREMENT_RANGE.contains(&increment_ms) {
+                    return Err(Refused::Clock);
+                }
+                Some(GameClock {
+                    initial_ms,
+                    increment_ms,
+                })
+            }
+        };
+        Ok(Requested {
+            game: def,
+            options,
+            timeout_ms,
+            clock,
+            opening_timeout_ms: self.config.opening_timeout_ms,
+        })
+    }
+}
+
+/// A seat token: long enough not to be guessed by accident, short enough to log.
+fn valid_token(token: &str) -> bool {
+    (8..=64).contains(&token.len())
+        && token
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Reads a room number: `""` is room 1; 0-255, or up to [`MAX_EXTENDED_ROOM`] for extension clients.
+pub(super) fn parse_room(text: &str, extended: bool) -> Result<u32, Refused> {
+    if text.is_empty() {
+        return Ok(1);
+    }
+    let limit = if extended { MAX_EXTENDED_ROOM } else { 255 };
+    match text.parse::<u64>() {
+        Ok(n) if n <= limit => Ok(n as u32),
+        _ => Err(Refused::Room {
+            text: arbiter_core::text::shorten(text).to_string(),
+            limit,
+        }),
+    }
+}

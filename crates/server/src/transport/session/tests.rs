@@ -1,0 +1,122 @@
+//! A session's checks, driven line by line: what is refused before any room hears of it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{ConnConfig, Next, Session};
+use crate::games::{Registry, SettingsDefaults};
+use crate::protocol::{Message, READY, REJECT, WATCH};
+use crate::rooms::outbox::Inbox;
+use crate::rooms::{Hub, Records, RoomSetup, SeatTimes};
+use crate::storage::memory::MemoryStore;
+
+fn session() -> (Session, Inbox) {
+    let registry = Registry::of::<arbiter_ai::Standard>();
+    let setup = RoomSetup {
+        records: Records::default(),
+        seats: SeatTimes {
+            wait_timeout: Duration::from_secs(60),
+            rematch_window: Duration::from_secs(60),
+            seat_grace: Duration::from_secs(5),
+        },
+        defaults: SettingsDefaults {
+            timeout_ms: 3000,
+            max_no_capture_round: None,
+        },
+    };
+    let hub = Hub::new(Arc::new(MemoryStore::default()), registry.clone(), setup);
+    let config = ConnConfig {
+        registry,
+        idle_timeout: Duration::from_secs(60),
+        rate_limit: 1000,
+        opening_timeout_ms: None,
+    };
+    Session::new("test".into(), hub, config)
+}
+
+/// The REJECT a READY line gets.
+async fn refusal(line: &str) -> String {
+    let (mut session, mut inbox) = session();
+    assert_eq!(session.line(line), Next::Continue);
+    let answer = Message::parse(&inbox.try_next().expect("an answer")).unwrap();
+    assert_eq!(answer.op, REJECT, "{answer:?}");
+    answer.data2
+}
+
+fn ready(name: &str, colour: &str, room: &str, extra: &str) -> String {
+    format!(r#"{{"op":{READY},"data1":"{name}","data2":"{colour}","data3":"{room}"{extra}}}"#)
+}
+
+#[tokio::test]
+async fn a_bad_ready_is_refused_with_the_reason() {
+    let cases = [
+        (ready("a b", "", "", ""), "bad username"),
+        (ready("ann", "GREEN", "", ""), "bad colour `GREEN`"),
+        (
+            ready("ann", "", "256", ""),
+            "bad room `256`: a number from 0 to 255",
+        ),
+        (
+            ready("ann", "", "x", r#","game":"duck""#),
+            "a number from 0 to 1000000",
+        ),
+        (
+            ready("ann", "", "", r#","game":"chess""#),
+            "unknown game `chess`",
+        ),
+        (
+            ready("ann", "", "", r#","game":7"#),
+            "`game` must be a string",
+        ),
+        (ready("ann", "", "", r#","token":"short""#), "bad token"),
+        (
+            ready("ann", "", "", r#","timeout_ms":5"#),
+            "timeout_ms must be from 100",
+        ),
+        (
+            ready("ann", "", "", r#","increment_ms":5"#),
+            "increment_ms needs clock_ms",
+        ),
+        (
+            ready("ann", "", "", r#","clock_ms":5"#),
+            "clock_ms must be from 1000",
+        ),
+        (ready("ann", "", "", r#","size":7"#), "size"),
+    ];
+    for (line, expected) in cases {
+        let reason = refusal(&line).await;
+        assert!(reason.contains(expected), "{line}: {reason}");
+    }
+}
+
+#[tokio::test]
+async fn a_good_ready_goes_to_its_room_unanswered() {
+    let (mut session, mut inbox) = session();
+    session.line(&ready("ann", "BLACK", "7", ""));
+    assert!(inbox.try_next().is_none());
+    assert_eq!(session.room, Some(7));
+}
+
+#[tokio::test]
+async fn watching_is_capped_per_connection() {
+    let (mut session, mut inbox) = session();
+    for room in 0..super::MAX_WATCHED {
+        session.line(&format!(r#"{{"op":{WATCH},"data1":"{room}"}}"#));
+    }
+    session.line(&format!(r#"{{"op":{WATCH},"data1":"999"}}"#));
+    // The rooms answer on their own tasks; the refusal comes from the session at once.
+    let refused = std::iter::from_fn(|| inbox.try_next())
+        .map(|l| Message::parse(&l).unwrap())
+        .find(|m| m.op == REJECT)
+        .expect("a refusal");
+    assert!(refused.data2.contains("at most 64 rooms"), "{refused:?}");
+}
+
+#[tokio::test]
+async fn lines_that_are_not_messages_are_counted_then_the_connection_closed() {
+    let (mut session, _inbox) = session();
+    for _ in 0..super::MAX_BAD_LINES {
+        assert_eq!(session.line("not json"), Next::Continue);
+    }
+    assert_eq!(session.line("{}"), Next::Close);
+}
