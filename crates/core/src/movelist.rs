@@ -15,7 +15,9 @@ pub const MAX_MOVES: usize = 512;
 ///
 /// An [`ArrayVec`]: its slots start uninitialised (a search makes one list per node, and
 /// writing all [`MAX_MOVES`] slots first cost more than generating the moves — it showed as
-/// `memset` in profiles), and only the moves pushed are ever read.
+/// `memset` in profiles), and only the moves pushed are ever read. It replaced a hand-made
+/// `MaybeUninit` array with `unsafe` slice casts at no measured cost (perft 6 of Duck Chess, perft
+/// 7 of Surakarta and RC-02, and random playouts equal within noise, issue 26).
 ///
 /// Besides `push`, generators can offer a fixed block of candidate moves and keep only the
 /// first `count` of them ([`MoveList::push_block`]): "those of these eight neighbours that are
