@@ -161,6 +161,18 @@ async fn a_joiner_takes_the_rooms_settings_and_a_conflicting_one_is_told_them() 
     assert_eq!(b.recv().await.extra_u64("clock_ms"), Some(Ok(300_000)));
 }
 
+/// `PUT path` of a stored game: its `moves` (a JSON list) with `token`, and `extra` fields.
+async fn put_moves(
+    addr: std::net::SocketAddr,
+    path: &str,
+    moves: &str,
+    token: &str,
+    extra: &str,
+) -> (u16, String) {
+    let body = format!(r#"{{"token":"{token}","moves":{moves}{extra}}}"#);
+    common::http(addr, "PUT", path, "", &body).await
+}
+
 #[tokio::test]
 async fn a_game_against_the_ai_is_stored_as_it_goes_and_only_by_its_owner() {
     let s = server_with(|_| {}).await;
@@ -179,53 +191,19 @@ async fn a_game_against_the_ai_is_stored_as_it_goes_and_only_by_its_owner() {
         created["id"].as_i64().unwrap(),
         created["token"].as_str().unwrap().to_string(),
     );
-    let put = |moves: &str, token: &str, extra: &str| {
-        format!(r#"{{"token":"{token}","moves":{moves}{extra}}}"#)
-    };
     let path = format!("/api/games/{id}");
-    let (status, body) = common::http(
-        addr,
-        "PUT",
-        &path,
-        "",
-        &put(r#"["b1-b2","c1-b1"]"#, &token, ""),
-    )
-    .await;
+    let (status, body) = put_moves(addr, &path, r#"["b1-b2","c1-b1"]"#, &token, "").await;
     assert_eq!(status, 200, "{body}");
     // Somebody else, a rewritten past, an illegal move: refused, nothing stored.
-    let (status, _) = common::http(
-        addr,
-        "PUT",
-        &path,
-        "",
-        &put(r#"["b1-b2","c1-b1","b4-b3"]"#, "not-the-owner", ""),
-    )
-    .await;
+    let three = r#"["b1-b2","c1-b1","b4-b3"]"#;
+    let (status, _) = put_moves(addr, &path, three, "not-the-owner", "").await;
     assert_eq!(status, 403);
-    let (status, _) = common::http(addr, "PUT", &path, "", &put(r#"["a2-a1"]"#, &token, "")).await;
+    let (status, _) = put_moves(addr, &path, r#"["a2-a1"]"#, &token, "").await;
     assert_eq!(status, 409);
-    let (status, body) = common::http(
-        addr,
-        "PUT",
-        &path,
-        "",
-        &put(r#"["b1-b2","c1-b1","a1-a9"]"#, &token, ""),
-    )
-    .await;
+    let (status, body) = put_moves(addr, &path, r#"["b1-b2","c1-b1","a1-a9"]"#, &token, "").await;
     assert_eq!(status, 400, "{body}");
     // The capture, then blue resigns: the game is over and replayable.
-    let (status, body) = common::http(
-        addr,
-        "PUT",
-        &path,
-        "",
-        &put(
-            r#"["b1-b2","c1-b1","b4-b3"]"#,
-            &token,
-            r#","resign":"second""#,
-        ),
-    )
-    .await;
+    let (status, body) = put_moves(addr, &path, three, &token, r#","resign":"second""#).await;
     assert_eq!(status, 200, "{body}");
     let (_, body) = common::http(addr, "GET", &path, "", "").await;
     let start = body.find('{').unwrap();
@@ -236,13 +214,6 @@ async fn a_game_against_the_ai_is_stored_as_it_goes_and_only_by_its_owner() {
     assert_eq!(game["settings"]["mode"], "ai");
     assert_eq!(game["moves"][2]["reason"], "LEGAL_CAPTURE_MOVE");
     assert!(game.get("owner").is_none(), "the secret is never shown");
-    let (status, _) = common::http(
-        addr,
-        "PUT",
-        &path,
-        "",
-        &put(r#"["b1-b2","c1-b1","b4-b3"]"#, &token, ""),
-    )
-    .await;
+    let (status, _) = put_moves(addr, &path, three, &token, "").await;
     assert_eq!(status, 409);
 }
