@@ -242,10 +242,7 @@ fn the_scanner_sees_functions_through_strings_and_comments() {
     assert!(!is_generated("//! Docs\n// generated below\n"));
 }
 
-/// Ignored until the server's restructuring (issue 26) meets the limits too; then the
-/// `#[ignore]` goes. Run it with `cargo test -p arbiter-cli --test code_shape -- --ignored`.
 #[test]
-#[ignore = "crates/server is still over the limits (issue 26)"]
 fn no_function_over_60_lines_and_no_file_over_600() {
     let found = offenders(&workspace_root());
     assert!(
