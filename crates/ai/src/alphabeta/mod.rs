@@ -375,6 +375,16 @@ impl<'a, G: Evaluate> Context<'a, G> {
         self.aborted
     }
 
+    /// What every node checks first: its line is emptied, and a search out of time (0, thrown
+    /// away by the caller) or a finished game has its score without a move being tried.
+    fn settled(&mut self, pos: &G, ply: usize) -> Option<i32> {
+        self.pv[ply].clear();
+        if self.out_of_budget() {
+            return Some(0);
+        }
+        Self::terminal(pos, ply)
+    }
+
     /// The score of a finished game for the side to move, `ply` plies from the root.
     fn terminal(pos: &G, ply: usize) -> Option<i32> {
         match pos.status() {

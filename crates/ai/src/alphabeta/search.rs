@@ -29,11 +29,7 @@ impl<G: Evaluate> Context<'_, G> {
         mut beta: i32,
         ply: usize,
     ) -> i32 {
-        self.pv[ply].clear();
-        if self.out_of_budget() {
-            return 0;
-        }
-        if let Some(score) = Self::terminal(pos, ply) {
+        if let Some(score) = self.settled(pos, ply) {
             return score;
         }
         let plain = self.ab.config.plain;
@@ -211,11 +207,7 @@ impl<G: Evaluate> Context<'_, G> {
         ply: usize,
         depth: u32,
     ) -> i32 {
-        self.pv[ply].clear();
-        if self.out_of_budget() {
-            return 0;
-        }
-        if let Some(score) = Self::terminal(pos, ply) {
+        if let Some(score) = self.settled(pos, ply) {
             return score;
         }
         if ply >= MAX_PLY - 2 || depth >= MAX_QUIESCENCE {
