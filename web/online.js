@@ -227,7 +227,9 @@ export class OnlineView extends NetworkView {
       case OP.REJECT:
         this.refused = `The room refused you: ${m.data2}.`;
         this.showBanner(this.refused, h("a", { href: "#/" }, "Back home"));
-        this.draw();
+        // The status says so even before the first position arrives.
+        if (this.view) this.draw();
+        else this.renderSide();
         return undefined;
       case OP.LEAVE:
         this.chat.append(h("p", { class: "note" }, `${m.data1 || "your opponent"} left (${m.data2}).`));
