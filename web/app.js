@@ -8,7 +8,7 @@ import { HomeView } from "./home.js";
 import { JudgeView } from "./judge.js";
 import { OnlineView, WatchView } from "./online.js";
 import { ReplayView } from "./replay.js";
-import { api, app, h, setCatalogue } from "./ui.js";
+import { api, app, h, setCatalogue, setProtocol } from "./ui.js";
 
 let current = null;
 let currentHash = null;
@@ -43,12 +43,18 @@ async function route() {
 }
 
 async function boot() {
+  let catalogue;
   try {
-    setCatalogue(await api("/api/catalogue"));
+    let protocol;
+    [catalogue, protocol] = await Promise.all([api("/api/catalogue"), api("/api/protocol")]);
+    setCatalogue(catalogue);
+    setProtocol(protocol);
   } catch (e) {
     app.replaceChildren(h("p", { class: "error", role: "alert" }, `Cannot load the list of games: ${e.message}`));
     return;
   }
+  const tagline = document.getElementById("tagline");
+  if (tagline) tagline.textContent = catalogue.map((g) => g.title).join(" · ");
   window.addEventListener("hashchange", route);
   show();
 }

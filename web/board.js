@@ -1,56 +1,56 @@
-// The board: an SVG drawing of a position (the server's StateView), played with the mouse, a
-// finger or the keyboard, and the animation of moves (Surakarta captures travel along their
-// circuit and round the arcs).
+// The board: one component that draws any game the catalogue describes — its lines, arcs and
+// cells in board coordinates, its labels, its sides' tokens and its pieces' glyphs — in a
+// position (the server's StateView), played with the mouse, a finger or the keyboard. It keeps
+// one SVG element per line, label, square, piece and mark, and each render changes only the
+// attributes and text that differ (svg.js); nothing here knows a game by name.
 //
 // What is drawn carries its meaning in attributes a test (or a screen reader) can read:
 // svg[data-ply], squares [data-square] with aria-labels, pieces [data-piece="first captain"],
 // last-move marks [data-mark="from|to|captured"], targets [data-target].
 
-const SVG = "http://www.w3.org/2000/svg";
+import { glide, moveTime, routePoints } from "./motion.js";
+import { el, Layer } from "./svg.js";
+import { gameDef } from "./ui.js";
+
 const S = 60; // the distance between two points, in SVG units
 const MIN_PITCH = 28; // CSS pixels between two points, at least, so fingers can hit them
 
-const CHINESE = { captain: "王", guard: "士", elephant: "象", horse: "马", car: "车", duck: "鸭", soldier: "兵" };
-const LATIN = { captain: "K", guard: "A", elephant: "E", horse: "H", car: "R", duck: "D", soldier: "P" };
-
-function el(name, attrs = {}, parent = null) {
-  const node = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-// The lines of each game's board, by game id; pieces, marks and targets are common.
-const BOARD_LINES = {
-  surakarta(board) { board.drawSurakarta(); },
-  duck(board) { board.drawGridLines(); },
-  rc02(board) { board.drawCells(); },
-};
-
-export function canDraw(game) {
-  return Boolean(BOARD_LINES[game]);
-}
-
-// "A12" → ["A", "12"]: a square name's column letters and row digits.
-function nameParts(name) {
-  const m = /^([A-Za-z]+)(\d+)$/.exec(name);
-  return m ? [m[1], m[2]] : [name, ""];
+// A board the catalogue does not describe (never for a hosted game): points and their labels.
+function plainLook(state) {
+  const parts = (name) => /^([A-Za-z]+)(\d+)$/.exec(name) || [name, name, ""];
+  const at = (col, row) => state.squares.find((q) => q.col === col && q.row === row);
+  return {
+    cols: state.cols, rows: state.rows, margin: 1.15, label_gap: 0.72, background: null, shapes: [],
+    column_labels: Array.from({ length: state.cols }, (_, c) => (at(c, state.rows - 1) ? parts(at(c, state.rows - 1).name)[1] : "")),
+    row_labels: Array.from({ length: state.rows }, (_, r) => (at(0, r) ? parts(at(0, r).name)[2] : "")),
+  };
 }
 
 export class Board {
-  // `sides`: the two sides' names (for labels), `onMove(move)` when a move is made.
-  constructor(container, { onMove, sides = ["first", "second"] } = {}) {
+  // `onMove(move)` when a move is made on the board.
+  constructor(container, { onMove } = {}) {
     this.container = container;
     this.onMove = onMove || (() => {});
-    this.sides = sides;
     this.flipped = false;
-    this.latin = false;
+    this.alternative = false;
     this.state = null;
     this.selected = null;
     this.interactive = false;
     this.focusName = null;
     this.zoomed = null;
+    this.drawnGeometry = null;
     this.svg = el("svg", { class: "board", role: "group", "aria-roledescription": "board" });
+    this.background = el("rect", { x: 0, y: 0, class: "bg" }, this.svg);
+    const layer = (cls, attrs = {}) => new Layer(this.svg, { class: cls, ...attrs });
+    this.layers = {
+      lines: layer("lines"),
+      coords: layer("coords", { "aria-hidden": "true" }),
+      marks: layer("marks"),
+      pieces: layer("pieces"),
+      captured: layer("captured"),
+      targets: layer("targets"),
+      hits: layer("hits"),
+    };
     container.appendChild(this.svg);
     this.svg.addEventListener("pointerdown", (e) => this.pointerDown(e));
     this.svg.addEventListener("pointermove", (e) => this.pointerMove(e));
@@ -64,61 +64,64 @@ export class Board {
     this.resizeObserver.disconnect();
   }
 
-  // Room around the points: Surakarta's arcs need it, the other games their labels.
-  margin() {
-    if (this.state && this.state.game === "surakarta") return (this.state.cols / 2 - 1) * S + S * 0.75;
-    return S * 1.15;
+  // The game's description (catalogue) and this board's size in it.
+  def() {
+    return gameDef(this.state.game) || { sides: [{ name: "first" }, { name: "second" }], look: { sides: [], pieces: [] }, boards: [] };
   }
 
-  // SVG coordinates of a drawing column and row, honouring the flip.
+  look() {
+    const s = this.state;
+    return this.def().boards.find((b) => b.cols === s.cols && b.rows === s.rows) || plainLook(s);
+  }
+
+  // SVG coordinates of a drawing column and row (fractions allowed), honouring the flip.
   xy(col, row) {
     const s = this.state;
     const c = this.flipped ? s.cols - 1 - col : col;
     const r = this.flipped ? s.rows - 1 - row : row;
-    const m = this.margin();
+    const m = this.look().margin * S;
     return [m + c * S, m + r * S];
   }
 
   square(name) {
-    return this.state.squares.find((q) => q.name === name);
+    return this.squares.get(name);
   }
 
   setFlipped(flipped) {
     this.flipped = flipped;
-    if (this.state) this.draw();
+    if (this.state) this.update();
   }
 
-  setLatin(latin) {
-    this.latin = latin;
-    if (this.state) this.draw();
+  // The game's alternative glyphs (when the catalogue gives it some) instead of its own.
+  setAlternative(on) {
+    this.alternative = on;
+    if (this.state) this.update();
   }
 
   // Shows `state`; `interactive` says whether the side to move may be moved here.
   render(state, { interactive = false } = {}) {
-    if (!BOARD_LINES[state.game]) throw new Error(`this page has no drawing for the game "${state.game}"`);
     this.state = state;
+    this.squares = new Map(state.squares.map((q) => [q.name, q]));
     this.interactive = interactive && state.status === "ongoing";
     if (this.selected && !(this.interactive && this.state.legal.some((m) => m.from === this.selected))) this.selected = null;
     if (!this.focusName || !this.square(this.focusName)) this.focusName = state.squares[0] && state.squares[0].name;
-    this.draw();
+    this.update();
   }
 
   // The drawing's size in CSS pixels: the page's width, but never points closer than a finger.
   fit() {
     if (!this.state) return;
-    const m = this.margin();
+    const m = this.look().margin * S;
     const units = 2 * m + (this.state.cols - 1) * S;
     const wrap = this.container.getBoundingClientRect();
-    const fitWidth = Math.max(120, wrap.width);
-    const pitch = (fitWidth / units) * S;
+    const pitch = (Math.max(120, wrap.width) / units) * S;
     const large = this.zoomed === null ? pitch < MIN_PITCH : this.zoomed;
     if (large && pitch < MIN_PITCH) {
-      const width = Math.ceil((units / S) * MIN_PITCH);
       const first = !this.container.classList.contains("zoomed");
-      this.svg.style.width = `${width}px`;
+      this.svg.style.width = `${Math.ceil((units / S) * MIN_PITCH)}px`;
       this.container.classList.add("zoomed");
       if (first) {
-        // Start with the points and their row labels in view, the arcs round them to scroll to.
+        // Start with the points and their row labels in view, the margin round them to scroll to.
         const px = MIN_PITCH / S;
         const left = (m - 1.15 * S) * px;
         const span = (this.state.cols - 1 + 1.6) * MIN_PITCH;
@@ -135,7 +138,7 @@ export class Board {
   // Whether the board is wider than the screen (it then scrolls); `toggleZoom` switches.
   needsZoom() {
     if (!this.state) return false;
-    const units = 2 * this.margin() + (this.state.cols - 1) * S;
+    const units = 2 * this.look().margin * S + (this.state.cols - 1) * S;
     return (this.container.getBoundingClientRect().width / units) * S < MIN_PITCH;
   }
 
@@ -144,127 +147,78 @@ export class Board {
     this.fit();
   }
 
-  draw() {
+  // Brings every layer to the state shown: the lines and labels only when the board's
+  // geometry or its turn changed, the rest element by element.
+  update() {
     const s = this.state;
-    const m = this.margin();
+    const look = this.look();
+    const m = look.margin * S;
     const width = 2 * m + (s.cols - 1) * S;
     const height = 2 * m + (s.rows - 1) * S;
-    const hadFocus = this.svg.contains(document.activeElement);
-    this.svg.innerHTML = "";
-    this.svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-    this.svg.dataset.game = s.game;
-    this.svg.dataset.toMove = s.to_move;
-    this.svg.dataset.status = s.status;
-    this.svg.dataset.ply = s.ply;
-    this.svg.dataset.flipped = String(this.flipped);
-    this.svg.setAttribute("aria-label", `${s.game} board, ${this.flipped ? "turned" : "first player at the bottom"}`);
-    el("rect", { x: 0, y: 0, width, height, class: `bg bg-${s.game}` }, this.svg);
-    BOARD_LINES[s.game](this);
-    this.drawLabels();
-    this.drawMarks();
-    this.pieces = el("g", { class: "pieces" }, this.svg);
-    for (const q of s.squares) if (q.piece) this.drawPiece(q, this.pieces);
-    this.drawCaptured();
-    this.drawTargets();
-    this.drawSquares();
+    const svg = this.svg;
+    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+    Object.assign(svg.dataset, { game: s.game, toMove: s.to_move, status: s.status, ply: s.ply, flipped: String(this.flipped) });
+    svg.setAttribute("aria-label", `${this.def().title || s.game} board, ${this.flipped ? "turned" : "first player at the bottom"}`);
+    const geometry = `${s.game}:${s.cols}x${s.rows}:${this.flipped}`;
+    if (geometry !== this.drawnGeometry) {
+      this.drawnGeometry = geometry;
+      Object.entries({ width, height, fill: look.background || "#e8c98f" }).forEach(([k, v]) => this.background.setAttribute(k, v));
+      this.layers.lines.sync(this.lineSpecs(look));
+      this.layers.coords.sync(this.coordSpecs(look));
+    }
+    this.layers.marks.sync(this.markSpecs());
+    this.layers.pieces.sync(this.pieceSpecs());
+    this.layers.captured.sync(this.capturedSpecs());
+    this.layers.targets.sync(this.targetSpecs());
+    this.layers.hits.sync(this.hitSpecs());
     this.fit();
-    if (hadFocus) this.focusSquare(this.focusName);
   }
 
-  drawGridLines() {
-    const g = el("g", { class: "lines" }, this.svg);
-    const s = this.state;
-    for (let r = 0; r < s.rows; r++) {
-      const [x0, y0] = this.xy(0, r);
-      const [x1, y1] = this.xy(s.cols - 1, r);
-      el("line", { x1: x0, y1: y0, x2: x1, y2: y1, class: "grid" }, g);
-    }
-    for (let c = 0; c < s.cols; c++) {
-      const [x0, y0] = this.xy(c, 0);
-      const [x1, y1] = this.xy(c, s.rows - 1);
-      el("line", { x1: x0, y1: y0, x2: x1, y2: y1, class: "grid" }, g);
-    }
-  }
-
-  drawCells() {
-    const g = el("g", { class: "lines" }, this.svg);
-    for (const q of this.state.squares) {
-      const [x, y] = this.xy(q.col, q.row);
-      el("rect", { x: x - S / 2, y: y - S / 2, width: S, height: S, class: "cell" }, g);
-    }
-  }
-
-  drawSurakarta() {
-    const n = this.state.cols;
-    const g = el("g", { class: "lines" }, this.svg);
-    for (let i = 0; i < n; i++) {
-      const [x0, y0] = this.xy(i, 0);
-      const [x1, y1] = this.xy(i, n - 1);
-      el("line", { x1: x0, y1: y0, x2: x1, y2: y1, class: "grid" }, g);
-      const [a0, b0] = this.xy(0, i);
-      const [a1, b1] = this.xy(n - 1, i);
-      el("line", { x1: a0, y1: b0, x2: a1, y2: b1, class: "grid" }, g);
-    }
-    for (let k = 1; k < n / 2; k++) {
-      const cls = `circuit circuit-${k}`;
-      for (const i of [k, n - 1 - k]) {
-        const [x0, y0] = this.xy(i, 0);
-        const [x1, y1] = this.xy(i, n - 1);
-        el("line", { x1: x0, y1: y0, x2: x1, y2: y1, class: cls }, g);
-        const [a0, b0] = this.xy(0, i);
-        const [a1, b1] = this.xy(n - 1, i);
-        el("line", { x1: a0, y1: b0, x2: a1, y2: b1, class: cls }, g);
+  // The board's strokes, from the catalogue's shapes in board coordinates.
+  lineSpecs(look) {
+    const specs = new Map();
+    look.shapes.forEach((shape, i) => {
+      const [x0, y0] = this.xy(...(shape.from || shape.at));
+      if (shape.type === "cell") {
+        specs.set(i, { tag: "rect", attrs: { x: x0 - S / 2, y: y0 - S / 2, width: S, height: S, class: shape.class } });
+        return;
       }
-      for (const [cc, cr] of [[0, 0], [n - 1, 0], [0, n - 1], [n - 1, n - 1]]) {
-        el("path", { d: this.arcPath(cc, cr, k), class: cls, fill: "none" }, g);
+      const [x1, y1] = this.xy(...shape.to);
+      if (shape.type === "arc") {
+        const r = shape.radius * S;
+        const d = `M ${x0} ${y0} A ${r} ${r} 0 ${shape.large ? 1 : 0} ${shape.sweep ? 1 : 0} ${x1} ${y1}`;
+        specs.set(i, { tag: "path", attrs: { d, class: shape.class, fill: "none" } });
+      } else {
+        specs.set(i, { tag: "line", attrs: { x1: x0, y1: y0, x2: x1, y2: y1, class: shape.class } });
       }
-    }
+    });
+    return specs;
   }
 
-  // Column letters below the board and row numbers left of it, whichever way it is turned:
-  // each label names the column or row drawn there.
-  drawLabels() {
+  // Column labels below the board and row labels left of it, whichever way it is turned.
+  coordSpecs(look) {
     const s = this.state;
-    const g = el("g", { class: "coords", "aria-hidden": "true" }, this.svg);
-    const byDrawn = (col, row) => s.squares.find((q) => q.col === col && q.row === row);
-    const bottomRow = this.flipped ? 0 : s.rows - 1;
-    const leftCol = this.flipped ? s.cols - 1 : 0;
-    const offset = s.game === "surakarta" ? S * 0.64 : S * 0.72;
-    for (let c = 0; c < s.cols; c++) {
-      const q = byDrawn(c, bottomRow);
-      if (!q) continue;
-      const [x, y] = this.xy(c, bottomRow);
-      el("text", { x, y: y + offset + S * 0.12, class: "coord", "data-coord": "column" }, g).textContent = nameParts(q.name)[0];
-    }
-    for (let r = 0; r < s.rows; r++) {
-      const q = byDrawn(leftCol, r);
-      if (!q) continue;
-      const [x, y] = this.xy(leftCol, r);
-      el("text", { x: x - offset, y: y + S * 0.1, class: "coord row", "text-anchor": "end", "data-coord": "row" }, g).textContent = nameParts(q.name)[1];
-    }
+    const specs = new Map();
+    const gap = look.label_gap * S;
+    const bottom = this.xy(0, this.flipped ? 0 : s.rows - 1)[1];
+    const left = this.xy(this.flipped ? s.cols - 1 : 0, 0)[0];
+    look.column_labels.forEach((text, c) => {
+      specs.set(`c${c}`, { tag: "text", text, attrs: { x: this.xy(c, 0)[0], y: bottom + gap + S * 0.12, class: "coord", "data-coord": "column" } });
+    });
+    look.row_labels.forEach((text, r) => {
+      specs.set(`r${r}`, { tag: "text", text, attrs: { x: left - gap, y: this.xy(0, r)[1] + S * 0.1, class: "coord row", "text-anchor": "end", "data-coord": "row" } });
+    });
+    return specs;
   }
 
-  // The points where circuit `k`'s arc round corner (cc, cr) meets the board, and its 270° path.
-  arcPath(cc, cr, k) {
-    const [cx, cy] = this.xy(cc, cr);
-    const inwardCol = cc === 0 ? 1 : -1;
-    const inwardRow = cr === 0 ? 1 : -1;
-    const p = this.xy(cc + inwardCol * k, cr);
-    const q = this.xy(cc, cr + inwardRow * k);
-    const r = k * S;
-    const cross = (p[0] - cx) * (q[1] - cy) - (p[1] - cy) * (q[0] - cx);
-    const sweep = cross > 0 ? 0 : 1;
-    return `M ${p[0]} ${p[1]} A ${r} ${r} 0 1 ${sweep} ${q[0]} ${q[1]}`;
-  }
-
-  drawMarks() {
+  markSpecs() {
     const s = this.state;
-    const g = el("g", { class: "marks" }, this.svg);
+    const specs = new Map();
     const mark = (name, kind) => {
       const q = this.square(name);
       if (!q) return;
       const [x, y] = this.xy(q.col, q.row);
-      el("rect", { x: x - S / 2 + 3, y: y - S / 2 + 3, width: S - 6, height: S - 6, rx: 8, class: `mark ${kind}`, "data-mark": kind, "data-square": name }, g);
+      specs.set(`${kind}:${name}`, { tag: "rect", attrs: { x: x - S / 2 + 3, y: y - S / 2 + 3, width: S - 6, height: S - 6, rx: 8, class: `mark ${kind}`, "data-mark": kind, "data-square": name } });
     };
     if (s.last) {
       mark(s.last.from, "from");
@@ -275,48 +229,55 @@ export class Board {
       const q = this.square(name);
       if (!q) continue;
       const [x, y] = this.xy(q.col, q.row);
-      el("circle", { cx: x, cy: y, r: S * 0.5, class: "check", "data-mark": "check", "data-square": name }, g);
+      specs.set(`check:${name}`, { tag: "circle", attrs: { cx: x, cy: y, r: S * 0.5, class: "check", "data-mark": "check", "data-square": name } });
     }
+    return specs;
+  }
+
+  pieceSpecs() {
+    const specs = new Map();
+    for (const q of this.state.squares) if (q.piece) specs.set(q.name, this.pieceSpec(q));
+    return specs;
+  }
+
+  // A piece: its side's token (disc or square, in the side's colours) and its kind's glyph.
+  pieceSpec(q, extraClass = "") {
+    const p = q.piece;
+    const [x, y] = this.xy(q.col, q.row);
+    const side = this.def().look.sides[p.side === "first" ? 0 : 1] || { token: "disc" };
+    const paint = { fill: side.fill || null, stroke: side.stroke || null, class: "disc" };
+    const token = side.token === "square"
+      ? { tag: "rect", attrs: { x: -S * 0.34, y: -S * 0.34, width: S * 0.68, height: S * 0.68, rx: S * 0.08, ...paint } }
+      : { tag: "circle", attrs: { r: S * 0.4, ...paint } };
+    const children = [token];
+    const kind = p.kind && this.def().look.pieces.find((k) => k.kind === p.kind);
+    if (p.kind) {
+      const text = kind ? (this.alternative && kind.alternative ? kind.alternative : kind.glyph) : p.kind[0].toUpperCase();
+      children.push({ tag: "text", text, attrs: { y: 10, class: "label", fill: side.ink || null } });
+    }
+    return {
+      tag: "g",
+      children,
+      attrs: {
+        class: `piece ${p.side} ${p.colour.toLowerCase()}${extraClass}`,
+        "data-piece": `${p.side}${p.kind ? ` ${p.kind}` : ""}`,
+        "data-at": q.name,
+        transform: `translate(${x} ${y})`,
+      },
+    };
   }
 
   // Pieces the last move took: drawn fading where they stood, with a cross that stays.
-  drawCaptured() {
-    const taken = (this.state.last && this.state.last.captured) || [];
-    if (!taken.length) return;
-    const g = el("g", { class: "captured" }, this.svg);
-    for (const q of taken) {
+  capturedSpecs() {
+    const specs = new Map();
+    const d = S * 0.22;
+    for (const q of (this.state.last && this.state.last.captured) || []) {
       const [x, y] = this.xy(q.col, q.row);
-      if (q.piece) this.drawPiece(q, g).classList.add("ghost");
-      const d = S * 0.22;
-      el("path", { d: `M ${x - d} ${y - d} L ${x + d} ${y + d} M ${x + d} ${y - d} L ${x - d} ${y + d}`, class: "taken", "data-mark": "captured", "data-square": q.name }, g);
+      const cross = { tag: "path", attrs: { d: `M ${x - d} ${y - d} L ${x + d} ${y + d} M ${x + d} ${y - d} L ${x - d} ${y + d}`, class: "taken", "data-mark": "captured", "data-square": q.name } };
+      const children = q.piece ? [this.pieceSpec(q, " ghost"), cross] : [cross];
+      specs.set(`${this.state.ply}:${q.name}`, { tag: "g", children });
     }
-  }
-
-  pieceWords(piece) {
-    const side = this.sides[piece.side === "first" ? 0 : 1];
-    return piece.kind ? `${side} ${piece.kind}` : side;
-  }
-
-  drawPiece(q, parent, at = null) {
-    const [x, y] = at || this.xy(q.col, q.row);
-    const p = q.piece;
-    const g = el("g", {
-      class: `piece ${p.side} ${p.colour.toLowerCase()}`,
-      "data-piece": `${p.side}${p.kind ? ` ${p.kind}` : ""}`,
-      "data-at": q.name,
-      transform: `translate(${x} ${y})`,
-    }, parent);
-    // RC-02's sides differ in shape too, not only in colour.
-    if (this.state.game === "rc02" && p.side === "second") {
-      el("rect", { x: -S * 0.34, y: -S * 0.34, width: S * 0.68, height: S * 0.68, rx: S * 0.08, class: "disc" }, g);
-    } else {
-      el("circle", { r: S * 0.4, class: "disc" }, g);
-    }
-    if (p.kind) {
-      const label = this.latin ? LATIN[p.kind] : CHINESE[p.kind];
-      el("text", { y: 10, class: "label" }, g).textContent = label;
-    }
-    return g;
+    return specs;
   }
 
   targetsOf(from) {
@@ -324,43 +285,50 @@ export class Board {
     return this.state.legal.filter((m) => m.from === from);
   }
 
-  drawTargets() {
-    if (!this.selected) return;
-    const g = el("g", { class: "targets" }, this.svg);
-    const from = this.square(this.selected);
+  targetSpecs() {
+    const specs = new Map();
+    const from = this.selected && this.square(this.selected);
+    if (!from) return specs;
     const [fx, fy] = this.xy(from.col, from.row);
-    el("circle", { cx: fx, cy: fy, r: S * 0.46, class: "selected", "data-selected": from.name }, g);
+    specs.set("selected", { tag: "circle", attrs: { cx: fx, cy: fy, r: S * 0.46, class: "selected", "data-selected": from.name } });
     for (const m of this.targetsOf(this.selected)) {
       const q = this.square(m.to);
       const [x, y] = this.xy(q.col, q.row);
-      el("circle", { cx: x, cy: y, r: m.capture ? S * 0.44 : S * 0.13, class: m.capture ? "target capture" : "target", "data-target": q.name }, g);
+      specs.set(m.to, { tag: "circle", attrs: { cx: x, cy: y, r: m.capture ? S * 0.44 : S * 0.13, class: m.capture ? "target capture" : "target", "data-target": q.name } });
     }
+    return specs;
+  }
+
+  pieceWords(piece) {
+    const def = this.def();
+    const side = def.sides[piece.side === "first" ? 0 : 1].name;
+    const kind = piece.kind && def.look.pieces.find((k) => k.kind === piece.kind);
+    return piece.kind ? `${side} ${kind ? kind.name : piece.kind}` : side;
   }
 
   // One focusable, labelled area per point: the keyboard's and the screen reader's board.
-  drawSquares() {
-    const g = el("g", { class: "hits" }, this.svg);
+  hitSpecs() {
+    const specs = new Map();
     const targets = new Set(this.targetsOf(this.selected).map((m) => m.to));
     for (const q of this.state.squares) {
       const [x, y] = this.xy(q.col, q.row);
       let label = `${q.name}, ${q.piece ? this.pieceWords(q.piece) : "empty"}`;
       if (q.name === this.selected) label += ", selected";
       if (targets.has(q.name)) label += ", a move can go here";
-      const hit = el("circle", {
-        cx: x, cy: y, r: S / 2, class: "hit",
-        "data-square": q.name,
-        role: "button",
-        tabindex: q.name === this.focusName ? "0" : "-1",
-        "aria-label": label,
-      }, g);
-      hit.addEventListener("focus", () => {
-        this.focusName = q.name;
+      specs.set(q.name, {
+        tag: "circle",
+        on: { focus: () => { this.focusName = q.name; } },
+        attrs: {
+          cx: x, cy: y, r: S / 2, class: "hit", "data-square": q.name, role: "button",
+          tabindex: q.name === this.focusName ? "0" : "-1", "aria-label": label,
+        },
       });
     }
+    return specs;
   }
 
   focusSquare(name) {
-    const node = this.svg.querySelector(`.hit[data-square="${name}"]`);
+    const node = this.layers.hits.node(name);
     if (!node) return;
     for (const other of this.svg.querySelectorAll(".hit[tabindex='0']")) other.setAttribute("tabindex", "-1");
     node.setAttribute("tabindex", "0");
@@ -387,7 +355,7 @@ export class Board {
       this.focusSquare(here.name);
     } else if (event.key === "Escape" && this.selected) {
       this.selected = null;
-      this.draw();
+      this.update();
     }
   }
 
@@ -395,12 +363,8 @@ export class Board {
   choose(square) {
     if (!this.interactive) return;
     if (this.selected && this.tryMove(this.selected, square.name)) return;
-    if (this.state.legal.some((m) => m.from === square.name)) {
-      this.selected = square.name;
-    } else {
-      this.selected = null;
-    }
-    this.draw();
+    this.selected = this.state.legal.some((m) => m.from === square.name) ? square.name : null;
+    this.update();
   }
 
   squareAt(event) {
@@ -430,18 +394,18 @@ export class Board {
     if (this.state.legal.some((m) => m.from === square.name)) {
       this.selected = square.name;
       this.dragging = { from: square.name, moved: false };
-      this.draw();
+      this.update();
       this.svg.setPointerCapture?.(event.pointerId);
     } else if (this.selected) {
       this.selected = null;
-      this.draw();
+      this.update();
     }
   }
 
   pointerMove(event) {
     if (!this.dragging) return;
     const { point } = this.squareAt(event);
-    const ghost = this.svg.querySelector(`.pieces [data-at="${this.dragging.from}"]`);
+    const ghost = this.layers.pieces.node(this.dragging.from);
     if (ghost) {
       this.dragging.moved = true;
       ghost.setAttribute("transform", `translate(${point.x} ${point.y})`);
@@ -455,7 +419,7 @@ export class Board {
     if (!drag) return;
     const { square } = this.squareAt(event);
     if (drag.moved && square && square.name !== drag.from && this.tryMove(drag.from, square.name)) return;
-    if (drag.moved) this.draw();
+    if (drag.moved) this.update();
   }
 
   tryMove(from, to) {
@@ -469,65 +433,12 @@ export class Board {
   // Moves the piece of `move` on the board shown: along its capture route when it has one,
   // else straight. Resolves when done; `duration` in ms (0 skips).
   animate(move, duration = 400) {
-    return new Promise((resolve) => {
-      if (!this.state || duration <= 0 || !move) return resolve();
-      const fromSq = this.square(move.from);
-      const toSq = this.square(move.to);
-      const piece = this.svg.querySelector(`.pieces [data-at="${move.from}"]`);
-      if (!fromSq || !toSq || !piece) return resolve();
-      const points = this.route(move, fromSq, toSq);
-      const lengths = [0];
-      for (let i = 1; i < points.length; i++) lengths.push(lengths[i - 1] + Math.hypot(points[i][0] - points[i - 1][0], points[i][1] - points[i - 1][1]));
-      const total = lengths[lengths.length - 1] || 1;
-      const time = move.path ? Math.min(1800, duration + total * 0.6) : duration;
-      piece.parentNode.appendChild(piece);
-      const start = performance.now();
-      const step = (now) => {
-        const t = Math.min(1, (now - start) / time);
-        const d = t * total;
-        let i = 1;
-        while (i < lengths.length - 1 && lengths[i] < d) i++;
-        const seg = lengths[i] - lengths[i - 1] || 1;
-        const f = (d - lengths[i - 1]) / seg;
-        const x = points[i - 1][0] + (points[i][0] - points[i - 1][0]) * f;
-        const y = points[i - 1][1] + (points[i][1] - points[i - 1][1]) * f;
-        piece.setAttribute("transform", `translate(${x} ${y})`);
-        if (t < 1) requestAnimationFrame(step);
-        else resolve();
-      };
-      requestAnimationFrame(step);
-    });
-  }
-
-  // The polyline a move's piece follows, arcs sampled round their corner the long way.
-  route(move, fromSq, toSq) {
-    if (!move.path) return [this.xy(fromSq.col, fromSq.row), this.xy(toSq.col, toSq.row)];
-    const out = [];
-    const nodes = move.path;
-    for (let i = 0; i < nodes.length; i++) {
-      const node = nodes[i];
-      if (node.type === "point") {
-        out.push(this.xy(node.col, node.row));
-        continue;
-      }
-      const prev = out[out.length - 1];
-      const next = nodes[i + 1];
-      if (!prev || !next) continue;
-      const [cx, cy] = this.xy(node.col, node.row);
-      const [nx, ny] = this.xy(next.col, next.row);
-      const a0 = Math.atan2(prev[1] - cy, prev[0] - cx);
-      const a1 = Math.atan2(ny - cy, nx - cx);
-      // The short way is a quarter turn through the board: go the other way, three quarters.
-      let delta = a1 - a0;
-      while (delta <= -Math.PI) delta += 2 * Math.PI;
-      while (delta > Math.PI) delta -= 2 * Math.PI;
-      const longWay = delta > 0 ? delta - 2 * Math.PI : delta + 2 * Math.PI;
-      const r = node.radius * S;
-      for (let k = 1; k < 24; k++) {
-        const a = a0 + (longWay * k) / 24;
-        out.push([cx + r * Math.cos(a), cy + r * Math.sin(a)]);
-      }
-    }
-    return out;
+    if (!this.state || duration <= 0 || !move) return Promise.resolve();
+    const fromSq = this.square(move.from);
+    const toSq = this.square(move.to);
+    const piece = this.layers.pieces.node(move.from);
+    if (!fromSq || !toSq || !piece) return Promise.resolve();
+    const points = routePoints(move, fromSq, toSq, (c, r) => this.xy(c, r), S);
+    return glide(piece, points, moveTime(move, points, duration));
   }
 }

@@ -6,8 +6,8 @@
 import { Board } from "./board.js";
 import * as sound from "./sound.js";
 import {
-  announce, api, app, clockText, colourWords, confirmDialog, gameOptions, gameTitle, h,
-  playerName, Serial, settingsFrom, sideNames,
+  announce, api, app, clockText, colourWords, confirmDialog, endWords, gameDef, gameOptions,
+  gameTitle, h, playerName, Serial, settingsFrom, sideNames,
 } from "./ui.js";
 
 // What every mode shares: drawing a position fetched for `this.moves`, one step at a time.
@@ -62,13 +62,19 @@ export class GameView {
       h("div", { class: "board-col" }, this.boardWrap, this.zoomButton),
       h("aside", {}, this.title, h("div", { class: "clocks" }, ...this.clocks), this.status, this.result, this.banner,
         this.controls, this.moveForm, this.extra, h("h2", { class: "visually-hidden" }, "Moves"), this.moveList)));
-    this.board = new Board(this.boardWrap, { onMove: (m) => this.serial.run(() => this.humanMove(m)), sides: this.names() });
+    this.board = new Board(this.boardWrap, { onMove: (m) => this.serial.run(() => this.humanMove(m)) });
     this.moveInput.placeholder = this.notationExample();
+    this.moveInput.title = this.look().notation || "";
+  }
+
+  // How the catalogue says the game looks (its example move, its alternative glyphs).
+  look() {
+    const def = gameDef(this.settings.game);
+    return { ...(def ? def.look : {}), notation: def && def.notation };
   }
 
   notationExample() {
-    const first = { duck: "a0-a1", surakarta: "A2-A3", rc02: "a3-b3" }[this.settings.game];
-    return first || "from-to";
+    return this.look().example || "from-to";
   }
 
   button(id, label, action, attrs = {}) {
@@ -77,10 +83,11 @@ export class GameView {
 
   commonButtons() {
     const buttons = [this.button("flip", "Flip board", () => this.board.setFlipped(!this.board.flipped))];
-    if (this.settings.game === "duck") {
-      buttons.push(this.button("letters", "Latin letters", (e) => {
-        this.board.setLatin(!this.board.latin);
-        e.target.textContent = this.board.latin ? "Chinese pieces" : "Latin letters";
+    const alternative = this.look().alternative;
+    if (alternative) {
+      buttons.push(this.button("letters", alternative.show, (e) => {
+        this.board.setAlternative(!this.board.alternative);
+        e.target.textContent = this.board.alternative ? alternative.hide : alternative.show;
       }));
     }
     buttons.push(this.button("sound", sound.soundOn() ? "Sound: on" : "Sound: off", (e) => {
@@ -373,7 +380,20 @@ export class PlayView extends GameView {
     }));
   }
 
-  // Sends the moves (and a resignation) to the server's copy of the game.
+  // Sends the last move to the server's copy of the game, numbered (the server refuses a
+  // repeated or skipped one).
+  async storeMove() {
+    this.save();
+    if (!this.id || !this.token) return;
+    const body = { token: this.token, ply: this.moves.length, move: this.moves[this.moves.length - 1] };
+    try {
+      await api(`/api/games/${this.id}/moves`, body);
+    } catch (e) {
+      this.showBanner(`The server did not save the last move: ${e.message}.`);
+    }
+  }
+
+  // Sends the whole list (after a takeback) and a resignation to the server's copy.
   async store(resign = null) {
     this.save();
     if (!this.id || !this.token) return;
@@ -433,7 +453,7 @@ export class PlayView extends GameView {
         const move = this.view.legal.find((m) => m.text === answer.move);
         if (!move) return;
         this.moves.push(move.text);
-        await this.store();
+        await this.storeMove();
         await this.refresh({ animate: move });
       }))
       .catch((e) => {
@@ -448,7 +468,7 @@ export class PlayView extends GameView {
     if (!this.humanToMove()) return;
     if (!(await this.confirmSafe(move))) return;
     this.moves.push(move.text);
-    await this.store();
+    await this.storeMove();
     await this.refresh({ animate: move });
   }
 
@@ -477,7 +497,7 @@ export class PlayView extends GameView {
       this.thinking.abort();
       this.thinking = null;
     }
-    this.outcome = { winner: 1 - loser, reason: `${names[loser]} resigned` };
+    this.outcome = { winner: 1 - loser, reason: endWords("RESIGN", names[loser]) };
     await this.store(loser === 0 ? "first" : "second");
     this.draw();
     sound.playEnd();

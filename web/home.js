@@ -2,10 +2,10 @@
 // lists of live rooms and stored games (which say so when the server cannot be reached).
 
 import {
-  api, app, CATALOGUE, gameOptions, gameTitle, h, playerName, setPlayerName, settingsFrom, TIME_CONTROLS,
+  api, app, CATALOGUE, gameOptions, PROTOCOL, gameTitle, h, playerName, setPlayerName, settingsFrom, TIME_CONTROLS,
 } from "./ui.js";
 
-// One choice per game and board size: "surakarta:8", or just "duck" for a game with one board.
+// One choice per game and board size: "id:8", or just "id" for a game with one board.
 function gameChoices() {
   return CATALOGUE.flatMap((g) => (g.sizes.length
     ? g.sizes.map((n) => ({ value: `${g.id}:${n}`, label: `${g.title} ${n}×${n}` }))
@@ -18,8 +18,11 @@ function labelled(id, text, control) {
 
 export class HomeView {
   constructor() {
-    const choice = localStorage.getItem("arbiter-game") || "surakarta:6";
-    this.select = h("select", { id: "game-choice" }, gameChoices().map((g) => h("option", { value: g.value, selected: g.value === choice }, g.label)));
+    const choices = gameChoices();
+    const savedGame = localStorage.getItem("arbiter-game");
+    const fallback = choices.find((c) => c.value.split(":")[0] === PROTOCOL.default_game) || choices[0];
+    const choice = choices.some((c) => c.value === savedGame) ? savedGame : fallback && fallback.value;
+    this.select = h("select", { id: "game-choice" }, choices.map((g) => h("option", { value: g.value, selected: g.value === choice }, g.label)));
     this.select.addEventListener("change", () => localStorage.setItem("arbiter-game", this.select.value));
     this.level = h("select", { id: "ai-level" }, ["easy", "medium", "hard"].map((l) => h("option", { value: l, selected: l === "medium" }, l)));
     this.aiColour = h("select", { id: "ai-colour" }, h("option", { value: "first" }, "I move first"), h("option", { value: "second" }, "I move second"));

@@ -5,9 +5,8 @@
 
 import { Board } from "./board.js";
 import * as sound from "./sound.js";
-import { announce, api, app, CATALOGUE, colourWords, gameDef, h, sideNames } from "./ui.js";
-
-const INVALID = /Invalid command|ILLIGAL|NOT_PLAYER|NOT_PIECE|OUT_OF_BOARD/;
+import { StepControls } from "./steps.js";
+import { announce, api, app, CATALOGUE, colourWords, gameDef, h } from "./ui.js";
 
 export class JudgeView {
   constructor(params) {
@@ -15,12 +14,11 @@ export class JudgeView {
     this.games = CATALOGUE.filter((g) => g.judge);
     this.trace = null;
     this.index = 0;
-    this.playing = false;
     this.build(params.get("game") || (this.games[0] && this.games[0].id));
   }
 
   dispose() {
-    this.pause();
+    this.steps.pause();
     if (this.board) this.board.dispose();
   }
 
@@ -39,20 +37,18 @@ export class JudgeView {
     this.stepInfo = h("p", { id: "judge-step" });
     this.verdict = h("pre", { id: "judge-verdict", class: "verdict", "aria-live": "polite" });
     this.boardWrap = h("div", { class: "board-wrap" });
-    this.goTo = h("input", { id: "judge-goto", type: "number", min: 0, value: 0, size: 5 });
-    this.speed = h("select", { id: "judge-speed" }, [["1200", "slow"], ["600", "normal"], ["250", "fast"], ["80", "very fast"]]
-      .map(([v, l]) => h("option", { value: v, selected: v === "600" }, l)));
-    this.playButton = h("button", { id: "judge-play", type: "button", onclick: () => (this.playing ? this.pause() : this.play()) }, "Play");
-    const button = (id, label, aria, action) => h("button", { id, type: "button", "aria-label": aria, onclick: action }, label);
-    this.controls = h("div", { class: "replay", role: "group", "aria-label": "Steps", hidden: true },
-      button("judge-first", "First", "First step", () => this.jump(0)),
-      button("judge-back", "◀", "Previous operation", () => this.jump(this.index - 1)),
-      this.playButton,
-      button("judge-next", "▶", "Next operation", () => this.jump(this.index + 1, true)),
-      button("judge-last", "Last", "Last operation", () => this.jump(this.trace.steps.length - 1)),
-      h("label", { for: "judge-goto" }, " operation "), this.goTo,
-      button("judge-go", "Go", "Go to that operation", () => this.jump(Number(this.goTo.value))),
-      h("label", { for: "judge-speed" }, " speed "), this.speed);
+    this.steps = new StepControls({
+      ids: { first: "judge-first", back: "judge-back", play: "judge-play", next: "judge-next", last: "judge-last", goto: "judge-goto", go: "judge-go", speed: "judge-speed" },
+      words: { group: "Steps", unit: "operation", first: "First step", back: "Previous operation", next: "Next operation", last: "Last operation", go: "Go to that operation" },
+      speeds: [["1200", "slow"], ["600", "normal"], ["250", "fast"], ["80", "very fast"]],
+      speed: "600",
+      show: (k, { next }) => this.show(k, next && k === this.index + 1),
+      advance: () => this.show(this.index + 1, true),
+      current: () => this.index,
+      last: () => (this.trace ? this.trace.steps.length - 1 : 0),
+    });
+    this.controls = this.steps.element;
+    this.controls.hidden = true;
     this.output = h("pre", { id: "judge-output", class: "verdict" });
     app.replaceChildren(h("section", { class: "judge" },
       h("h1", {}, "Judge visualiser"),
@@ -68,14 +64,13 @@ export class JudgeView {
         h("div", { class: "board-col" }, this.boardWrap),
         h("div", {}, this.controls, this.stepInfo, h("h2", {}, "Verdict"), this.verdict,
           h("details", {}, h("summary", {}, "The whole output"), this.output)))));
-    this.board = new Board(this.boardWrap, { sides: ["first", "second"] });
+    this.board = new Board(this.boardWrap);
     this.describe();
   }
 
   describe() {
     const def = gameDef(this.gameSelect.value);
     this.format.textContent = def && def.judge ? `Input: ${def.judge}` : "";
-    this.board.sides = sideNames(this.gameSelect.value);
   }
 
   example() {
@@ -84,7 +79,7 @@ export class JudgeView {
   }
 
   async run() {
-    this.pause();
+    this.steps.pause();
     this.message.textContent = "Judging…";
     const game = this.gameSelect.value;
     try {
@@ -106,7 +101,6 @@ export class JudgeView {
     this.message.textContent = `${n} operation${n === 1 ? "" : "s"} judged.`;
     this.output.textContent = this.trace.output;
     this.form.open = false;
-    this.goTo.max = n;
     this.controls.hidden = false;
     await this.show(0, false);
   }
@@ -137,11 +131,6 @@ export class JudgeView {
     };
   }
 
-  invalid(step) {
-    if (this.game === "rc02") return step.output.trim() === "0";
-    return INVALID.test(step.output);
-  }
-
   // Shows step `k`; stepping forward, the pieces it takes flash on the board before they go.
   async show(k, animate) {
     const steps = this.trace.steps;
@@ -151,9 +140,9 @@ export class JudgeView {
       await new Promise((r) => setTimeout(r, 350));
     }
     this.index = k;
-    this.goTo.value = k;
+    this.steps.shown(k);
     this.board.render(this.viewOf(k));
-    const bad = this.invalid(step);
+    const bad = step.invalid;
     this.boardWrap.classList.toggle("invalid-flash", bad && animate);
     this.verdict.classList.toggle("invalid", bad);
     this.verdict.textContent = step.output || (k === 0 ? "" : "(nothing printed)");
@@ -161,40 +150,9 @@ export class JudgeView {
     this.stepInfo.textContent = this.trace.streams || k === 0 ? where : `${where} — the answer if the input ended here:`;
     announce(`${where} ${step.output}`);
     if (animate) {
-      if (/;yes\s*$|CHECKMATE|STALEMATE/.test(step.output) || (this.game === "rc02" && step.output.startsWith("2"))) sound.playEnd();
+      if (step.ended) sound.playEnd();
       else if (step.captured.length) sound.playCapture();
       else if (step.arrived.length) sound.playMove();
     }
-  }
-
-  jump(k, animate = false) {
-    if (!this.trace) return;
-    this.pause();
-    const target = Math.max(0, Math.min(this.trace.steps.length - 1, k));
-    this.show(target, animate && target === this.index + 1);
-  }
-
-  play() {
-    if (!this.trace) return;
-    if (this.index >= this.trace.steps.length - 1) this.show(0, false);
-    this.playing = true;
-    this.playButton.textContent = "Pause";
-    this.schedule();
-  }
-
-  schedule() {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(async () => {
-      if (!this.playing) return;
-      await this.show(this.index + 1, true);
-      if (this.index >= this.trace.steps.length - 1) this.pause();
-      else if (this.playing) this.schedule();
-    }, Number(this.speed.value));
-  }
-
-  pause() {
-    this.playing = false;
-    clearTimeout(this.timer);
-    if (this.playButton) this.playButton.textContent = "Play";
   }
 }

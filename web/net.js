@@ -2,27 +2,6 @@
 // at a time in arrival order (a handler that awaits a refresh delays the next message, so an
 // END can never overtake the MOVE before it).
 
-export const OP = {
-  READY: 200000,
-  MOVE: 200001,
-  RESIGN: 200002,
-  REJECT: 200003,
-  LEAVE: 200004,
-  CHAT: 200005,
-  END: 200006,
-  WATCH: 200100,
-  STATE: 200101,
-  UNWATCH: 200102,
-  NOTICE: 200103,
-};
-
-export const END_MARKER = "998244353";
-export const MOVE_REASONS = [
-  "LEGAL", "LEGAL_CAPTURE_MOVE", "LEGAL_NON_CAPTURE_MOVE", "ILLIGAL", "NOT_PLAYER_TURN", "OUT_OF_BOARD",
-  "NOT_PIECE", "NOT_PLAYER_PIECE", "ILLIGAL_CAPTURE_MOVE", "ILLIGAL_NON_CAPTURE_MOVE", "GAME_ALREADY_END", "GAME_NOT_START",
-];
-export const END_REASONS = ["NONE", "STALEMATE", "CHECKMATE", "TRAPPED", "RESIGN", "TIMEOUT", "ILLIGAL_MOVE", "INTERRUPTED"];
-
 export class Connection {
   // `onMessage(message)` may return a promise: the next message waits for it. `onOpen()`,
   // `onLost()` (the connection dropped without us closing it).

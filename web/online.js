@@ -3,23 +3,15 @@
 // asks first.
 
 import { GameView } from "./game.js";
-import { Connection, END_MARKER, END_REASONS, MOVE_REASONS, OP } from "./net.js";
+import { Connection } from "./net.js";
 import * as sound from "./sound.js";
 import {
-  confirmDialog, gameDef, gameOptions, gameTitle, h, playerName, randomToken, settingsFrom,
-  TIME_CONTROLS, timeControl,
+  confirmDialog, endWords, gameDef, gameOptions, gameTitle, h, playerName, PROTOCOL, randomToken,
+  settingsFrom, TIME_CONTROLS, timeControl,
 } from "./ui.js";
 
-// Words for an END that does not come from the board.
-function outsideReason(code, loserName, error) {
-  switch (END_REASONS[code]) {
-    case "RESIGN": return `${loserName} resigned`;
-    case "TIMEOUT": return `${loserName} ran out of time`;
-    case "INTERRUPTED": return `the game was interrupted${error ? `: ${error}` : ""}`;
-    case "TRAPPED": return `${loserName} has no move`;
-    default: return null;
-  }
-}
+// The protocol's operation codes, as the server defines them.
+const OP = new Proxy({}, { get: (_, name) => PROTOCOL.ops[name] });
 
 // The room's time control in words, from READY's keys: a known control's label, else the numbers.
 function timeWords(m) {
@@ -54,13 +46,9 @@ class NetworkView extends GameView {
     const winner = m.data3 === "0" ? 0 : m.data3 === "1" ? 1 : null;
     const names = this.names();
     const loser = winner === null ? null : names[1 - winner];
-    const code = Number(m.data2);
-    let reason = outsideReason(code, loser || "a player", m.error);
-    if (END_REASONS[code] === "ILLIGAL_MOVE") {
-      const why = (MOVE_REASONS[Number(m.data1)] || "").toLowerCase().replace(/_/g, " ");
-      reason = `${loser} made an illegal move (${why})`;
-    }
-    if (!reason) reason = (this.view && this.view.end) || END_REASONS[code].toLowerCase();
+    const name = PROTOCOL.end_reasons[Number(m.data2)] || "NONE";
+    const why = name === "ILLIGAL_MOVE" ? (PROTOCOL.move_reasons[Number(m.data1)] || "").toLowerCase().replace(/_/g, " ") : m.error;
+    const reason = endWords(name, loser, why) || (this.view && this.view.end) || name.toLowerCase().replace(/_/g, " ");
     this.outcome = { winner, reason };
     this.draw();
     sound.playEnd();
@@ -83,6 +71,34 @@ class NetworkView extends GameView {
 
   startDeadline() {
     this.deadline = this.timeoutMs ? Date.now() + this.timeoutMs : null;
+  }
+
+  // What playing and watching handle alike: a move, the end, a chat line, a notice. Whether
+  // `m` was one of them.
+  async common(m) {
+    switch (m.op) {
+      case OP.MOVE: await this.moved(m); return true;
+      case OP.END: await this.endFrom(m); return true;
+      case OP.CHAT:
+        this.chat.append(h("p", {}, `${m.data1}: ${m.data2}`));
+        return true;
+      case OP.NOTICE:
+        if (m.data1 === "away") this.showBanner(`${m.data2} lost the connection; their seat is kept for ${m.data3} s.`);
+        else this.hideBanner();
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // A move from the room (the opponent's, or the game watched).
+  async moved(m) {
+    const text = `${m.data1}-${m.data2}`;
+    const move = this.view && this.view.legal.find((x) => x.text === text);
+    this.moves.push(text);
+    this.syncClocks(m);
+    await this.refresh({ animate: move });
+    if (m.data3 !== PROTOCOL.end_marker) this.startDeadline();
   }
 
   syncClocks(m) {
@@ -204,25 +220,19 @@ export class OnlineView extends NetworkView {
   }
 
   async message(m) {
+    if (await this.common(m)) return undefined;
     switch (m.op) {
       case OP.READY: return this.gameStarts(m);
       case OP.STATE: return this.caughtUp(m);
       case OP.REJECT:
         this.refused = `The room refused you: ${m.data2}.`;
         this.showBanner(this.refused, h("a", { href: "#/" }, "Back home"));
-        this.draw();
-        return undefined;
-      case OP.MOVE: return this.opponentMoved(m);
-      case OP.END: return this.endFrom(m);
-      case OP.NOTICE:
-        if (m.data1 === "away") this.showBanner(`${m.data2} lost the connection; their seat is kept for ${m.data3} s.`);
-        else this.hideBanner();
+        // The status says so even before the first position arrives.
+        if (this.view) this.draw();
+        else this.renderSide();
         return undefined;
       case OP.LEAVE:
         this.chat.append(h("p", { class: "note" }, `${m.data1 || "your opponent"} left (${m.data2}).`));
-        return undefined;
-      case OP.CHAT:
-        this.chat.append(h("p", {}, `${m.data1}: ${m.data2}`));
         return undefined;
       default:
         return undefined;
@@ -260,13 +270,8 @@ export class OnlineView extends NetworkView {
     await this.refresh();
   }
 
-  async opponentMoved(m) {
-    const text = `${m.data1}-${m.data2}`;
-    const move = this.view && this.view.legal.find((x) => x.text === text);
-    this.moves.push(text);
-    this.syncClocks(m);
-    await this.refresh({ animate: move });
-    if (m.data3 !== END_MARKER) this.startDeadline();
+  async moved(m) {
+    await super.moved(m);
     if (this.pendingResign && this.humanToMove()) this.sendResign();
   }
 
@@ -367,20 +372,8 @@ export class WatchView extends NetworkView {
       this.clocksAt = Date.now();
       if (snap.status === "playing") this.startDeadline();
       await this.refresh();
-    } else if (m.op === OP.MOVE) {
-      const text = `${m.data1}-${m.data2}`;
-      const move = this.view && this.view.legal.find((x) => x.text === text);
-      this.moves.push(text);
-      this.syncClocks(m);
-      await this.refresh({ animate: move });
-      this.startDeadline();
-    } else if (m.op === OP.END) {
-      await this.endFrom(m);
-    } else if (m.op === OP.CHAT) {
-      this.chat.append(h("p", {}, `${m.data1}: ${m.data2}`));
-    } else if (m.op === OP.NOTICE) {
-      if (m.data1 === "away") this.showBanner(`${m.data2} lost the connection; their seat is kept for ${m.data3} s.`);
-      else this.hideBanner();
+    } else {
+      await this.common(m);
     }
   }
 

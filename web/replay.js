@@ -3,15 +3,14 @@
 // it never skips one, and Pause stops where it is.
 
 import { GameView } from "./game.js";
-import { api, gameTitle, h, settingsFrom } from "./ui.js";
+import { StepControls } from "./steps.js";
+import { api, endWords, gameTitle, h, settingsFrom } from "./ui.js";
 
 export class ReplayView extends GameView {
   constructor(params) {
     super(params);
     this.id = params.get("id");
     this.cursor = 0;
-    this.speed = 800;
-    this.playing = false;
     this.trying = false;
     this.title.textContent = `Replay of game ${this.id}`;
     this.pliesClickable = true;
@@ -26,7 +25,7 @@ export class ReplayView extends GameView {
 
   dispose() {
     super.dispose();
-    this.pause();
+    if (this.steps) this.steps.pause();
   }
 
   mayMove() {
@@ -48,37 +47,28 @@ export class ReplayView extends GameView {
     const names = this.names();
     const winner = game.winner === 0 || game.winner === 1 ? game.winner : null;
     const loser = winner === null ? null : names[1 - winner];
-    const words = {
-      RESIGN: `${loser} resigned`,
-      TIMEOUT: `${loser} ran out of time`,
-      ILLIGAL_MOVE: `${loser} made an illegal move`,
-      INTERRUPTED: "the game was interrupted",
-    };
-    this.finalOutcome = game.end_reason ? { winner, reason: words[game.end_reason] || null } : null;
+    this.finalOutcome = game.end_reason ? { winner, reason: endWords(game.end_reason, loser) } : null;
     this.buildControls();
     await this.seek(0);
   }
 
   buildControls() {
-    this.goTo = h("input", { id: "goto", type: "number", min: 0, max: this.record.length, value: 0, size: 4 });
-    this.speedSelect = h("select", { id: "speed" }, [["1600", "½×"], ["800", "1×"], ["400", "2×"], ["200", "4×"]]
-      .map(([v, l]) => h("option", { value: v, selected: v === "800" }, l)));
-    this.speedSelect.addEventListener("change", () => {
-      this.speed = Number(this.speedSelect.value);
+    this.steps = new StepControls({
+      ids: { first: "start", back: "back", play: "play", next: "forward", last: "end", goto: "goto", go: "go", speed: "speed" },
+      words: { group: "Replay controls", unit: "move", first: "First position", back: "Previous move", next: "Next move", last: "Last position", go: "Go to that move" },
+      speeds: [["1600", "½×"], ["800", "1×"], ["400", "2×"], ["200", "4×"]],
+      speed: "800",
+      show: (n) => this.serial.run(() => this.seek(n)),
+      advance: () => this.serial.run(async () => {
+        if (this.steps.playing) await this.seek(this.cursor + 1, { playback: true });
+      }),
+      current: () => this.cursor,
+      last: () => this.record.length,
     });
-    this.playButton = this.button("play", "Play", () => (this.playing ? this.pause() : this.play()));
-    this.replayControls = h("div", { class: "replay", role: "group", "aria-label": "Replay controls" },
-      this.button("start", "First", () => this.step(0), { "aria-label": "First position" }),
-      this.button("back", "◀", () => this.step(this.cursor - 1), { "aria-label": "Previous move" }),
-      this.playButton,
-      this.button("forward", "▶", () => this.step(this.cursor + 1), { "aria-label": "Next move" }),
-      this.button("end", "Last", () => this.step(this.record.length), { "aria-label": "Last position" }),
-      h("label", { for: "goto" }, " move "), this.goTo, this.button("go", "Go", () => this.step(Number(this.goTo.value))),
-      h("label", { for: "speed" }, " speed "), this.speedSelect);
     this.tryButton = this.button("try", "Try from here", () => this.tryFromHere());
     this.controls.replaceChildren(this.tryButton, ...this.commonButtons());
     const share = `${location.origin}${location.pathname}#/replay?id=${this.id}`;
-    this.extra.replaceChildren(this.replayControls,
+    this.extra.replaceChildren(this.steps.element,
       h("p", {}, `${this.record.length} moves. `, h("label", { for: "share-link" }, "Share: "),
         h("input", { id: "share-link", readonly: true, value: share, size: 28, onfocus: (e) => e.target.select() })));
   }
@@ -98,8 +88,7 @@ export class ReplayView extends GameView {
 
   // A user's step: stops playback, then shows position `n`.
   step(n) {
-    this.pause();
-    this.serial.run(() => this.seek(n));
+    this.steps.jump(n);
   }
 
   listedMoves() {
@@ -114,44 +103,17 @@ export class ReplayView extends GameView {
     const before = { cursor: this.cursor, moves: this.moves };
     this.cursor = target;
     this.moves = this.record.slice(0, target);
-    const shown = await this.refresh({ animate: move, wanted: playback ? () => this.playing : null });
+    const shown = await this.refresh({ animate: move, wanted: playback ? () => this.steps.playing : null });
     if (!shown && playback) {
       this.cursor = before.cursor;
       this.moves = before.moves;
       this.draw();
     }
-    this.goTo.value = this.cursor;
-  }
-
-  play() {
-    if (this.cursor >= this.record.length) this.serial.run(() => this.seek(0));
-    this.playing = true;
-    this.playButton.textContent = "Pause";
-    this.schedule();
-  }
-
-  // The next step once this one is drawn and the speed's delay has passed.
-  schedule() {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      if (!this.playing) return;
-      this.serial.run(async () => {
-        if (!this.playing) return;
-        await this.seek(this.cursor + 1, { playback: true });
-        if (this.cursor >= this.record.length) this.pause();
-        else if (this.playing) this.schedule();
-      });
-    }, this.speed);
-  }
-
-  pause() {
-    this.playing = false;
-    clearTimeout(this.timer);
-    if (this.playButton) this.playButton.textContent = "Play";
+    this.steps.shown(this.cursor);
   }
 
   tryFromHere() {
-    this.pause();
+    this.steps.pause();
     this.trying = true;
     this.triedFrom = this.cursor;
     this.outcome = null;

@@ -10,6 +10,24 @@ export function setCatalogue(games) {
   CATALOGUE = games;
 }
 
+// The course protocol's constants and the words for ends from outside the board, as the server
+// defines them (GET /api/protocol): { ops, end_marker, move_reasons, end_reasons, end_texts }.
+export let PROTOCOL = { ops: {}, end_marker: "", move_reasons: [], end_reasons: [], end_texts: {} };
+
+export function setProtocol(protocol) {
+  PROTOCOL = protocol;
+}
+
+// An end from outside the board in words: the server's text for `reason` (RESIGN, TIMEOUT, …)
+// with the loser's name, and `detail` (an illegal move's reason, why the game stopped) after
+// it; null for an end the board itself tells.
+export function endWords(reason, loser, detail = "") {
+  const text = PROTOCOL.end_texts[reason];
+  if (!text) return null;
+  const words = text.replace("{loser}", loser || "a player");
+  return detail ? `${words} (${detail})` : words;
+}
+
 export function gameDef(id) {
   return CATALOGUE.find((g) => g.id === id) || null;
 }

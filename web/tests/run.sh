@@ -16,4 +16,9 @@ if [ ! -d node_modules/playwright-core ]; then
 fi
 export ARBITER_BIN="${ARBITER_BIN:-$(cd ../.. && pwd)/target/release/arbiter}"
 [ -x "$ARBITER_BIN" ] || { echo "no arbiter binary at $ARBITER_BIN (run cargo build --release)"; exit 2; }
+# The hexapawn example serves a game no file under web/ names (cargo test --release builds it).
+export HEXAPAWN_BIN="${HEXAPAWN_BIN:-$(cd ../.. && pwd)/target/release/examples/hexapawn}"
+if [ ! -x "$HEXAPAWN_BIN" ]; then
+  (cd ../.. && cargo build --release -p arbiter-cli --example hexapawn)
+fi
 node --test --test-concurrency=1 e2e/

@@ -8,6 +8,7 @@
 
 mod error;
 mod game;
+pub mod look;
 mod movelist;
 pub mod outcome;
 pub mod playout;
@@ -24,4 +25,5 @@ pub use outcome::{EndReason, MoveReason};
 pub use rules::{
     Allowed, BoardView, CellView, Changes, End, GameDef, JudgeDef, JudgeStep, OptionDef,
     OptionError, Options, PerftRecord, PieceView, RouteStep, Rules, SharedOutput, SideDef,
+    StepFlags,
 };

@@ -13,6 +13,7 @@ use std::io::{BufRead, Write};
 
 use thiserror::Error;
 
+use crate::look::Look;
 use crate::outcome::{EndReason, MoveReason};
 use crate::{Game, JudgeError, MoveList, Side};
 
@@ -95,6 +96,16 @@ pub struct JudgeDef {
     /// Checks the judge's output for such a script of a legal game that ended with `end`
     /// (`None`: still going): every move judged legal, the end reported as the judge reports it.
     pub verdict: fn(&str, Option<&End>) -> Result<(), String>,
+    /// What one step's output says, for the visualiser's marks and sounds.
+    pub flags: fn(&str) -> StepFlags,
+}
+
+/// What a judge's output for one operation says, typed: the operation was refused, the game
+/// ended with it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepFlags {
+    pub invalid: bool,
+    pub ended: bool,
 }
 
 impl fmt::Debug for JudgeDef {
@@ -218,6 +229,8 @@ pub struct GameDef {
     pub setups: &'static str,
     pub perft: &'static [PerftRecord],
     pub judge: Option<JudgeDef>,
+    /// How the page draws and explains it.
+    pub look: Look,
 }
 
 /// An option that was not given right.
@@ -549,6 +562,7 @@ mod tests {
         setups: "",
         perft: &[],
         judge: None,
+        look: Look::PLAIN,
     };
 
     #[test]

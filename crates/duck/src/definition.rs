@@ -1,10 +1,11 @@
 //! Duck Chess as the registry sees it: its definition, options and the shared words for its ends.
 
+use arbiter_core::look::{self, AlternativeLook, BoardLook, Look, PieceLook, SideLook, Token};
 use arbiter_core::rules::InputLines;
 use arbiter_core::{
     Allowed, BoardView, CellView, Changes, End, EndReason, GameDef, JudgeDef, JudgeError,
     JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, Rules, SharedOutput, Side,
-    SideDef,
+    SideDef, StepFlags,
 };
 
 use crate::board::{side_name, Square};
@@ -57,8 +58,71 @@ pub static DEFINITION: GameDef = GameDef {
         input: "Q, then Q lines `xs ys xt yt` (row 0-9, column 0-8; red's back rank is row 0)",
         script: judge_script,
         verdict: judge_verdict,
+        flags: judge_flags,
     }),
+    look: Look {
+        board: board_look,
+        sides: [
+            SideLook {
+                token: Token::Disc,
+                fill: "#fff3e6",
+                stroke: "#b3261e",
+                ink: "#b3261e",
+            },
+            SideLook {
+                token: Token::Disc,
+                fill: "#eaf1fb",
+                stroke: "#1f5fae",
+                ink: "#1f5fae",
+            },
+        ],
+        pieces: &PIECES,
+        example: "a0-a1",
+        alternative: Some(AlternativeLook {
+            show: "Latin letters",
+            hide: "Chinese pieces",
+        }),
+    },
 };
+
+/// The pieces' glyphs: Chinese characters, or Latin letters.
+static PIECES: [PieceLook; 7] = [
+    piece("captain", "王", "K"),
+    piece("guard", "士", "A"),
+    piece("elephant", "象", "E"),
+    piece("horse", "马", "H"),
+    piece("car", "车", "R"),
+    piece("duck", "鸭", "D"),
+    piece("soldier", "兵", "P"),
+];
+
+const fn piece(kind: &'static str, glyph: &'static str, alternative: &'static str) -> PieceLook {
+    PieceLook {
+        kind,
+        name: kind,
+        glyph,
+        alternative,
+    }
+}
+
+/// Nine columns a-i, ten rows 9 (blue's back rank, at the top) to 0, pieces on the points.
+fn board_look(_: Option<u32>) -> BoardLook {
+    BoardLook::points(
+        9,
+        10,
+        look::grid(9, 10),
+        look::letters(9, b'a'),
+        look::counted(10, 9, -1),
+    )
+}
+
+/// The judge answers `…;yes` when a captain fell, `Invalid command` to a move it refuses.
+fn judge_flags(output: &str) -> StepFlags {
+    StepFlags {
+        invalid: output.contains("Invalid command"),
+        ended: output.trim_end().ends_with(";yes"),
+    }
+}
 
 fn run_judge(
     input: &mut dyn std::io::BufRead,

@@ -1,10 +1,12 @@
 //! The RC-02 game as the registry sees it: its definition, options and the shared words for its
 //! ends.
 
+use arbiter_core::look::{self, BoardLook, Look, SideLook, Token};
 use arbiter_core::rules::InputLines;
 use arbiter_core::{
     Allowed, BoardView, CellView, Changes, End, EndReason, GameDef, JudgeDef, JudgeError,
     JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, Rules, Side, SideDef,
+    StepFlags,
 };
 
 use crate::position::{Cell, Move, Position};
@@ -81,8 +83,52 @@ pub static DEFINITION: GameDef = GameDef {
         input: "N K, then K lines `x1 y1 x2 y2` (1-based, column first, row 1 at the top)",
         script: judge_script,
         verdict: judge_verdict,
+        flags: judge_flags,
     }),
+    look: Look {
+        board: board_look,
+        sides: [
+            SideLook {
+                token: Token::Disc,
+                fill: "#b3261e",
+                stroke: "#7d1e14",
+                ink: "#fff",
+            },
+            SideLook {
+                token: Token::Square,
+                fill: "#1f5fae",
+                stroke: "#0d3466",
+                ink: "#fff",
+            },
+        ],
+        pieces: &[],
+        example: "a3-b3",
+        alternative: None,
+    },
 };
+
+/// An n × n board of cells, a1 the top-left one; the sides differ in shape as well as colour.
+fn board_look(size: Option<u32>) -> BoardLook {
+    let n = size.unwrap_or(6) as u8;
+    BoardLook {
+        background: "#dcd3c0",
+        ..BoardLook::points(
+            n,
+            n,
+            look::cells(n, n),
+            look::letters(n, b'a'),
+            look::counted(n, 1, 1),
+        )
+    }
+}
+
+/// The judge answers `0` to a refused move and `2 …` once the game is over.
+fn judge_flags(output: &str) -> StepFlags {
+    StepFlags {
+        invalid: output.trim() == "0",
+        ended: output.starts_with('2'),
+    }
+}
 
 fn run_judge(
     input: &mut dyn std::io::BufRead,

@@ -217,3 +217,83 @@ async fn a_game_against_the_ai_is_stored_as_it_goes_and_only_by_its_owner() {
     let (status, _) = put_moves(addr, &path, three, &token, "").await;
     assert_eq!(status, 409);
 }
+
+#[tokio::test]
+async fn a_stored_game_takes_one_numbered_move_at_a_time() {
+    let s = server_with(|_| {}).await;
+    let addr = s.server.http_addr;
+    let (status, body) = common::http(
+        addr,
+        "POST",
+        "/api/games",
+        "",
+        r#"{"game":"rc02","size":4,"players":["me","you"],"mode":"local"}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let created: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let (id, token) = (
+        created["id"].as_i64().unwrap(),
+        created["token"].as_str().unwrap().to_string(),
+    );
+    let path = format!("/api/games/{id}/moves");
+    let one = |ply: usize, mv: &str, token: &str| {
+        format!(r#"{{"token":"{token}","ply":{ply},"move":"{mv}"}}"#)
+    };
+    let (status, body) = common::http(addr, "POST", &path, "", &one(1, "b1-b2", &token)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(r#""plies":1"#), "{body}");
+    // The same move again (a retry), a skipped ply, another's token, an illegal move: refused.
+    let (status, body) = common::http(addr, "POST", &path, "", &one(1, "b1-b2", &token)).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body.contains("the next is ply 2") && body.contains(r#""next_ply":2"#),
+        "{body}"
+    );
+    let (status, _) = common::http(addr, "POST", &path, "", &one(3, "c1-b1", &token)).await;
+    assert_eq!(status, 409);
+    let (status, _) = common::http(addr, "POST", &path, "", &one(2, "c1-b1", "nobody")).await;
+    assert_eq!(status, 403);
+    let (status, _) = common::http(addr, "POST", &path, "", &one(2, "a1-a9", &token)).await;
+    assert_eq!(status, 400);
+    for (ply, mv) in [(2, "c1-b1"), (3, "b4-b3")] {
+        let (status, body) = common::http(addr, "POST", &path, "", &one(ply, mv, &token)).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let (_, body) = common::http(addr, "GET", &format!("/api/games/{id}"), "", "").await;
+    assert!(body.contains(r#""reason":"LEGAL_CAPTURE_MOVE""#), "{body}");
+    // The whole list still works for what one move cannot say (a resignation).
+    let whole =
+        format!(r#"{{"token":"{token}","moves":["b1-b2","c1-b1","b4-b3"],"resign":"second"}}"#);
+    let (status, body) = common::http(addr, "PUT", &format!("/api/games/{id}"), "", &whole).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn the_page_reads_how_to_draw_every_game_and_the_protocol_from_the_server() {
+    let s = server_with(|_| {}).await;
+    let addr = s.server.http_addr;
+    let (status, body) = common::http(addr, "GET", "/api/catalogue", "", "").await;
+    assert_eq!(status, 200);
+    let start = body.find('[').unwrap();
+    let games: serde_json::Value =
+        serde_json::from_str(&body[start..body.rfind(']').unwrap() + 1]).unwrap();
+    for game in games.as_array().unwrap() {
+        let boards = game["boards"].as_array().unwrap();
+        assert!(!boards.is_empty(), "{}", game["id"]);
+        for board in boards {
+            let cols = board["cols"].as_u64().unwrap() as usize;
+            assert_eq!(board["column_labels"].as_array().unwrap().len(), cols);
+            assert!(!board["shapes"].as_array().unwrap().is_empty());
+        }
+        assert!(game["look"]["example"].as_str().unwrap().contains('-'));
+    }
+    let arcs = body.matches(r#""type":"arc""#).count();
+    assert!(arcs > 0, "Surakarta's circuits turn on arcs");
+    assert_eq!(body.matches(r#""show":"Latin letters""#).count(), 1);
+    let (status, body) = common::http(addr, "GET", "/api/protocol", "", "").await;
+    assert_eq!(status, 200);
+    assert!(body.contains(r#""MOVE":200001"#), "{body}");
+    assert!(body.contains(r#""RESIGN":"{loser} resigned""#), "{body}");
+    assert!(body.contains(r#""end_marker":"998244353""#), "{body}");
+}

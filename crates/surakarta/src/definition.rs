@@ -1,11 +1,12 @@
 //! Surakarta as the registry sees it: its definition, options and the shared words for its ends.
 
+use arbiter_core::look::{self, BoardLook, Look, Shape};
 use arbiter_core::outcome::outside_end_text;
 use arbiter_core::rules::InputLines;
 use arbiter_core::{
     Allowed, BoardView, CellView, Changes, End, EndReason, Game, GameDef, JudgeDef, JudgeError,
     JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, RouteStep, Rules,
-    SharedOutput, Side, SideDef, Status,
+    SharedOutput, Side, SideDef, Status, StepFlags,
 };
 
 use crate::board::{Move, PathNode, Point};
@@ -81,8 +82,72 @@ pub static DEFINITION: GameDef = GameDef {
         input: "one command per line: `new N M` (a new N×N game whose max_no_capture_round is M) | `position` then a position file | `probe fx fy tx ty B|W` (judge a move) or `move …` (judge and play it) | `end REASON` (the end a move judged REASON would bring now, like end LEGAL_NON_CAPTURE_MOVE) | `targets x y` | `state`",
         script: judge_script,
         verdict: judge_verdict,
+        flags: judge_flags,
     }),
+    look: Look {
+        board: board_look,
+        sides: [look::DARK, look::LIGHT],
+        pieces: &[],
+        example: "A2-A3",
+        alternative: None,
+    },
 };
+
+/// An n × n grid of points (A1 bottom left) with its circuits: circuit k runs along the lines
+/// k and n-1-k from each side and turns round the corners on three-quarter arcs of radius k.
+fn board_look(size: Option<u32>) -> BoardLook {
+    let n = size.unwrap_or(6) as u8;
+    let mut shapes = look::grid(n, n);
+    let far = f32::from(n) - 1.0;
+    for k in 1..n / 2 {
+        let class = format!("circuit circuit-{k}");
+        for i in [f32::from(k), far - f32::from(k)] {
+            shapes.push(look::line([i, 0.0], [i, far], &class));
+            shapes.push(look::line([0.0, i], [far, i], &class));
+        }
+        for corner in [[0.0, 0.0], [far, 0.0], [0.0, far], [far, far]] {
+            shapes.push(corner_arc(corner, f32::from(k), &class));
+        }
+    }
+    BoardLook {
+        margin: f32::from(n / 2 - 1) + 0.75,
+        label_gap: 0.64,
+        ..BoardLook::points(
+            n,
+            n,
+            shapes,
+            look::letters(n, b'A'),
+            look::counted(n, n.into(), -1),
+        )
+    }
+}
+
+/// The arc of radius `k` round `corner`, from the line k columns in to the line k rows in, the
+/// long way (outside the board).
+fn corner_arc(corner: [f32; 2], k: f32, class: &str) -> Shape {
+    let inward = |v: f32| if v == 0.0 { k } else { -k };
+    let from = [corner[0] + inward(corner[0]), corner[1]];
+    let to = [corner[0], corner[1] + inward(corner[1])];
+    let cross =
+        (from[0] - corner[0]) * (to[1] - corner[1]) - (from[1] - corner[1]) * (to[0] - corner[0]);
+    Shape::Arc {
+        from,
+        to,
+        radius: k,
+        large: true,
+        sweep: cross <= 0.0,
+        class: class.into(),
+    }
+}
+
+/// The judge names a refused move by its reason and a finished game by how it ended.
+fn judge_flags(output: &str) -> StepFlags {
+    let has = |words: &[&str]| words.iter().any(|w| output.contains(w));
+    StepFlags {
+        invalid: has(&["ILLIGAL", "NOT_PLAYER", "NOT_PIECE", "OUT_OF_BOARD"]),
+        ended: has(&["CHECKMATE", "STALEMATE"]),
+    }
+}
 
 fn run_judge(
     input: &mut dyn std::io::BufRead,

@@ -15,6 +15,8 @@ import { chromium } from "playwright-core";
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repo = path.resolve(here, "../../..");
 export const arbiterBin = process.env.ARBITER_BIN || path.join(repo, "target/release/arbiter");
+// The hexapawn example: arbiter's whole command line with one more game registered.
+export const hexapawnBin = process.env.HEXAPAWN_BIN || path.join(repo, "target/release/examples/hexapawn");
 export const screenshotDir = process.env.SCREENSHOT_DIR || path.join(repo, "target/e2e-screenshots");
 mkdirSync(screenshotDir, { recursive: true });
 
@@ -32,10 +34,10 @@ export function freePort() {
   });
 }
 
-export async function startServer(extra = []) {
+export async function startServer(extra = [], bin = arbiterBin) {
   const [tcp, http] = [await freePort(), await freePort()];
   const dir = mkdtempSync(path.join(os.tmpdir(), "arbiter-e2e-"));
-  const child = spawn(arbiterBin, ["serve", "--tcp", `127.0.0.1:${tcp}`, "--http", `127.0.0.1:${http}`,
+  const child = spawn(bin, ["serve", "--tcp", `127.0.0.1:${tcp}`, "--http", `127.0.0.1:${http}`,
     "--db", path.join(dir, "games.sqlite"), ...extra], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RUST_LOG: "warn" } });
   let log = "";
   child.stderr.on("data", (d) => (log += d));
@@ -56,10 +58,11 @@ export async function startServer(extra = []) {
 // One server and one browser for a test file, started before its first test and stopped after
 // its last: `session.server` and `session.browser` once the tests run; `setup(session)` runs
 // once both are up.
-export function sharedSession(setup = async () => {}) {
+// `bin`: the server's program (another build of arbiter's command line, like an example's).
+export function sharedSession(setup = async () => {}, bin = arbiterBin) {
   const session = {};
   before(async () => {
-    session.server = await startServer();
+    session.server = await startServer([], bin);
     session.browser = await launch();
     await setup(session);
   });
@@ -78,9 +81,21 @@ export async function launch() {
   });
 }
 
+// ARBITER_WEB_DIR: the page's files from this folder instead of the binary's embedded copy (to
+// work on the page without rebuilding the server).
+const webDir = process.env.ARBITER_WEB_DIR;
+
 export async function newPage(browser, viewport = DESKTOP) {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
+  if (webDir) {
+    await page.route(/\/[a-z]+\.(js|css)$/, (route) => {
+      const file = path.join(webDir, new URL(route.request().url()).pathname);
+      if (!existsSync(file)) return route.continue();
+      const type = file.endsWith(".css") ? "text/css" : "text/javascript";
+      return route.fulfill({ body: readFileSync(file, "utf8"), contentType: type });
+    });
+  }
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(e.message));
   return page;
@@ -161,7 +176,7 @@ export async function playSeeded(page, rng) {
 }
 
 // Says yes to the losing-move warning if the page shows it.
-async function acceptWarning(page) {
+export async function acceptWarning(page) {
   const warned = await page.waitForSelector("dialog[open]", { timeout: 500 }).catch(() => null);
   if (warned) await page.click("#dialog-yes");
 }

@@ -10,6 +10,7 @@
 //! from white's side).
 
 use arbiter_ai::{Evaluate, NoWeights};
+use arbiter_core::look::{self, BoardLook, Look};
 use arbiter_core::{
     zobrist, Allowed, BoardView, CellView, End, EndReason, Game, GameDef, MoveList, MoveReason,
     OptionDef, Options, ParseMoveError, PerftRecord, PieceView, Rules, Side, SideDef, Status,
@@ -51,7 +52,26 @@ pub static DEFINITION: GameDef = GameDef {
     setups: "",
     perft: &PERFT,
     judge: None,
+    look: Look {
+        board: board_look,
+        sides: [look::LIGHT, look::DARK],
+        pieces: &[],
+        example: "a1-a2",
+        alternative: None,
+    },
 };
+
+/// An n × n board of cells, white's row 1 at the bottom.
+fn board_look(size: Option<u32>) -> BoardLook {
+    let n = size.unwrap_or(3) as u8;
+    BoardLook::points(
+        n,
+        n,
+        look::cells(n, n),
+        look::letters(n, b'a'),
+        look::counted(n, n.into(), -1),
+    )
+}
 
 /// A move from one square to another (`row * MAX + col`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

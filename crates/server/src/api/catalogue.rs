@@ -1,11 +1,17 @@
-//! The catalogue of hosted games as the page reads it (`GET /api/catalogue`): names, sides, and
-//! options with their allowed values.
+//! What the page reads once: the catalogue of hosted games (`GET /api/catalogue`) — names,
+//! sides, options with their allowed values, and how each game is drawn and explained (its
+//! definition's [`Look`]) — and the course protocol's constants (`GET /api/protocol`).
 
-use arbiter_core::{Allowed, GameDef};
+use std::collections::BTreeMap;
+
+use arbiter_core::look::{BoardLook, Look};
+use arbiter_core::outcome::outside_end_text;
+use arbiter_core::{Allowed, EndReason, GameDef, MoveReason};
 use serde::Serialize;
 
-/// One game of the catalogue, for the page: names, sides, options with their allowed values.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+/// One game of the catalogue, for the page: names, sides, options with their allowed values,
+/// and how it is drawn and explained.
+#[derive(Clone, Debug, Serialize)]
 pub struct GameInfo {
     pub id: &'static str,
     pub title: &'static str,
@@ -18,6 +24,10 @@ pub struct GameInfo {
     pub judge: Option<&'static str>,
     /// A short judge input to try.
     pub judge_example: Option<&'static str>,
+    /// Pieces, sides, the example move and the alternative glyphs, from the game's definition.
+    pub look: Look,
+    /// The board of each size (of its one size), with its lines, arcs and labels.
+    pub boards: Vec<BoardLook>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -57,8 +67,55 @@ pub fn catalogue(games: &[&'static GameDef]) -> Vec<GameInfo> {
             notation: def.notation,
             judge: def.judge.map(|j| j.input),
             judge_example: def.judge.map(|j| j.example),
+            look: def.look,
+            boards: def.boards(),
         })
         .collect()
+}
+
+/// The course protocol's constants, its game (the page's first choice) and the words for ends
+/// from outside the board, as the page reads them (`GET /api/protocol`): `{loser}` stands for
+/// the losing side's name.
+pub fn protocol() -> serde_json::Value {
+    use crate::protocol as p;
+    let ops = [
+        ("READY", p::READY),
+        ("MOVE", p::MOVE),
+        ("RESIGN", p::RESIGN),
+        ("REJECT", p::REJECT),
+        ("LEAVE", p::LEAVE),
+        ("CHAT", p::CHAT),
+        ("END", p::END),
+        ("WATCH", p::WATCH),
+        ("STATE", p::STATE),
+        ("UNWATCH", p::UNWATCH),
+        ("NOTICE", p::NOTICE),
+    ];
+    let move_reasons: Vec<&str> = (0..=u8::MAX)
+        .map_while(MoveReason::from_code)
+        .map(MoveReason::name)
+        .collect();
+    let end_reasons: Vec<&str> = (0..=u8::MAX)
+        .map_while(EndReason::from_code)
+        .map(EndReason::name)
+        .collect();
+    let outside = [
+        EndReason::Resign,
+        EndReason::Timeout,
+        EndReason::IllegalMove,
+        EndReason::Interrupted,
+    ];
+    serde_json::json!({
+        "ops": ops.into_iter().collect::<BTreeMap<_, _>>(),
+        "end_marker": p::END_MARKER,
+        "default_game": p::COURSE_GAME,
+        "move_reasons": move_reasons,
+        "end_reasons": end_reasons,
+        "end_texts": outside
+            .into_iter()
+            .map(|r| (r.name(), outside_end_text(r, "{loser}")))
+            .collect::<BTreeMap<_, _>>(),
+    })
 }
 
 fn option_info(o: &arbiter_core::OptionDef) -> OptionInfo {

@@ -38,6 +38,9 @@ pub enum ApiError {
     GameOver,
     #[error("the moves must continue the {0} stored ones")]
     MovesDiverge(usize),
+    /// A move sent with a ply that is not the next one (sent twice, or one skipped).
+    #[error("ply {ply} is not the next move of this game: the next is ply {}", stored + 1)]
+    NotNextPly { ply: usize, stored: usize },
     #[error("the visualiser takes at most 1 MiB of input")]
     InputTooLarge,
     #[error("the AI is busy with other requests; try again in a moment")]
@@ -75,7 +78,7 @@ impl ApiError {
             View(_) => StatusCode::BAD_REQUEST,
             NoSuchGame(_) | NoGame(_) | NoPage(_) => StatusCode::NOT_FOUND,
             NotOwner | Origin(_) => StatusCode::FORBIDDEN,
-            GameOver | MovesDiverge(_) => StatusCode::CONFLICT,
+            GameOver | MovesDiverge(_) | NotNextPly { .. } => StatusCode::CONFLICT,
             InputTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             AiBusy | Stopping | Storage(_) => StatusCode::SERVICE_UNAVAILABLE,
             Method { .. } => StatusCode::METHOD_NOT_ALLOWED,

@@ -12,7 +12,7 @@ use super::{blocking, ApiError, ApiState};
 use crate::protocol::Winner;
 use crate::rooms::RoomInfo;
 use crate::storage::{
-    GameEnd, GameQuery, GameStore, NewGame, PlayedMove, StorageError, StoredGame,
+    GameEnd, GameQuery, GameStore, NewGame, OwnedGame, PlayedMove, StorageError, StoredGame,
 };
 
 pub(super) async fn rooms(State(state): State<ApiState>) -> Json<Vec<RoomInfo>> {
@@ -126,32 +126,71 @@ pub(super) async fn update_game(
     GameId(id): GameId,
     Body(update): Body<UpdateGame>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
+    let owned = owned_game(&state, id, &update.token).await?;
+    if update.moves.len() > MAX_STORED_MOVES || !update.moves.starts_with(&owned.moves) {
+        return Err(ApiError::MovesDiverge(owned.moves.len()));
+    }
+    let resign = update.resign.as_deref();
+    store_moves(&state, id, &owned, update.moves, resign).await
+}
+
+/// One more move of a page's own game, numbered: `ply` 1 is the first move, so a move sent
+/// twice, or one that skips another, is refused instead of stored out of place.
+#[derive(Deserialize)]
+pub(super) struct AppendMove {
+    token: String,
+    ply: usize,
+    #[serde(rename = "move")]
+    text: String,
+}
+
+pub(super) async fn append_move(
+    State(state): State<ApiState>,
+    GameId(id): GameId,
+    Body(append): Body<AppendMove>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let owned = owned_game(&state, id, &append.token).await?;
+    let stored = owned.moves.len();
+    if append.ply != stored + 1 || append.ply > MAX_STORED_MOVES {
+        return Err(ApiError::NotNextPly {
+            ply: append.ply,
+            stored,
+        });
+    }
+    let mut moves = owned.moves.clone();
+    moves.push(append.text);
+    store_moves(&state, id, &owned, moves, None).await
+}
+
+/// Game `id`, when `token` owns it and it is not over.
+async fn owned_game(state: &ApiState, id: i64, token: &str) -> Result<OwnedGame, ApiError> {
     let owned = state
         .store
         .owned_game(id)
         .await?
         .ok_or(ApiError::NoGame(id))?;
-    if owned.owner.as_deref() != Some(update.token.as_str()) {
+    if owned.owner.as_deref() != Some(token) {
         return Err(ApiError::NotOwner);
     }
     if owned.ended {
         return Err(ApiError::GameOver);
     }
-    if update.moves.len() > MAX_STORED_MOVES || !update.moves.starts_with(&owned.moves) {
-        return Err(ApiError::MovesDiverge(owned.moves.len()));
-    }
-    let request = stored_request(&owned.settings, update.moves)?;
+    Ok(owned)
+}
+
+/// Checks `moves` (the stored ones, then more) by the rules and stores the new ones and the end.
+async fn store_moves(
+    state: &ApiState,
+    id: i64,
+    owned: &OwnedGame,
+    moves: Vec<String>,
+    resign: Option<&str>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let request = stored_request(&owned.settings, moves)?;
     let replay = state.engines.replayed;
     let replayed = blocking(move || Ok(replay(&request)?)).await?;
     let stored = owned.moves.len();
-    let end = store_progress(
-        state.store.as_ref(),
-        id,
-        stored,
-        &replayed,
-        update.resign.as_deref(),
-    )
-    .await?;
+    let end = store_progress(state.store.as_ref(), id, stored, &replayed, resign).await?;
     Ok(Json(serde_json::json!({
         "id": id,
         "plies": replayed.moves.len(),

@@ -1,7 +1,8 @@
 //! The judge visualiser's data: a judge's run over an input, operation by operation, with the
-//! board after each (`POST /api/judge/{game}`).
+//! board after each and what the judge's output says of it (refused, ended) (`POST
+//! /api/judge/{game}`).
 
-use arbiter_core::{GameDef, JudgeStep, Side};
+use arbiter_core::{GameDef, JudgeDef, JudgeStep, Side};
 use serde::Serialize;
 
 use super::views::ViewError;
@@ -28,6 +29,10 @@ pub struct TraceStep {
     /// `[cell index, "first"|"second", kind or null]` of every piece.
     pub pieces: Vec<(usize, &'static str, Option<&'static str>)>,
     pub checked: Vec<String>,
+    /// The judge refused the operation.
+    pub invalid: bool,
+    /// The game ended with it.
+    pub ended: bool,
     pub vacated: Vec<String>,
     pub arrived: Vec<String>,
     pub captured: Vec<String>,
@@ -64,7 +69,7 @@ pub fn judge_trace(def: &GameDef, input: &str) -> Result<TraceView, ViewError> {
     let mut previous: Option<(u8, u8)> = None;
     let steps = steps
         .into_iter()
-        .map(|step| trace_step(step, &mut previous))
+        .map(|step| trace_step(&judge, step, &mut previous))
         .collect();
     Ok(TraceView {
         game: def.id,
@@ -76,7 +81,7 @@ pub fn judge_trace(def: &GameDef, input: &str) -> Result<TraceView, ViewError> {
 
 /// One operation of the trace; the board's geometry only when it differs from the `previous`
 /// step's (the page keeps it), to keep long traces small.
-fn trace_step(step: JudgeStep, previous: &mut Option<(u8, u8)>) -> TraceStep {
+fn trace_step(judge: &JudgeDef, step: JudgeStep, previous: &mut Option<(u8, u8)>) -> TraceStep {
     let b = &step.board;
     let geometry = (*previous != Some((b.cols, b.rows))).then(|| Geometry {
         cols: b.cols,
@@ -103,7 +108,10 @@ fn trace_step(step: JudgeStep, previous: &mut Option<(u8, u8)>) -> TraceStep {
             })
         })
         .collect();
+    let flags = (judge.flags)(&step.output);
     TraceStep {
+        invalid: flags.invalid,
+        ended: flags.ended,
         line: step.line,
         input: step.input,
         output: step.output,
@@ -119,6 +127,21 @@ fn trace_step(step: JudgeStep, previous: &mut Option<(u8, u8)>) -> TraceStep {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trace_steps_say_which_operations_were_refused_and_which_ended_the_game() {
+        let duck = &arbiter_duck::DEFINITION;
+        let trace = judge_trace(duck, duck.judge.unwrap().example).unwrap();
+        let refused: Vec<&str> = trace
+            .steps
+            .iter()
+            .filter(|s| s.invalid)
+            .map(|s| s.input.as_str())
+            .collect();
+        assert_eq!(refused, ["9 9 9 9"]);
+        let rc02 = judge_trace(&arbiter_rc02::DEFINITION, "4 1\n1 1 1 2\n").unwrap();
+        assert!(rc02.steps.iter().all(|s| !s.ended));
+    }
 
     #[test]
     fn the_visualiser_tells_the_judges_verdicts_on_the_official_data() {

@@ -29,10 +29,13 @@ pub const ASSETS: &[Asset] = &[
     asset!("/game.js", "game.js", "text/javascript; charset=utf-8"),
     asset!("/home.js", "home.js", "text/javascript; charset=utf-8"),
     asset!("/judge.js", "judge.js", "text/javascript; charset=utf-8"),
+    asset!("/motion.js", "motion.js", "text/javascript; charset=utf-8"),
     asset!("/net.js", "net.js", "text/javascript; charset=utf-8"),
     asset!("/online.js", "online.js", "text/javascript; charset=utf-8"),
     asset!("/replay.js", "replay.js", "text/javascript; charset=utf-8"),
     asset!("/sound.js", "sound.js", "text/javascript; charset=utf-8"),
+    asset!("/steps.js", "steps.js", "text/javascript; charset=utf-8"),
+    asset!("/svg.js", "svg.js", "text/javascript; charset=utf-8"),
     asset!("/ui.js", "ui.js", "text/javascript; charset=utf-8"),
     asset!("/style.css", "style.css", "text/css; charset=utf-8"),
 ];

@@ -36,6 +36,10 @@ pub(super) async fn catalogue(State(state): State<ApiState>) -> Json<Vec<views::
     Json(views::catalogue(&state.registry.games))
 }
 
+pub(super) async fn protocol() -> Json<serde_json::Value> {
+    Json(super::catalogue::protocol())
+}
+
 pub(super) async fn api_state(
     State(state): State<ApiState>,
     Body(request): Body<GameRequest>,
