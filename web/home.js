@@ -94,7 +94,8 @@ export class HomeView {
     }
     let room;
     try {
-      room = (await api("/api/rooms", undefined, { timeout: 8000 })).find((r) => r.room === number);
+      const after = number > 0 ? `?limit=1&after=${number - 1}` : "?limit=1";
+      room = (await api(`/api/rooms${after}`, undefined, { timeout: 8000 })).rooms.find((r) => r.room === number);
     } catch (e) {
       this.refuseJoin(`Cannot reach the server: ${e.message}.`);
       return;
@@ -138,7 +139,7 @@ export class HomeView {
 
   async loadRooms() {
     try {
-      const rooms = await api("/api/rooms", undefined, { timeout: 8000 });
+      const { rooms } = await api("/api/rooms", undefined, { timeout: 8000 });
       const live = rooms.filter((r) => r.status === "playing" || r.players.length > 0);
       this.rooms.replaceChildren(...(live.length ? live.map((r) => h("li", {},
         h("a", { href: `#/watch?room=${r.room}` }, `Room ${r.room}`), " ",

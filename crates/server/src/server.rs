@@ -12,6 +12,7 @@ use tokio::task::JoinHandle;
 
 use arbiter_ai::Catalogue;
 
+use crate::api::ApiLimits;
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatTimes};
 use crate::storage::{Storage, StorageError, Store, StoreOptions};
@@ -49,8 +50,8 @@ pub struct ServerConfig {
     pub allow_origins: Vec<String>,
     /// Host names the HTTP side answers to besides IP addresses and `localhost`.
     pub allow_hosts: Vec<String>,
-    /// AI and analysis requests computed at once (more wait in a short queue, then get 503).
-    pub ai_workers: usize,
+    /// The HTTP API's limits: request sizes, CPU-heavy requests at once, writes per client.
+    pub api: ApiLimits,
     /// On shutdown, running games get this long to end before they are interrupted.
     pub shutdown_grace: Duration,
 }
@@ -79,7 +80,7 @@ impl Default for ServerConfig {
             http_header_timeout: Duration::from_secs(10),
             allow_origins: Vec::new(),
             allow_hosts: Vec::new(),
-            ai_workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            api: ApiLimits::default(),
             shutdown_grace: Duration::from_secs(10),
         }
     }

@@ -360,7 +360,11 @@ async fn every_api_error_is_json() {
 
 #[tokio::test]
 async fn ai_requests_are_capped_and_abandoned_ones_stop() {
-    let s = server_with(|c| c.ai_workers = 1).await;
+    let s = server_with(|c| {
+        c.api.cpu_workers = 1;
+        c.api.cpu_queue = 4;
+    })
+    .await;
     let addr = s.server.http_addr;
     let hard = r#"{"game":"duck","level":"hard","moves":[]}"#;
     // One computes, four wait; the rest are told the AI is busy.

@@ -380,7 +380,7 @@ async fn the_http_api_lists_rooms_and_games() {
     white.recv().await;
     let rooms: serde_json::Value =
         serde_json::from_str(&http_get(s.server.http_addr, "/api/rooms").await.unwrap()).unwrap();
-    let room = rooms
+    let room = rooms["rooms"]
         .as_array()
         .unwrap()
         .iter()

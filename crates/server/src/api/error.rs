@@ -3,7 +3,7 @@
 //! logged with its detail and answered with a generic text, so nothing internal leaks.
 
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
-use axum::http::StatusCode;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
@@ -41,10 +41,27 @@ pub enum ApiError {
     /// A move sent with a ply that is not the next one (sent twice, or one skipped).
     #[error("ply {ply} is not the next move of this game: the next is ply {}", stored + 1)]
     NotNextPly { ply: usize, stored: usize },
-    #[error("the visualiser takes at most 1 MiB of input")]
-    InputTooLarge,
-    #[error("the AI is busy with other requests; try again in a moment")]
-    AiBusy,
+    #[error("the visualiser takes at most {limit} bytes of input")]
+    InputTooLarge { limit: usize },
+    /// A body over the server's limit (`--max-body-kib`).
+    #[error("the request's body is over this server's limit of {limit} bytes")]
+    BodyTooLarge { limit: usize },
+    /// A judge whose output alone is over the bound of an answer (`--judge-max-answer-kib`).
+    #[error("the judge's output alone is over this server's limit of {limit} bytes for an answer; send fewer operations")]
+    AnswerTooLarge { limit: usize },
+    #[error(
+        "the server is busy with other AI, analysis and judge requests; try again in a moment"
+    )]
+    Busy,
+    /// Too many writes from one address or network (`scope`); try again after `retry_after` s.
+    #[error("too many requests from this {scope}; try again in {retry_after} s")]
+    RateLimited {
+        scope: &'static str,
+        retry_after: u64,
+    },
+    /// A rejection made outside the API's handlers (by axum or hyper), made JSON.
+    #[error("{message}")]
+    Rejected { status: StatusCode, message: String },
     #[error("the server is stopping")]
     Stopping,
     #[error("{path} does not take {method}")]
@@ -79,8 +96,12 @@ impl ApiError {
             NoSuchGame(_) | NoGame(_) | NoPage(_) => StatusCode::NOT_FOUND,
             NotOwner | Origin(_) => StatusCode::FORBIDDEN,
             GameOver | MovesDiverge(_) | NotNextPly { .. } => StatusCode::CONFLICT,
-            InputTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            AiBusy | Stopping | Storage(_) => StatusCode::SERVICE_UNAVAILABLE,
+            InputTooLarge { .. } | BodyTooLarge { .. } | AnswerTooLarge { .. } => {
+                StatusCode::PAYLOAD_TOO_LARGE
+            }
+            Busy | Stopping | Storage(_) => StatusCode::SERVICE_UNAVAILABLE,
+            RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Rejected { status, .. } => *status,
             Method { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Host { .. } => StatusCode::MISDIRECTED_REQUEST,
             Upgrade { status, .. } => *status,
@@ -119,12 +140,30 @@ impl IntoResponse for ApiError {
             tracing::error!("HTTP {}: {self}", status.as_u16());
         }
         let text = self.public_text();
-        (status, Json(serde_json::json!({ "error": text }))).into_response()
+        let retry_after = match &self {
+            ApiError::RateLimited { retry_after, .. } => Some(*retry_after),
+            ApiError::Busy => Some(1),
+            _ => None,
+        };
+        let mut response = (status, Json(serde_json::json!({ "error": text }))).into_response();
+        if let Some(seconds) = retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
     }
 }
 
 impl From<JsonRejection> for ApiError {
     fn from(rejection: JsonRejection) -> ApiError {
+        // A body over the limit set with `DefaultBodyLimit` (a chunked one: no length in its head).
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            return ApiError::Rejected {
+                status: StatusCode::PAYLOAD_TOO_LARGE,
+                message: "the request's body is over this server's limit".into(),
+            };
+        }
         ApiError::Json(rejection.body_text())
     }
 }
@@ -168,6 +207,22 @@ mod tests {
             assert_eq!(got, status);
             assert!(!text.contains("sqlite") && !text.contains("disk"), "{text}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_json_body_over_the_limit_is_413() {
+        use axum::extract::FromRequest;
+        let big = format!("[{}0]", "0,".repeat(1_500_000));
+        let request = axum::http::Request::builder()
+            .method("POST")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(axum::body::Body::from(big))
+            .unwrap();
+        let rejection = Json::<serde_json::Value>::from_request(request, &())
+            .await
+            .expect_err("over axum's default limit");
+        let (status, text) = answer(ApiError::from(rejection)).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{text}");
     }
 
     #[tokio::test]

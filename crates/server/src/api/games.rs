@@ -8,15 +8,30 @@ use serde::Deserialize;
 
 use super::extract::{Body, GameId, Params};
 use super::views::{GameRequest, Replayed};
-use super::{blocking, ApiError, ApiState};
+use super::{blocking, ApiError, ApiState, ROOMS_PAGE_DEFAULT, ROOMS_PAGE_MAX};
 use crate::protocol::Winner;
 use crate::rooms::RoomInfo;
 use crate::storage::{
     GameEnd, GameQuery, GameStore, NewGame, OwnedGame, PlayedMove, StorageError, StoredGame,
 };
 
-pub(super) async fn rooms(State(state): State<ApiState>) -> Json<Vec<RoomInfo>> {
-    Json(state.hub.rooms().await)
+#[derive(Deserialize)]
+pub(super) struct RoomsQuery {
+    limit: Option<usize>,
+    after: Option<u32>,
+}
+
+/// One page of the open rooms (`?limit=&after=`): `{"rooms": [...], "next": N or null}`.
+pub(super) async fn rooms(
+    State(state): State<ApiState>,
+    Params(q): Params<RoomsQuery>,
+) -> Json<serde_json::Value> {
+    let limit = q
+        .limit
+        .unwrap_or(ROOMS_PAGE_DEFAULT)
+        .clamp(1, ROOMS_PAGE_MAX);
+    let (rooms, next): (Vec<RoomInfo>, _) = state.hub.rooms_page(q.after, limit).await;
+    Json(serde_json::json!({ "rooms": rooms, "next": next }))
 }
 
 #[derive(Deserialize)]

@@ -1,31 +1,37 @@
 //! The HTTP JSON API over rooms and storage: the games the server hosts, positions and the AI
 //! for the page, the judge visualiser, open rooms and stored games.
 //!
-//! * AI and analysis requests run a few at a time, a short queue waits, more get 503; a request
-//!   whose client goes away stops its search.
+//! * AI, analysis and judge requests run a few at a time through one gate, a short queue waits,
+//!   more get 503; a request whose client goes away stops its search and frees its place.
+//! * Bodies are bounded (413), writes are rate-limited per address and per network (429).
 //! * Every error is JSON: `{"error": "..."}`.
 
-mod ai_gate;
 mod catalogue;
 mod error;
 mod extract;
 mod games;
+mod gate;
 mod judge;
+mod judge_answer;
+mod limits;
 pub mod page;
+mod rejections;
 mod rules;
 pub mod views;
 
 use std::sync::Arc;
 
-use axum::extract::Request;
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::routing::{get, post};
 use axum::Router;
 
 use crate::games::Registry;
 use crate::rooms::Hub;
 use crate::storage::Storage;
-use ai_gate::AiGate;
 pub use error::ApiError;
+use gate::CpuGate;
+use limits::WriteLimits;
+pub use limits::{network_of, ApiLimits, RateQuota, ROOMS_PAGE_DEFAULT, ROOMS_PAGE_MAX};
 pub use rules::Engines;
 
 /// What the API's handlers share.
@@ -35,7 +41,9 @@ pub struct ApiState {
     pub store: Storage,
     pub registry: Arc<Registry>,
     pub engines: Arc<Engines>,
-    ai: Arc<AiGate>,
+    pub limits: Arc<ApiLimits>,
+    cpu: Arc<CpuGate>,
+    writes: Arc<WriteLimits>,
 }
 
 impl ApiState {
@@ -44,21 +52,29 @@ impl ApiState {
         store: Storage,
         registry: Arc<Registry>,
         engines: Arc<Engines>,
-        ai_workers: usize,
+        limits: &ApiLimits,
     ) -> ApiState {
         ApiState {
             hub,
             store,
             registry,
             engines,
-            ai: Arc::new(AiGate::new(ai_workers)),
+            limits: Arc::new(limits.clone()),
+            cpu: Arc::new(CpuGate::new(
+                limits.cpu_workers,
+                limits.cpu_queue,
+                limits.cpu_queue_wait,
+            )),
+            writes: Arc::new(WriteLimits::new(limits)),
         }
     }
 }
 
 /// The API's routes and the page's files, for any outer state (the HTTP transport adds its own
-/// routes and checks around them).
+/// routes and checks around them). Every request but a read counts against its client's write
+/// rates.
 pub fn router<S: Clone + Send + Sync + 'static>(state: ApiState) -> Router<S> {
+    let writes = axum::middleware::from_fn_with_state(state.writes.clone(), limits::limit_writes);
     Router::new()
         .route("/api/catalogue", get(rules::catalogue))
         .route("/api/rooms", get(games::rooms))
@@ -70,14 +86,26 @@ pub fn router<S: Clone + Send + Sync + 'static>(state: ApiState) -> Router<S> {
         .route("/api/ai", post(rules::api_ai))
         .route("/api/analyze", post(rules::api_analyze))
         .route("/api/judge/{game}", post(rules::api_judge))
+        .route_layer(writes)
         .with_state(state)
 }
 
-/// The answers for paths and methods no route takes.
-pub fn fallbacks<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
+/// The answers for paths and methods no route takes, and the limits of every request: a body
+/// over the limit is answered 413, and every error answered is JSON.
+pub fn fallbacks<S: Clone + Send + Sync + 'static>(
+    router: Router<S>,
+    limits: &ApiLimits,
+) -> Router<S> {
+    let max_body = limits.max_body_bytes;
     router
         .fallback(page::static_file)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(max_body))
+        .layer(axum::middleware::from_fn_with_state(
+            max_body,
+            limits::limit_body,
+        ))
+        .layer(axum::middleware::from_fn(rejections::json_errors))
 }
 
 async fn method_not_allowed(request: Request) -> ApiError {

@@ -5,11 +5,14 @@ use std::sync::atomic::AtomicBool;
 
 use arbiter_ai::Catalogue;
 use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 
-use super::ai_gate::gated;
 use super::extract::Body;
+use super::gate::gated;
+use super::judge_answer;
 use super::views::{self, AiMove, AnalysisView, GameRequest, Replayed, StateView, ViewError};
 use super::{blocking, ApiError, ApiState};
 
@@ -54,7 +57,7 @@ pub(super) async fn api_ai(
 ) -> Result<Json<AiMove>, ApiError> {
     let ai = state.engines.ai;
     Ok(Json(
-        gated(&state.ai, move |stop| ai(&request, stop)).await?,
+        gated(&state.cpu, move |stop| ai(&request, stop)).await?,
     ))
 }
 
@@ -64,7 +67,7 @@ pub(super) async fn api_analyze(
 ) -> Result<Json<AnalysisView>, ApiError> {
     let analyze = state.engines.analyze;
     Ok(Json(
-        gated(&state.ai, move |stop| analyze(&request, stop)).await?,
+        gated(&state.cpu, move |stop| analyze(&request, stop)).await?,
     ))
 }
 
@@ -73,19 +76,25 @@ pub(super) struct JudgeRequest {
     input: String,
 }
 
-/// The judge visualiser: the judge's trace of an input (at most 1 MiB).
+/// The judge visualiser: the judge's trace of an input (at most `judge_max_input_bytes`), in
+/// the CPU gate, its answer cut to `judge_max_answer_bytes`.
 pub(super) async fn api_judge(
     State(state): State<ApiState>,
     Path(game): Path<String>,
     Body(request): Body<JudgeRequest>,
-) -> Result<Json<views::TraceView>, ApiError> {
+) -> Result<Response, ApiError> {
     let def = state
         .registry
         .definition(&game)
         .map_err(ApiError::NoSuchGame)?;
-    if request.input.len() > arbiter_core::text::MAX_LINE_BYTES {
-        return Err(ApiError::InputTooLarge);
+    let limit = state.limits.judge_max_input_bytes;
+    if request.input.len() > limit {
+        return Err(ApiError::InputTooLarge { limit });
     }
-    let trace = blocking(move || Ok(views::judge_trace(def, &request.input)?)).await?;
-    Ok(Json(trace))
+    let max = state.limits.judge_max_answer_bytes;
+    let body = gated(&state.cpu, move |_| {
+        judge_answer::bounded(views::judge_trace(def, &request.input)?, max)
+    })
+    .await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }

@@ -110,6 +110,37 @@ impl Hub {
         out
     }
 
+    /// One page of the open rooms: those numbered above `after`, at most `limit`, in order, and
+    /// the number of the last one when more follow (only the page's rooms are asked).
+    pub async fn rooms_page(
+        &self,
+        after: Option<u32>,
+        limit: usize,
+    ) -> (Vec<RoomInfo>, Option<u32>) {
+        let mut numbered: Vec<(u32, mpsc::UnboundedSender<RoomEvent>)> = {
+            let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+            rooms
+                .iter()
+                .filter(|(id, _)| after.is_none_or(|a| **id > a))
+                .map(|(id, tx)| (*id, tx.clone()))
+                .collect()
+        };
+        numbered.sort_unstable_by_key(|(id, _)| *id);
+        let more = numbered.len() > limit;
+        numbered.truncate(limit);
+        let next = numbered.last().map(|(id, _)| *id).filter(|_| more);
+        let mut out = Vec::with_capacity(numbered.len());
+        for (_, tx) in numbered {
+            let (reply, wait) = oneshot::channel();
+            if tx.send(RoomEvent::Info { reply }).is_ok() {
+                if let Ok(Ok(info)) = tokio::time::timeout(Duration::from_secs(2), wait).await {
+                    out.push(info);
+                }
+            }
+        }
+        (out, next)
+    }
+
     /// Stops new games, lets running ones go on for up to `grace`, then ends the rest as
     /// interrupted (END with reason INTERRUPTED to their players).
     pub async fn shut_down(&self, grace: Duration) {

@@ -50,7 +50,7 @@ impl HttpState {
             store,
             conn.registry.clone(),
             Arc::new(Engines::of::<C>()),
-            config.ai_workers,
+            &config.api,
         );
         HttpState {
             api,
@@ -65,7 +65,7 @@ impl HttpState {
 /// The API, the WebSocket and the page, behind the host check.
 pub fn router(state: HttpState) -> Router {
     let routes = api::router(state.api.clone()).route("/ws", get(super::ws::websocket));
-    api::fallbacks(routes)
+    api::fallbacks(routes, &state.api.limits)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             check_host,
@@ -81,6 +81,7 @@ pub async fn serve(
     header_timeout: Duration,
     mut stopped: watch::Receiver<bool>,
 ) {
+    let max_head = state.api.limits.max_head_bytes.max(8192);
     let app = router(state);
     loop {
         let accepted = tokio::select! {
@@ -125,7 +126,8 @@ pub async fn serve(
             builder
                 .http1()
                 .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(header_timeout);
+                .header_read_timeout(header_timeout)
+                .max_buf_size(max_head);
             let io = hyper_util::rt::TokioIo::new(stream);
             let _ = builder.serve_connection_with_upgrades(io, service).await;
         });
