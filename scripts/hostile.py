@@ -6,7 +6,11 @@
 
 Attacks: idle-http (20,000 idle HTTP sockets), trickle (50 trickling connections),
 spectators (20 spectators that never read, under a chat flood; the server's memory),
-kill (four rounds of kill -9 during 20 games; no forwarded move may be lost).
+kill (four rounds of kill -9 during 20 games; no forwarded move may be lost);
+the HTTP API's limits (docs/security.md): judge-flood (32 judge requests of 180 KB and 32 valid
+ones at once), ai-hangup (50 AI requests whose clients hang up, then one that must be answered),
+games-flood (POST /api/games from one address for 10 s), api-errors (bad encodings, bodies and
+methods: every answer JSON, 413 for big bodies), rooms-page (5,000 rooms, listed in pages).
 Each prints what it measured and PASS or FAIL; the exit status is the number of failures.
 """
 import json
@@ -241,7 +245,195 @@ def kill_rounds(binary, folder):
     return lost_total == 0
 
 
-ATTACKS = {"idle-http": idle_http, "trickle": trickle, "spectators": spectators, "kill": kill_rounds}
+# ---- The HTTP API's limits (issue 27): each attack against its own server. ----
+
+def http_request(port, method, path, body=b"", source="127.0.0.1", timeout=60, headers=""):
+    """One request with `Connection: close`: (status, lower-cased headers, body bytes)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
+    head = (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n{headers}Connection: close\r\n\r\n").encode()
+    data = b""
+    try:
+        s.sendall(head + body)
+    except OSError:
+        pass  # answered and closed before the whole body was sent; the answer is still read
+    try:
+        while True:
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    s.close()
+    head, _, rest = data.partition(b"\r\n\r\n")
+    lines = head.decode(errors="replace").split("\r\n")
+    status = int(lines[0].split()[1]) if len(lines[0].split()) > 1 else 0
+    fields = dict(line.lower().split(": ", 1) for line in lines[1:] if ": " in line)
+    return status, fields, rest
+
+
+def json_error(fields, body):
+    try:
+        return fields.get("content-type", "").startswith("application/json") and "error" in json.loads(body)
+    except ValueError:
+        return False
+
+
+def judge_flood(binary, folder):
+    """32 judge requests of 180 KB and 32 of a valid 8 KB input at once (the old answer: 94x)."""
+    server = Server(binary, folder)
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "duck", "official", "2.in")
+    valid = open(data).read()
+    big = json.dumps({"input": (valid * 23)[:180_000]}).encode()
+    small = json.dumps({"input": valid}).encode()
+    answers, peak = [], [0.0]
+    lock = threading.Lock()
+
+    def ask(body, source):
+        answer = http_request(server.http, "POST", "/api/judge/duck", body, source=source)
+        with lock:
+            answers.append(answer)
+
+    sources = [f"127.0.1.{i}" for i in range(1, 65)]  # many addresses: the rate limits do not hide the gate
+    threads = [threading.Thread(target=ask, args=(big if i % 2 else small, sources[i])) for i in range(64)]
+    started = time.time()
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):
+        peak[0] = max(peak[0], server.rss_mib())
+        time.sleep(0.05)
+    took = time.time() - started
+    alive = server.proc.poll() is None
+    honest = time.time()
+    status, _, _ = http_request(server.http, "GET", "/api/catalogue")
+    honest = time.time() - honest
+    counts = {}
+    for st, _, _ in answers:
+        counts[st] = counts.get(st, 0) + 1
+    largest = max(len(b) for _, _, b in answers)
+    all_json = all(st == 200 or json_error(f, b) for st, f, b in answers)
+    print(f"judge-flood: 64 requests (32 of 180 KB) in {took:.1f} s: statuses {counts}; largest answer "
+          f"{largest / 1024:.0f} KiB; server peak {peak[0]:.0f} MiB; alive {alive}; catalogue then in {honest:.2f} s")
+    server.stop()
+    return alive and status == 200 and honest < 2 and all_json and largest <= 4 << 20 and peak[0] < 400 \
+        and counts.get(413, 0) == 32
+
+
+def ai_hangup(binary, folder):
+    """Rounds of 10 /api/ai requests whose clients hang up; then the AI must still answer."""
+    server = Server(binary, folder, "--cpu-workers", "1")
+    hard = json.dumps({"game": "duck", "level": "hard", "moves": []}).encode()
+    for _ in range(5):
+        socks = []
+        for _ in range(10):
+            s = socket.create_connection(("127.0.0.1", server.http), timeout=10)
+            s.sendall((f"POST /api/ai HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                       f"Content-Length: {len(hard)}\r\n\r\n").encode() + hard)
+            socks.append(s)
+        time.sleep(0.3)
+        for s in socks:
+            s.close()
+        time.sleep(1.2)
+    easy = json.dumps({"game": "duck", "level": "easy", "moves": []}).encode()
+    ai, _, body = http_request(server.http, "POST", "/api/ai", easy)
+    analyze, _, _ = http_request(server.http, "POST", "/api/analyze", easy)
+    print(f"ai-hangup: 50 AI requests whose clients hung up; then /api/ai {ai}, /api/analyze {analyze}")
+    server.stop()
+    return ai == 200 and analyze == 200
+
+
+def games_flood(binary, folder):
+    """POST /api/games as fast as 8 threads can for 10 s from one address (the old rate: 6,900/s)."""
+    server = Server(binary, folder)
+    create = json.dumps({"game": "duck", "mode": "local"}).encode()
+    counts, retry_after = {}, []
+    lock = threading.Lock()
+    until = time.time() + 10
+
+    def flood():
+        while time.time() < until:
+            status, fields, _ = http_request(server.http, "POST", "/api/games", create)
+            with lock:
+                counts[status] = counts.get(status, 0) + 1
+                if status == 429 and "retry-after" in fields:
+                    retry_after.append(fields["retry-after"])
+
+    threads = [threading.Thread(target=flood) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wal = os.path.join(folder, "games.sqlite-wal")
+    wal_mib = os.path.getsize(wal) / (1 << 20) if os.path.exists(wal) else 0
+    other, _, _ = http_request(server.http, "POST", "/api/games", create, source="127.0.0.77")
+    created = counts.get(200, 0)
+    print(f"games-flood: 10 s of POST /api/games from one address: {counts}; {created / 10:.0f} games/s "
+          f"stored, WAL {wal_mib:.1f} MiB; 429s with Retry-After {len(retry_after)}; another network's "
+          f"address then {other}")
+    server.stop()
+    # Burst 100 and 20/s from one address, 60/s from its /24: at most ~700 in 10 s.
+    return created <= 800 and counts.get(429, 0) > 0 and len(retry_after) == counts.get(429, 0) \
+        and other == 200 and wal_mib < 50
+
+
+def api_errors(binary, folder):
+    """Every error is JSON: bad path encoding, bad JSON, unknown routes, wrong methods, big bodies."""
+    server = Server(binary, folder)
+    cases = [
+        ("POST", "/api/judge/%FF", b'{"input":""}', 400),
+        ("GET", "/api/games/%FF", b"", 400),
+        ("POST", "/api/state", b"{", 400),
+        ("GET", "/nowhere", b"", 404),
+        ("DELETE", "/api/games", b"", 405),
+        ("POST", "/api/state", b"[" + b"0," * 1_500_000 + b"0]", 413),
+        ("POST", "/api/games", b" " * 3_000_000, 413),
+    ]
+    failed = []
+    for method, path, body, expected in cases:
+        status, fields, answer = http_request(server.http, method, path, body)
+        if status != expected or not json_error(fields, answer):
+            failed.append(f"{method} {path} ({len(body)} bytes): {status} {answer[:80]!r}")
+    print(f"api-errors: {len(cases)} malformed requests; not JSON or the wrong status: {failed or 'none'}")
+    server.stop()
+    return not failed
+
+
+def rooms_page(binary, folder):
+    """5,000 waiting players in 5,000 rooms: /api/rooms answers a page, and the pages add up."""
+    server = Server(binary, folder, "--max-connections", "12000", "--max-connections-per-ip", "12000")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    n = min(5000, hard - 500)
+    players = []
+    for room in range(n):
+        c = Client(server.tcp)
+        c.send(200000, f"p{room}", "BLACK", str(room))
+        players.append(c)
+    time.sleep(2)
+    status, _, body = http_request(server.http, "GET", "/api/rooms")
+    first = len(body)
+    seen, after, pages = 0, None, 0
+    while True:
+        path = "/api/rooms?limit=200" + (f"&after={after}" if after is not None else "")
+        _, _, page = http_request(server.http, "GET", path)
+        page = json.loads(page)
+        seen += len(page["rooms"])
+        pages += 1
+        after = page["next"]
+        if after is None:
+            break
+    print(f"rooms-page: {n} open rooms; GET /api/rooms answered {status} with {first / 1024:.0f} KiB; "
+          f"{pages} pages of 200 held {seen} rooms")
+    for c in players:
+        c.sock.close()
+    server.stop()
+    return status == 200 and first < 256 << 10 and seen == n
+
+
+ATTACKS = {"idle-http": idle_http, "trickle": trickle, "spectators": spectators, "kill": kill_rounds,
+           "judge-flood": judge_flood, "ai-hangup": ai_hangup, "games-flood": games_flood,
+           "api-errors": api_errors, "rooms-page": rooms_page}
 
 
 def main():

@@ -14,6 +14,7 @@ use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_core::{JudgeError, Options};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod api_limits;
 mod arena;
 mod net;
 mod tune;

@@ -77,6 +77,8 @@ pub struct ServeArgs {
     /// On Ctrl-C, running games get this long to end before they are ended as interrupted.
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     shutdown_grace: u64,
+    #[command(flatten)]
+    api: crate::api_limits::ApiLimitArgs,
 }
 
 /// `HOST:PORT`, where HOST may be a name (`localhost:8080`).
@@ -128,6 +130,7 @@ fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
         allow_origins: args.allow_origins,
         allow_hosts: args.allow_hosts,
         shutdown_grace: seconds(args.shutdown_grace),
+        api: args.api.limits(),
         ..ServerConfig::default()
     })
 }
