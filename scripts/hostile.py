@@ -408,7 +408,7 @@ def rooms_page(binary, folder):
     players = []
     for room in range(n):
         c = Client(server.tcp)
-        c.send(200000, f"p{room}", "BLACK", str(room))
+        c.send(200000, f"p{room}", "RED", str(room), game="duck")  # the extension: rooms past 255
         players.append(c)
     time.sleep(2)
     status, _, body = http_request(server.http, "GET", "/api/rooms")

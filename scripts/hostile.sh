@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The slow attacks on the server (see scripts/hostile.py): builds the release binary, then runs
-# them all, or those named (idle-http, trickle, spectators, kill). Takes about two minutes.
+# them all, or those named (idle-http, trickle, spectators, kill, judge-flood, ai-hangup,
+# games-flood, api-errors, rooms-page). Takes about three minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked
