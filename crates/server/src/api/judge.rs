@@ -132,13 +132,14 @@ mod tests {
     fn trace_steps_say_which_operations_were_refused_and_which_ended_the_game() {
         let duck = &arbiter_duck::DEFINITION;
         let trace = judge_trace(duck, duck.judge.unwrap().example).unwrap();
-        let refused: Vec<&str> = trace
+        let refused = |s: &&TraceStep| s.invalid;
+        let steps = trace.steps.iter();
+        let inputs: Vec<&str> = steps.filter(refused).map(|s| s.input.as_str()).collect();
+        assert_eq!(inputs, ["9 9 9 9", "5 0 6 0"]);
+        assert!(trace
             .steps
             .iter()
-            .filter(|s| s.invalid)
-            .map(|s| s.input.as_str())
-            .collect();
-        assert_eq!(refused, ["9 9 9 9"]);
+            .all(|s| s.invalid == (s.output.trim() == "Invalid command")));
         let rc02 = judge_trace(&arbiter_rc02::DEFINITION, "4 1\n1 1 1 2\n").unwrap();
         assert!(rc02.steps.iter().all(|s| !s.ended));
     }
