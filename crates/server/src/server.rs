@@ -41,11 +41,22 @@ pub struct ServerConfig {
     pub rate_limit: u32,
     /// The database may not grow past this many bytes.
     pub max_db_bytes: Option<u64>,
-    /// Connections held at once, in all and from one address.
+    /// Connections held at once: in all, from one network (an IPv4 /24, an IPv6 /64) and from
+    /// one address.
     pub max_connections: usize,
+    pub max_connections_per_network: usize,
     pub max_connections_per_ip: usize,
-    /// An HTTP client must send a request's headers within this long, also between requests.
+    /// An HTTP client must send a request's headers within this long, also between requests
+    /// (HTTP/1 and HTTP/2 alike).
     pub http_header_timeout: Duration,
+    /// A request's body must have arrived this long after its headers (or 408).
+    pub http_body_timeout: Duration,
+    /// An HTTP connection (not a WebSocket) is closed, after its current request, this long
+    /// after it opened.
+    pub http_max_age: Duration,
+    /// A connection that only watches rooms is closed after this long with no message either
+    /// way (a live game's moves count; an empty or finished room sends none).
+    pub watch_idle_timeout: Duration,
     /// Page origins allowed to open the WebSocket besides the server's own (`*`: any).
     pub allow_origins: Vec<String>,
     /// Host names the HTTP side answers to besides IP addresses and `localhost`.
@@ -76,8 +87,12 @@ impl Default for ServerConfig {
             rate_limit: 200,
             max_db_bytes: None,
             max_connections: 10_000,
+            max_connections_per_network: 1_000,
             max_connections_per_ip: 256,
             http_header_timeout: Duration::from_secs(10),
+            http_body_timeout: Duration::from_secs(10),
+            http_max_age: Duration::from_secs(600),
+            watch_idle_timeout: Duration::from_secs(300),
             allow_origins: Vec::new(),
             allow_hosts: Vec::new(),
             api: ApiLimits::default(),
@@ -156,6 +171,7 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     let tcp_conn = ConnConfig {
         registry,
         idle_timeout: config.idle_timeout,
+        watch_idle_timeout: config.watch_idle_timeout,
         rate_limit: config.rate_limit,
         opening_timeout_ms: None,
     };
@@ -163,7 +179,11 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         opening_timeout_ms: Some(config.web_timeout_ms),
         ..tcp_conn.clone()
     };
-    let admissions = Admissions::new(config.max_connections, config.max_connections_per_ip);
+    let admissions = Admissions::new(transport::limits::Caps {
+        total: config.max_connections,
+        per_network: config.max_connections_per_network,
+        per_ip: config.max_connections_per_ip,
+    });
     let (stop, stopped) = watch::channel(false);
     let accept = tokio::spawn(transport::tcp::accept(
         tcp,
@@ -176,7 +196,11 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         http,
         state,
         admissions,
-        config.http_header_timeout,
+        transport::http::HttpDeadlines {
+            header: config.http_header_timeout,
+            body: config.http_body_timeout,
+            max_age: config.http_max_age,
+        },
         stopped,
     ));
     tracing::info!(

@@ -1,25 +1,32 @@
 //! The HTTP side: the JSON API, the WebSocket endpoint and the page, served with deadlines.
 //!
-//! * Each connection counts against the server's connection budget; a client must send a
-//!   request's headers within `http_header_timeout`, also while a kept-alive connection idles.
+//! * Each connection counts against the server's connection budget (a WebSocket too, until its
+//!   socket closes). HTTP/1 and HTTP/2 connections alike must send a request's headers within
+//!   `http_header_timeout`, also while they idle between requests, and its body within
+//!   `http_body_timeout` (or get a 408); none lives past `http_max_age`.
 //! * Requests whose `Host` is neither an IP address, `localhost` nor an allowed name are refused
 //!   (a page on another domain cannot reach the server through DNS rebinding); the WebSocket
 //!   also refuses pages of other origins unless they are allowed.
 
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_ai::Catalogue;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{header, HeaderMap};
+use axum::body::Body;
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next as Middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use tokio::net::TcpListener;
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tower::ServiceExt;
 
+use super::deadline::{Counted, Requests, TimedBody, Tracked};
 use super::limits::{Admissions, Crowded};
 use super::session::ConnConfig;
 use crate::api::{self, ApiError, ApiState, Engines};
@@ -73,12 +80,24 @@ pub fn router(state: HttpState) -> Router {
         .with_state(state)
 }
 
+/// An HTTP connection's deadlines (see [`crate::ServerConfig`]).
+#[derive(Clone, Copy, Debug)]
+pub struct HttpDeadlines {
+    /// A request's headers must arrive within this long, also while the connection idles
+    /// between requests; also the time a closing connection gets to finish.
+    pub header: Duration,
+    /// A request's body must arrive within this long of its headers.
+    pub body: Duration,
+    /// The connection is closed, after its current request, this long after it opened.
+    pub max_age: Duration,
+}
+
 /// Accepts HTTP connections until `stopped`, each within the connection budget and deadlines.
 pub async fn serve(
     listener: TcpListener,
     state: HttpState,
     admissions: Arc<Admissions>,
-    header_timeout: Duration,
+    deadlines: HttpDeadlines,
     mut stopped: watch::Receiver<bool>,
 ) {
     let max_head = state.api.limits.max_head_bytes.max(8192);
@@ -96,42 +115,103 @@ pub async fn serve(
                 continue;
             }
         };
-        let admitted = match admissions.admit(addr.ip()) {
-            Ok(admitted) => admitted,
+        match admissions.admit(addr.ip()) {
+            Ok(admitted) => {
+                let io = Counted::new(stream, admitted);
+                tokio::spawn(serve_connection(io, addr, app.clone(), deadlines, max_head));
+            }
             Err(why) => {
                 tokio::spawn(refuse_http(stream, why));
-                continue;
             }
-        };
-        let app = app.clone();
-        tokio::spawn(async move {
-            let _admitted = admitted;
-            // hyper's header deadline starts with the first byte: a client that sends none at
-            // all is cut off here.
-            let mut first = [0u8; 1];
-            if !matches!(
-                tokio::time::timeout(header_timeout, stream.peek(&mut first)).await,
-                Ok(Ok(1))
-            ) {
-                return;
-            }
-            let _ = stream.set_nodelay(true);
-            let service = app.map_request(move |mut request: Request<hyper::body::Incoming>| {
-                request.extensions_mut().insert(ConnectInfo(addr));
-                request
-            });
-            let service = hyper_util::service::TowerToHyperService::new(service);
-            let mut builder =
-                hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
-            builder
-                .http1()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(header_timeout)
-                .max_buf_size(max_head);
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = builder.serve_connection_with_upgrades(io, service).await;
-        });
+        }
     }
+}
+
+/// Serves one connection, HTTP/1 or HTTP/2 (prior knowledge), until it ends, carries no request
+/// for the header deadline, or reaches its maximum age; then it gets the header deadline to
+/// finish what it is doing. A WebSocket leaves with its socket (and its place in the budget).
+async fn serve_connection(
+    io: Counted<TcpStream>,
+    addr: SocketAddr,
+    app: Router,
+    deadlines: HttpDeadlines,
+    max_head: usize,
+) {
+    let mut requests = Requests::new();
+    let service = timed_service(app, addr, &requests, deadlines.body);
+    let service = hyper_util::service::TowerToHyperService::new(service);
+    let mut builder =
+        hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+    builder
+        .http1()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(deadlines.header)
+        .max_buf_size(max_head);
+    builder
+        .http2()
+        .max_header_list_size(u32::try_from(max_head).unwrap_or(u32::MAX))
+        .timer(hyper_util::rt::TokioTimer::new())
+        .keep_alive_interval(Some(H2_PING_EVERY))
+        .keep_alive_timeout(H2_PING_EVERY);
+    let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), service);
+    tokio::pin!(connection);
+    let why = tokio::select! {
+        _ = connection.as_mut() => return,
+        _ = requests.idle_for(deadlines.header) => "idle",
+        _ = tokio::time::sleep(deadlines.max_age) => "at its maximum age",
+    };
+    tracing::debug!("closing HTTP connection {addr}: {why}");
+    connection.as_mut().graceful_shutdown();
+    let _ = tokio::time::timeout(deadlines.header, connection).await;
+}
+
+/// How often an HTTP/2 client is pinged; one that does not answer within as long is gone.
+const H2_PING_EVERY: Duration = Duration::from_secs(20);
+
+/// The router for one connection: each request counted while under way, its body held to the
+/// body deadline (408 when it is late), and the peer's address known to the handlers.
+fn timed_service(
+    app: Router,
+    addr: SocketAddr,
+    requests: &Requests,
+    body_deadline: Duration,
+) -> impl tower::Service<
+    Request<hyper::body::Incoming>,
+    Response = Response,
+    Error = std::convert::Infallible,
+    Future = impl Send,
+> + Clone {
+    let requests = requests.counter();
+    tower::service_fn(move |request: Request<hyper::body::Incoming>| {
+        let in_flight = requests.begin();
+        let late = Arc::new(AtomicBool::new(false));
+        let mut request = request
+            .map(|body| Body::new(TimedBody::new(body, body_deadline, late.clone())));
+        request.extensions_mut().insert(ConnectInfo(addr));
+        let app = app.clone();
+        async move {
+            let mut response = app.oneshot(request).await?;
+            if late.load(Ordering::Relaxed) {
+                response = body_too_slow(body_deadline);
+            }
+            Ok(response.map(|body| Body::new(Tracked::new(body, in_flight))))
+        }
+    })
+}
+
+/// The answer to a request whose body did not arrive in time; the connection is closed.
+fn body_too_slow(deadline: Duration) -> Response {
+    let error = format!(
+        "the request body did not arrive within {} ms of its headers",
+        deadline.as_millis()
+    );
+    let body = serde_json::json!({ "error": error });
+    (
+        StatusCode::REQUEST_TIMEOUT,
+        [(header::CONNECTION, "close")],
+        axum::Json(body),
+    )
+        .into_response()
 }
 
 /// Answers a connection over the budget with a 503 and hangs up.

@@ -9,7 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::limits::{Admissions, Admitted, Crowded};
-use super::session::{ConnConfig, Next, Session};
+use super::session::{ConnConfig, Next, Session, Traffic};
 use crate::protocol::{self, Line, LineBuffer};
 use crate::rooms::outbox::{Inbox, WRITE_TIMEOUT};
 use crate::rooms::Hub;
@@ -54,13 +54,16 @@ async fn refuse_tcp(mut stream: TcpStream, why: Crowded) {
 }
 
 /// Writes queued lines until the outbox closes or a write stalls (the client stopped reading).
-async fn write_lines(mut inbox: Inbox, mut writer: impl AsyncWrite + Unpin) {
+async fn write_lines(mut inbox: Inbox, mut writer: impl AsyncWrite + Unpin, traffic: Arc<Traffic>) {
     while let Some(line) = inbox.next().await {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
         match tokio::time::timeout(WRITE_TIMEOUT, writer.write_all(&bytes)).await {
-            Ok(Ok(())) => inbox.written(&line),
+            Ok(Ok(())) => {
+                inbox.written(&line);
+                traffic.mark();
+            }
             Ok(Err(_)) => break,
             Err(_) => {
                 tracing::warn!(
@@ -97,7 +100,7 @@ async fn serve_tcp(
     let (mut reader, writer) = stream.into_split();
     let (mut session, inbox) = Session::new(addr.to_string(), hub, config);
     tracing::info!("connection from {addr} (TCP)");
-    let mut writer_task = tokio::spawn(write_lines(inbox, writer));
+    let mut writer_task = tokio::spawn(write_lines(inbox, writer, session.traffic()));
     let mut buf = vec![0u8; 8192];
     let mut lines = LineBuffer::default();
     'reading: loop {
@@ -107,7 +110,10 @@ async fn serve_tcp(
             _ = &mut writer_task => break 'reading,
             _ = session.changed() => continue 'reading,
             _ = async { tokio::time::sleep_until(deadline.expect("guarded")).await }, if deadline.is_some() => {
-                tracing::info!("closing {addr}: no protocol progress for {} s", session.idle_limit().as_secs());
+                if !session.idle_expired() {
+                    continue 'reading;
+                }
+                tracing::info!("closing {addr}: {}", session.idle_reason());
                 break 'reading;
             }
         };

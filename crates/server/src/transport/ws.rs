@@ -2,6 +2,7 @@
 //! client that vanished.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -12,7 +13,7 @@ use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 
 use super::http::{origin_allowed, HttpState};
-use super::session::{Next, Session};
+use super::session::{Next, Session, Traffic};
 use crate::api::ApiError;
 use crate::protocol::MAX_LINE;
 use crate::rooms::outbox::{Inbox, WRITE_TIMEOUT};
@@ -48,6 +49,7 @@ const PING_DEADLINE: Duration = Duration::from_secs(60);
 async fn write_frames(
     mut inbox: Inbox,
     mut sink: futures_util::stream::SplitSink<WebSocket, WsMessage>,
+    traffic: Arc<Traffic>,
 ) {
     let mut ping = tokio::time::interval(PING_EVERY);
     ping.tick().await;
@@ -58,6 +60,7 @@ async fn write_frames(
                     let frame = WsMessage::Text(line.as_ref().into());
                     let sent = tokio::time::timeout(WRITE_TIMEOUT, sink.send(frame)).await;
                     inbox.written(&line);
+                    traffic.mark();
                     sent
                 }
                 None => break,
@@ -78,7 +81,7 @@ async fn serve_websocket(socket: WebSocket, addr: SocketAddr, state: HttpState) 
         Session::new(format!("ws:{addr}"), state.hub.clone(), state.conn.clone());
     session.speaks_extension();
     tracing::info!("connection from {addr} (WebSocket)");
-    let mut writer = tokio::spawn(write_frames(inbox, sink));
+    let mut writer = tokio::spawn(write_frames(inbox, sink, session.traffic()));
     let mut heard = tokio::time::Instant::now();
     loop {
         let idle = session.idle_deadline();
@@ -91,7 +94,10 @@ async fn serve_websocket(socket: WebSocket, addr: SocketAddr, state: HttpState) 
                 break;
             }
             _ = async { tokio::time::sleep_until(idle.expect("guarded")).await }, if idle.is_some() => {
-                tracing::info!("closing ws:{addr}: no protocol progress for {} s", session.idle_limit().as_secs());
+                if !session.idle_expired() {
+                    continue;
+                }
+                tracing::info!("closing ws:{addr}: {}", session.idle_reason());
                 break;
             }
         };

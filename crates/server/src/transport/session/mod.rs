@@ -25,6 +25,9 @@ pub struct ConnConfig {
     /// A connection that makes no progress (a READY, a move, a WATCH …) for this long while it
     /// holds no seat and watches nothing is closed; trickled bytes and junk do not count.
     pub idle_timeout: Duration,
+    /// A connection that watches rooms (and holds no seat) is closed after this long with no
+    /// message either way: a live game's moves keep it open, an empty or finished room not.
+    pub watch_idle_timeout: Duration,
     /// Messages per second a client may send on average (with bursts of twice as many).
     pub rate_limit: u32,
     /// The move time of a room opened without one over this transport: the page's people get
@@ -88,6 +91,35 @@ pub struct Session {
     dropped: u32,
     /// The last real protocol progress (not any byte: a trickle must not keep a socket alive).
     last_progress: Instant,
+    /// The last message read from or written to the client.
+    traffic: Arc<Traffic>,
+}
+
+/// When a connection last carried a message either way (pings and junk do not count); the
+/// writer marks each line it writes.
+#[derive(Debug)]
+pub struct Traffic {
+    opened: Instant,
+    last_ms: AtomicU64,
+}
+
+impl Traffic {
+    fn new() -> Traffic {
+        Traffic {
+            opened: Instant::now(),
+            last_ms: AtomicU64::new(0),
+        }
+    }
+
+    /// A message went through, now.
+    pub fn mark(&self) {
+        let ms = self.opened.elapsed().as_millis() as u64;
+        self.last_ms.fetch_max(ms, Ordering::Relaxed);
+    }
+
+    fn last(&self) -> Instant {
+        self.opened + Duration::from_millis(self.last_ms.load(Ordering::Relaxed))
+    }
 }
 
 mod ready;
@@ -126,15 +158,35 @@ impl Session {
             last_refill: Instant::now(),
             dropped: 0,
             last_progress: Instant::now(),
+            traffic: Arc::new(Traffic::new()),
         };
         (session, inbox)
     }
 
     /// When the connection is closed for making no progress; `None` while it holds a seat (the
-    /// room's deadlines govern it) or watches a room.
+    /// room's deadlines govern it). A connection that watches rooms is closed when no message
+    /// has gone either way for the watch deadline instead.
     pub fn idle_deadline(&self) -> Option<Instant> {
-        let busy = self.peer.seated.load(Ordering::Relaxed) || !self.watching.is_empty();
-        (!busy).then(|| self.last_progress + self.config.idle_timeout)
+        if self.peer.seated.load(Ordering::Relaxed) {
+            None
+        } else if self.watching.is_empty() {
+            Some(self.last_progress + self.config.idle_timeout)
+        } else {
+            let last = self.last_progress.max(self.traffic.last());
+            Some(last + self.config.watch_idle_timeout)
+        }
+    }
+
+    /// Whether the connection's idle deadline has passed (a writer may have moved it since it
+    /// was last asked).
+    pub fn idle_expired(&self) -> bool {
+        self.idle_deadline()
+            .is_some_and(|deadline| deadline <= Instant::now())
+    }
+
+    /// What the connection's writer marks each line it writes on.
+    pub fn traffic(&self) -> Arc<Traffic> {
+        self.traffic.clone()
     }
 
     /// Something the connection waits on changed (a seat was freed): recompute the deadline.
@@ -147,9 +199,15 @@ impl Session {
         self.peer.extension.store(true, Ordering::Relaxed);
     }
 
-    /// How long the connection may go without progress.
-    pub fn idle_limit(&self) -> Duration {
-        self.config.idle_timeout
+    /// Why an idle connection is closed, for the log.
+    pub fn idle_reason(&self) -> String {
+        if self.watching.is_empty() {
+            let limit = self.config.idle_timeout.as_secs();
+            format!("no protocol progress for {limit} s")
+        } else {
+            let limit = self.config.watch_idle_timeout.as_secs();
+            format!("watching, no message either way for {limit} s")
+        }
     }
 
     fn progress(&mut self) {
@@ -194,6 +252,7 @@ impl Session {
         }
         match message {
             Ok(message) => {
+                self.traffic.mark();
                 self.route(message);
                 Next::Continue
             }

@@ -28,6 +28,7 @@ fn session() -> (Session, Inbox) {
     let config = ConnConfig {
         registry,
         idle_timeout: Duration::from_secs(60),
+        watch_idle_timeout: Duration::from_secs(300),
         rate_limit: 1000,
         opening_timeout_ms: None,
     };
