@@ -10,7 +10,11 @@ kill (four rounds of kill -9 during 20 games; no forwarded move may be lost);
 the HTTP API's limits (docs/security.md): judge-flood (32 judge requests of 180 KB and 32 valid
 ones at once), ai-hangup (50 AI requests whose clients hang up, then one that must be answered),
 games-flood (POST /api/games from one address for 10 s), api-errors (bad encodings, bodies and
-methods: every answer JSON, 413 for big bodies), rooms-page (5,000 rooms, listed in pages).
+methods: every answer JSON, 413 for big bodies), rooms-page (5,000 rooms, listed in pages);
+deadlines and caps (docs/security.md, "Transports and deadlines"): body-deadline (200 POSTs
+whose body never comes), h2-idle (200 HTTP/2 connections that only ping), watch-idle (100
+WATCHes of an empty room beside a spectator of a live game), network-cap (40 addresses of one
+/24 against a client of another network).
 Each prints what it measured and PASS or FAIL; the exit status is the number of failures.
 """
 import json
@@ -431,9 +435,144 @@ def rooms_page(binary, folder):
     return status == 200 and first < 256 << 10 and seen == n
 
 
+# Deadlines and caps on every transport (docs/security.md, "Transports and deadlines").
+
+def connect_from(source, port, timeout=5):
+    """A connection to the server from the loopback address `source` (any 127.x.y.z is here)."""
+    return socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
+
+
+def read_until_closed(sock, within):
+    """What the server sent before closing the socket, or None if it is still open after `within`."""
+    sock.settimeout(0.2)
+    got, deadline = b"", time.time() + within
+    while time.time() < deadline:
+        try:
+            chunk = sock.recv(1 << 16)
+        except socket.timeout:
+            continue
+        except OSError:
+            return got
+        if not chunk:
+            return got
+        got += chunk
+    return None
+
+
+def body_deadline(binary, folder):
+    server = Server(binary, folder)
+    head = (f"POST /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: 1000\r\n\r\n{{").encode()
+    socks = []
+    for i in range(200):
+        s = connect_from(f"127.0.{1 + i // 100}.{2 + i % 100}", server.http)
+        s.sendall(head)
+        socks.append(s)
+    started = time.time()
+    answers = [read_until_closed(s, 15 - (time.time() - started)) for s in socks]
+    elapsed = time.time() - started
+    timed_out = sum(1 for a in answers if a is not None and a.startswith(b"HTTP/1.1 408") and b'"error"' in a)
+    served = server.get("/api/rooms").startswith("HTTP/1.1 200")
+    print(f"body-deadline: 200 POSTs whose body never came; {timed_out} answered 408 and closed "
+          f"within {elapsed:.1f} s (deadline 10 s); a new client {'served' if served else 'refused'}")
+    for s in socks:
+        s.close()
+    server.stop()
+    return timed_out == 200 and elapsed < 14 and served
+
+
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+H2_PING = b"\x00\x00\x08\x06\x00\x00\x00\x00\x00pingping"
+
+
+def h2_idle(binary, folder):
+    server = Server(binary, folder)
+    socks = []
+    for i in range(200):
+        s = connect_from(f"127.0.{1 + i // 100}.{2 + i % 100}", server.http)
+        s.sendall(H2_PREFACE)
+        socks.append(s)
+    started, open_now = time.time(), len(socks)
+    while time.time() - started < 25 and open_now:
+        for s in socks:
+            try:
+                s.sendall(H2_PING)
+            except OSError:
+                pass
+        time.sleep(2)
+        open_now = sum(1 for s in socks if still_open(s))
+    elapsed = time.time() - started
+    print(f"h2-idle: 200 HTTP/2 connections sending only pings every 2 s; {open_now} open after "
+          f"{elapsed:.0f} s (header deadline 10 s)")
+    for s in socks:
+        s.close()
+    server.stop()
+    return open_now == 0
+
+
+def watch_idle(binary, folder):
+    server = Server(binary, folder, "--watch-idle-timeout", "20", "--timeout-ms", "30000")
+    idle = []
+    for i in range(100):
+        s = connect_from(f"127.0.1.{2 + i}", server.tcp)
+        s.sendall(message(200100, "5"))
+        idle.append(s)
+    black, white = Client(server.tcp), Client(server.tcp)
+    black.send(200000, "b", "BLACK", "6")
+    white.send(200000, "w", "WHITE", "6")
+    black.recv(), white.recv()
+    spectator = Client(server.tcp)
+    spectator.send(200100, "6")
+    spectator.recv()
+    moves = [("A2", "A3"), ("F5", "E4"), ("A3", "A2"), ("E4", "F5")]
+    seen, started = 0, time.time()
+    while time.time() - started < 40:
+        mover, other = (black, white) if seen % 2 == 0 else (white, black)
+        mover.send(200001, *moves[seen % 4])
+        other.recv()
+        if spectator.recv()["op"] == 200001:
+            seen += 1
+        time.sleep(2)
+    open_now = sum(1 for s in idle if still_open(s))
+    print(f"watch-idle: 100 WATCHes of an empty room, then silence: {open_now} open after 40 s "
+          f"(watch deadline 20 s); a spectator of a live game saw {seen} moves in 40 s")
+    for s in idle:
+        s.close()
+    server.stop()
+    return open_now == 0 and seen >= 15
+
+
+def network_cap(binary, folder):
+    server = Server(binary, folder)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    held, refused = [], 0
+    for i in range(40):
+        for _ in range(30):
+            s = connect_from(f"127.0.0.{2 + i}", server.tcp)
+            held.append(s)
+    time.sleep(0.5)
+    for s in held:
+        if not still_open(s):
+            refused += 1
+    s = connect_from("127.0.1.2", server.tcp)
+    s.sendall(message(200100, "7"))
+    other_served = json.loads(s.makefile("r").readline())["op"] == 200101
+    s.close()
+    print(f"network-cap: 40 addresses of 127.0.0.0/24 asked for 1,200 connections; "
+          f"{len(held) - refused} held, {refused} refused (cap 1,000 a network); "
+          f"a client of 127.0.1.0/24 {'served' if other_served else 'refused'}")
+    for s in held:
+        s.close()
+    server.stop()
+    return len(held) - refused == 1000 and other_served
+
+
 ATTACKS = {"idle-http": idle_http, "trickle": trickle, "spectators": spectators, "kill": kill_rounds,
            "judge-flood": judge_flood, "ai-hangup": ai_hangup, "games-flood": games_flood,
-           "api-errors": api_errors, "rooms-page": rooms_page}
+           "api-errors": api_errors, "rooms-page": rooms_page,
+           "body-deadline": body_deadline, "h2-idle": h2_idle, "watch-idle": watch_idle,
+           "network-cap": network_cap}
 
 
 def main():

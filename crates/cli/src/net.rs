@@ -47,6 +47,21 @@ pub struct ServeArgs {
     /// and watches no room.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     idle_timeout: u64,
+    /// Close a connection that only watches rooms after this long with no message either way
+    /// (a live game's moves keep it open; an empty or finished room sends none).
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    watch_idle_timeout: u64,
+    /// An HTTP client (HTTP/1 or HTTP/2) must send a request's headers within this long, also
+    /// while its connection idles between requests.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    http_header_timeout: u64,
+    /// A request's body must arrive within this long of its headers, or it gets 408.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    http_body_timeout: u64,
+    /// Close an HTTP connection (not a WebSocket) after its current request once it is this old;
+    /// clients open a new one.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    http_max_age: u64,
     /// How long a ready player keeps its seat while waiting for an opponent.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     wait_timeout: u64,
@@ -60,6 +75,10 @@ pub struct ServeArgs {
     /// Connections held at once (TCP, HTTP and WebSocket together).
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     max_connections: usize,
+    /// Connections one network (an IPv4 /24, an IPv6 /64) may hold at once: a tenth of
+    /// --max-connections by default, so no one network can take them all.
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    max_connections_per_network: usize,
     /// Connections one address may hold at once.
     #[arg(long, value_name = "N", default_value_t = 256)]
     max_connections_per_ip: usize,
@@ -119,6 +138,10 @@ fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
             .map(|t| course_record(t, "server"))
             .transpose()?,
         idle_timeout: seconds(args.idle_timeout.max(1)),
+        watch_idle_timeout: seconds(args.watch_idle_timeout.max(1)),
+        http_header_timeout: seconds(args.http_header_timeout.max(1)),
+        http_body_timeout: seconds(args.http_body_timeout.max(1)),
+        http_max_age: seconds(args.http_max_age.max(1)),
         seats: arbiter_server::SeatTimes {
             wait_timeout: seconds(args.wait_timeout.max(1)),
             rematch_window: seconds(args.rematch_window.max(1)),
@@ -126,6 +149,7 @@ fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
         },
         max_db_bytes: args.max_db_mib.map(|m| m.saturating_mul(1 << 20)),
         max_connections: args.max_connections,
+        max_connections_per_network: args.max_connections_per_network,
         max_connections_per_ip: args.max_connections_per_ip,
         allow_origins: args.allow_origins,
         allow_hosts: args.allow_hosts,

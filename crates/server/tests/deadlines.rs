@@ -31,9 +31,7 @@ async fn read_until_closed(stream: &mut TcpStream, within: Duration) -> Option<V
 /// A connection to `to` from the loopback address `from` (any 127.x.y.z is this machine).
 async fn connect_from(from: &str, to: SocketAddr) -> TcpStream {
     let socket = TcpSocket::new_v4().unwrap();
-    socket
-        .bind(format!("{from}:0").parse().unwrap())
-        .unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
     socket.connect(to).await.unwrap()
 }
 
@@ -144,7 +142,9 @@ async fn one_network_cannot_take_every_connection() {
     assert_eq!(refused.op, REJECT);
     assert!(refused.data2.contains("per network"), "{refused:?}");
     let mut web = connect_from("127.0.0.5", s.server.http_addr).await;
-    let answer = read_until_closed(&mut web, Duration::from_secs(3)).await.unwrap();
+    let answer = read_until_closed(&mut web, Duration::from_secs(3))
+        .await
+        .unwrap();
     assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 503"));
     // … while another network gets in.
     let mut other = connect_from("127.0.1.2", tcp).await;
@@ -199,5 +199,8 @@ async fn a_busy_http_connection_is_closed_at_its_maximum_age() {
             break;
         }
     }
-    assert!(closed, "a connection asking every 200 ms lived past its 1 s age");
+    assert!(
+        closed,
+        "a connection asking every 200 ms lived past its 1 s age"
+    );
 }

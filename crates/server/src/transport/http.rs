@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_ai::Catalogue;
-use axum::extract::{ConnectInfo, Request, State};
 use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next as Middleware;
 use axum::response::{IntoResponse, Response};
@@ -185,8 +185,8 @@ fn timed_service(
     tower::service_fn(move |request: Request<hyper::body::Incoming>| {
         let in_flight = requests.begin();
         let late = Arc::new(AtomicBool::new(false));
-        let mut request = request
-            .map(|body| Body::new(TimedBody::new(body, body_deadline, late.clone())));
+        let mut request =
+            request.map(|body| Body::new(TimedBody::new(body, body_deadline, late.clone())));
         request.extensions_mut().insert(ConnectInfo(addr));
         let app = app.clone();
         async move {
