@@ -87,6 +87,38 @@ async fn an_idle_http2_connection_is_closed_like_an_http1_one() {
     assert!(closed, "an HTTP/2 connection without requests stayed 5 s");
 }
 
+/// `GET /api/rooms` on stream 1 as an HTTP/2 HEADERS frame (HPACK, no Huffman coding).
+fn h2_get_rooms(authority: &str) -> Vec<u8> {
+    let mut block = vec![0x82, 0x86, 0x04, 10];
+    block.extend_from_slice(b"/api/rooms");
+    block.extend_from_slice(&[0x01, authority.len() as u8]);
+    block.extend_from_slice(authority.as_bytes());
+    let mut frame = vec![0, 0, block.len() as u8, 0x01, 0x05, 0, 0, 0, 1];
+    frame.extend_from_slice(&block);
+    frame
+}
+
+#[tokio::test]
+async fn an_http2_request_is_answered_then_the_idle_connection_closed() {
+    let s = server_with(|c| c.http_header_timeout = Duration::from_millis(500)).await;
+    let addr = s.server.http_addr;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(H2_PREFACE).await.unwrap();
+    stream
+        .write_all(&h2_get_rooms(&addr.to_string()))
+        .await
+        .unwrap();
+    let frames = read_until_closed(&mut stream, Duration::from_secs(3))
+        .await
+        .expect("closed once idle");
+    // Somewhere in what came back: a HEADERS frame (type 1) on stream 1 whose first header is
+    // `:status: 200` (HPACK static index 8).
+    let answered = frames
+        .windows(10)
+        .any(|f| f[3] == 1 && f[5..9] == [0, 0, 0, 1] && f[9] == 0x88);
+    assert!(answered, "no 200 on stream 1: {frames:?}");
+}
+
 #[tokio::test]
 async fn a_connection_that_only_watches_an_empty_room_is_closed_when_idle() {
     let s = server_with(|c| {

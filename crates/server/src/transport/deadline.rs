@@ -148,6 +148,12 @@ pub struct Requests {
     seen: watch::Receiver<Idle>,
 }
 
+impl Default for Requests {
+    fn default() -> Requests {
+        Requests::new()
+    }
+}
+
 /// Counts the requests of one connection.
 #[derive(Clone)]
 pub struct Counter {
