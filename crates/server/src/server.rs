@@ -16,7 +16,8 @@ use crate::api::ApiLimits;
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatTimes};
 use crate::storage::{Storage, StorageError, Store, StoreOptions};
-use crate::transport::http::HttpState;
+use crate::transport::http::{HttpDeadlines, HttpState};
+use crate::transport::limits::Caps;
 use crate::transport::{self, Admissions, ConnConfig};
 
 /// How `arbiter serve` runs.
@@ -101,6 +102,35 @@ impl Default for ServerConfig {
     }
 }
 
+impl ServerConfig {
+    /// What a TCP connection needs (a WebSocket's differs in its opening move time).
+    fn conn_config(&self, registry: Arc<Registry>) -> ConnConfig {
+        ConnConfig {
+            registry,
+            idle_timeout: self.idle_timeout,
+            watch_idle_timeout: self.watch_idle_timeout,
+            rate_limit: self.rate_limit,
+            opening_timeout_ms: None,
+        }
+    }
+
+    fn caps(&self) -> Caps {
+        Caps {
+            total: self.max_connections,
+            per_network: self.max_connections_per_network,
+            per_ip: self.max_connections_per_ip,
+        }
+    }
+
+    fn http_deadlines(&self) -> HttpDeadlines {
+        HttpDeadlines {
+            header: self.http_header_timeout,
+            body: self.http_body_timeout,
+            max_age: self.http_max_age,
+        }
+    }
+}
+
 /// A started server.
 pub struct RunningServer {
     pub tcp_addr: SocketAddr,
@@ -168,22 +198,12 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     };
     let storage: Storage = Arc::new(store.clone());
     let hub = Hub::new(storage.clone(), registry.clone(), setup);
-    let tcp_conn = ConnConfig {
-        registry,
-        idle_timeout: config.idle_timeout,
-        watch_idle_timeout: config.watch_idle_timeout,
-        rate_limit: config.rate_limit,
-        opening_timeout_ms: None,
-    };
+    let tcp_conn = config.conn_config(registry);
     let web_conn = ConnConfig {
         opening_timeout_ms: Some(config.web_timeout_ms),
         ..tcp_conn.clone()
     };
-    let admissions = Admissions::new(transport::limits::Caps {
-        total: config.max_connections,
-        per_network: config.max_connections_per_network,
-        per_ip: config.max_connections_per_ip,
-    });
+    let admissions = Admissions::new(config.caps());
     let (stop, stopped) = watch::channel(false);
     let accept = tokio::spawn(transport::tcp::accept(
         tcp,
@@ -196,11 +216,7 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         http,
         state,
         admissions,
-        transport::http::HttpDeadlines {
-            header: config.http_header_timeout,
-            body: config.http_body_timeout,
-            max_age: config.http_max_age,
-        },
+        config.http_deadlines(),
         stopped,
     ));
     tracing::info!(
