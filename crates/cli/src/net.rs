@@ -75,10 +75,11 @@ pub struct ServeArgs {
     /// Connections held at once (TCP, HTTP and WebSocket together).
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     max_connections: usize,
-    /// Connections one network (an IPv4 /24, an IPv6 /64) may hold at once: a tenth of
-    /// --max-connections by default, so no one network can take them all.
-    #[arg(long, value_name = "N", default_value_t = 1_000)]
-    max_connections_per_network: usize,
+    /// Connections one network (an IPv4 /24, an IPv6 /64) may hold at once, so no one network
+    /// can take them all [default: a tenth of --max-connections, but at least
+    /// --max-connections-per-ip]
+    #[arg(long, value_name = "N")]
+    max_connections_per_network: Option<usize>,
     /// Connections one address may hold at once.
     #[arg(long, value_name = "N", default_value_t = 256)]
     max_connections_per_ip: usize,
@@ -149,7 +150,9 @@ fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
         },
         max_db_bytes: args.max_db_mib.map(|m| m.saturating_mul(1 << 20)),
         max_connections: args.max_connections,
-        max_connections_per_network: args.max_connections_per_network,
+        max_connections_per_network: args
+            .max_connections_per_network
+            .unwrap_or((args.max_connections / 10).max(args.max_connections_per_ip)),
         max_connections_per_ip: args.max_connections_per_ip,
         allow_origins: args.allow_origins,
         allow_hosts: args.allow_hosts,
