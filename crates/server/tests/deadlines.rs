@@ -236,3 +236,23 @@ async fn a_busy_http_connection_is_closed_at_its_maximum_age() {
         "a connection asking every 200 ms lived past its 1 s age"
     );
 }
+
+#[tokio::test]
+async fn a_websocket_that_only_watches_an_empty_room_is_closed_when_idle() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message as Ws;
+    let s = server_with(|c| c.watch_idle_timeout = Duration::from_millis(500)).await;
+    let url = format!("ws://{}/ws", s.server.http_addr);
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let watch = Message::new(WATCH, "80", "", "").to_line();
+    ws.send(Ws::text(watch)).await.unwrap();
+    let closed = tokio::time::timeout(Duration::from_secs(3), async {
+        while let Some(Ok(frame)) = ws.next().await {
+            if frame.is_close() {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "a watching WebSocket stayed open 3 s");
+}
