@@ -6,8 +6,11 @@
 //! IPv4 address mapped into IPv6 (`::ffff:a.b.c.d`, a dual-stack listener) counts as IPv4.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
+
+// The same networks as the API's write rates.
+use crate::api::network_of;
 
 /// The server's connection budget (TCP, HTTP and WebSocket together).
 #[derive(Debug)]
@@ -47,14 +50,6 @@ pub enum Crowded {
 pub struct Admitted {
     admissions: Arc<Admissions>,
     ip: IpAddr,
-}
-
-/// The network `ip` belongs to: its /24 (IPv4) or /64 (IPv6), as the network's first address.
-pub fn network_of(ip: IpAddr) -> IpAddr {
-    match ip.to_canonical() {
-        IpAddr::V4(v4) => IpAddr::V4(Ipv4Addr::from(v4.to_bits() & !0xff)),
-        IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from(v6.to_bits() & !((1u128 << 64) - 1))),
-    }
 }
 
 /// How a network is written: `10.1.2.0/24`, `2001:db8::/64`.
