@@ -51,7 +51,7 @@ enum Command {
         divide: bool,
     },
     /// Host games: the course protocol over TCP, WebSocket, HTTP API and web page.
-    Serve(net::ServeArgs),
+    Serve(Box<net::ServeArgs>),
     /// Join a game on a server and play it with an arbiter player (the course's `client`).
     Connect(net::ConnectArgs),
     /// Play many bot games against a server and report throughput and latency.
@@ -176,7 +176,7 @@ fn run<C: Catalogue>(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Arena(args) => arena::run::<C>(args),
         Command::Tune(args) => tune::run::<C>(args),
-        Command::Serve(args) => net::serve::<C>(args),
+        Command::Serve(args) => net::serve::<C>(*args),
         Command::Connect(args) => net::connect_command::<C>(args),
         Command::Loadtest(args) => net::loadtest::<C>(args),
         Command::Engine => {
