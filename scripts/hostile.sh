@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The slow attacks on the server (see scripts/hostile.py): builds the release binary, then runs
 # them all, or those named (idle-http, trickle, spectators, kill, judge-flood, ai-hangup,
-# games-flood, api-errors, rooms-page). Takes about three minutes.
+# games-flood, api-errors, rooms-page, body-deadline, h2-idle, watch-idle, network-cap).
+# Takes about five minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked
