@@ -45,7 +45,7 @@ export class ReplayView extends GameView {
     this.record = game.moves.map((m) => m.move);
     this.title.textContent = `Replay of game ${this.id}: ${gameTitle(this.settings.game, this.settings.size)} — ${game.first} vs ${game.second}`;
     const names = this.names();
-    const winner = game.winner === 0 || game.winner === 1 ? game.winner : null;
+    const winner = game.winner === "first" ? 0 : game.winner === "second" ? 1 : null;
     const loser = winner === null ? null : names[1 - winner];
     this.finalOutcome = game.end_reason ? { winner, reason: endWords(game.end_reason, loser) } : null;
     this.buildControls();

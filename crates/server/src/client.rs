@@ -283,11 +283,7 @@ pub fn options_of_start<C: Catalogue>(
 
 fn end_of(m: &Message) -> (Option<EndReason>, Option<Side>) {
     let reason = m.data2.parse::<u8>().ok().and_then(EndReason::from_code);
-    let winner = match m.data3.as_str() {
-        "0" => Some(Side::First),
-        "1" => Some(Side::Second),
-        _ => None,
-    };
+    let winner = protocol::Winner::parse(&m.data3).and_then(protocol::Winner::side);
     (reason, winner)
 }
 

@@ -139,8 +139,8 @@ pub fn op_name(op: i64) -> &'static str {
 
 /// Who won a game. On the course's wire (END's third field) it is the colour code as a string,
 /// `"0"` first player, `"1"` second, `"2"` nobody, exactly as course clients expect; in the
-/// project's JSON (stored games) it is the same code as a number, which the page reads.
-/// Reading takes any of these forms and the names `first`, `second`, `none`.
+/// project's JSON (stored games) it is a name, `first`, `second` or `none`, so a reader needs
+/// no code table. Reading takes any of these forms and the numbers older servers wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Winner {
     First,
@@ -214,7 +214,7 @@ impl std::fmt::Display for Winner {
 
 impl Serialize for Winner {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_u8(self.code())
+        serializer.serialize_str(self.name())
     }
 }
 
@@ -297,8 +297,9 @@ mod tests {
             assert_eq!(Winner::parse(winner.name()), Some(winner));
             assert_eq!(Winner::of(winner.side()), winner);
             let json = serde_json::to_value(winner).unwrap();
-            assert_eq!(json, serde_json::json!(winner.code()));
-            for form in [json, wire.into(), winner.name().into()] {
+            assert_eq!(json, serde_json::json!(winner.name()));
+            let old_json = serde_json::json!(winner.code());
+            for form in [json, old_json, wire.into(), winner.name().into()] {
                 assert_eq!(serde_json::from_value::<Winner>(form).unwrap(), winner);
             }
         }

@@ -404,7 +404,7 @@ async fn the_http_api_lists_rooms_and_games() {
     .unwrap();
     assert_eq!(game["record"], "A2-A3 R#");
     assert_eq!(game["moves"][0]["move"], "A2-A3");
-    assert_eq!(game["winner"], 0);
+    assert_eq!(game["winner"], "first");
     assert!(http_get(s.server.http_addr, "/api/games/999999")
         .await
         .unwrap_err()

@@ -210,7 +210,7 @@ async fn a_game_against_the_ai_is_stored_as_it_goes_and_only_by_its_owner() {
     let game: serde_json::Value =
         serde_json::from_str(&body[start..body.rfind('}').unwrap() + 1]).unwrap();
     assert_eq!(game["record"], "b1-b2 c1-b1 b4-b3 R#");
-    assert_eq!(game["winner"], 0);
+    assert_eq!(game["winner"], "first");
     assert_eq!(game["settings"]["mode"], "ai");
     assert_eq!(game["moves"][2]["reason"], "LEGAL_CAPTURE_MOVE");
     assert!(game.get("owner").is_none(), "the secret is never shown");
