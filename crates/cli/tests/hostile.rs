@@ -199,6 +199,61 @@ fn a_second_server_on_the_same_database_is_refused_before_it_listens() {
     let _ = first.wait();
 }
 
+/// `arbiter serve` on `db` (another name for a database in use): it must fail, soon; its stderr.
+fn refused_server(db: &std::path::Path) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "serve",
+            "--tcp",
+            "127.0.0.1:0",
+            "--http",
+            "127.0.0.1:0",
+            "--db",
+        ])
+        .arg(db)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("a second server started on {db:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success(), "a second server ran on {db:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_second_server_on_a_symlink_or_hard_link_is_refused_and_touches_no_game() {
+    let dir = temp("links");
+    let (mut first, tcp, web) = serve(&dir, &[], Stdio::null());
+    let (mut red, mut blue) = duck_players(tcp, "8");
+    cycle(&mut red, &mut blue, 4);
+    let db = dir.join("games.sqlite");
+    let symlink = dir.join("symlink.sqlite");
+    let hard_link = dir.join("hard-link.sqlite");
+    std::os::unix::fs::symlink(&db, &symlink).unwrap();
+    std::fs::hard_link(&db, &hard_link).unwrap();
+    for other in [&symlink, &hard_link] {
+        let err = refused_server(other);
+        assert!(err.contains("another arbiter server is using"), "{err}");
+    }
+    // The first server's game goes on, still running in the database.
+    cycle(&mut red, &mut blue, 4);
+    let (_, body) = http(web, "GET", "/api/games/1", "");
+    let game: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(game["ended_at"].is_null(), "{game}");
+    assert_eq!(game["moves"].as_array().unwrap().len(), 8, "{game}");
+    let _ = first.kill();
+    let _ = first.wait();
+}
+
 #[test]
 fn endless_input_lines_are_refused_clearly() {
     let endless = vec![b'7'; 3 << 20];

@@ -18,16 +18,17 @@ pub enum StorageError {
         #[source]
         source: rusqlite::Error,
     },
-    #[error("cannot create the lock {path}: {source}")]
+    #[error("cannot open {path} to lock it: {source}")]
     LockFile {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
     #[error(
-        "another arbiter server is using {db} (it holds {lock}); stop it or choose another --db"
+        "another arbiter server is using {db} (it holds the file's lock, whatever path or \
+         link it was opened by); stop it or choose another --db"
     )]
-    Locked { db: PathBuf, lock: PathBuf },
+    Locked { db: PathBuf },
     #[error("cannot start the storage thread: {0}")]
     Thread(#[source] std::io::Error),
     /// The database refused or failed a statement (the text is the database's own).

@@ -4,7 +4,7 @@
 //!
 //! * Each write of a batch runs in its own savepoint: a write that fails fails alone, and the
 //!   rooms whose writes succeeded are not held back by it.
-//! * A lock file beside the database keeps a second server off it.
+//! * An OS lock on the database file itself keeps a second server off it, by any path.
 //! * On opening, games a crash or a stop left without an end are closed as `INTERRUPTED`.
 
 use std::fs::File;
@@ -108,24 +108,25 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Takes the lock file beside the database, or says which server holds it.
+/// Takes an OS lock (`flock`) on the database file itself, or says another server holds it.
+/// The lock belongs to the file, not to its name: a symlink or a hard link to the same file
+/// finds it taken. (SQLite's own locks are `fcntl` locks, which `flock` does not touch.)
 fn lock(path: &Path) -> StorageResult<File> {
-    let lock_path = PathBuf::from(format!("{}.lock", path.display()));
     let failed = |source| StorageError::LockFile {
-        path: lock_path.clone(),
+        path: path.to_path_buf(),
         source,
     };
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
+        .read(true)
         .write(true)
-        .open(&lock_path)
+        .open(path)
         .map_err(failed)?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => Err(StorageError::Locked {
             db: path.to_path_buf(),
-            lock: lock_path.clone(),
         }),
         Err(std::fs::TryLockError::Error(e)) => Err(failed(e)),
     }
@@ -135,16 +136,21 @@ impl Store {
     /// Opens (or creates) the database file, closes games left running, and starts the writer
     /// and checkpoint threads.
     pub fn open(path: &Path, options: &StoreOptions) -> StorageResult<Store> {
-        let lock = lock(path)?;
+        let lock = Arc::new(lock(path)?);
         let (writer, interrupted) = prepare(path, options)?;
         let readers = (0..READERS)
             .map(|_| connect(path))
             .collect::<Result<_, _>>()?;
         let checkpointer = connect(path)?;
         let (writes, rx) = mpsc::unbounded_channel();
+        // The writer holds the lock too, so it is let go only after the last write.
+        let writer_lock = lock.clone();
         std::thread::Builder::new()
             .name("arbiter-store".into())
-            .spawn(move || write_loop(writer, rx))
+            .spawn(move || {
+                write_loop(writer, rx);
+                drop(writer_lock);
+            })
             .map_err(StorageError::Thread)?;
         let alive = writes.downgrade();
         let wal = PathBuf::from(format!("{}-wal", path.display()));
@@ -156,7 +162,7 @@ impl Store {
             writes,
             readers: Arc::new(ReaderPool::new(readers)),
             interrupted_at_open: interrupted,
-            _lock: Arc::new(lock),
+            _lock: lock,
         })
     }
 
