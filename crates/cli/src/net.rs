@@ -99,6 +99,13 @@ pub struct ServeArgs {
     shutdown_grace: u64,
     #[command(flatten)]
     api: crate::api_limits::ApiLimitArgs,
+    /// Seats (waiting, playing or just after a game) one address may hold at once, in all
+    /// rooms together.
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    max_seats_per_ip: usize,
+    /// Seats one network (an IPv4 /24, an IPv6 /64) may hold at once.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    max_seats_per_network: usize,
 }
 
 /// `HOST:PORT`, where HOST may be a name (`localhost:8080`).
@@ -158,6 +165,10 @@ fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
         allow_hosts: args.allow_hosts,
         shutdown_grace: seconds(args.shutdown_grace),
         api: args.api.limits(),
+        seat_limits: arbiter_server::SeatLimits {
+            per_ip: args.max_seats_per_ip.max(1),
+            per_net: args.max_seats_per_network.max(1),
+        },
         ..ServerConfig::default()
     })
 }

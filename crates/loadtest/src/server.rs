@@ -67,6 +67,10 @@ pub(crate) async fn start(exe: &Path) -> Result<(ChildServer, SocketAddr, Socket
             "1000000",
             "--max-connections",
             "1000000",
+            "--max-seats-per-ip",
+            "1000000",
+            "--max-seats-per-network",
+            "1000000",
         ])
         .env("RUST_LOG", "info")
         .stdin(std::process::Stdio::null())

@@ -30,7 +30,7 @@ mod room {
 }
 
 pub use logging::{init_logging, LogGuards};
-pub use rooms::{Hub, Records, RoomInfo, RoomSetup, SeatTimes};
+pub use rooms::{Hub, Records, RoomInfo, RoomSetup, SeatLimits, SeatTimes};
 pub use server::{start, RunningServer, ServerConfig};
 pub use storage::{Store, StoreOptions};
 pub use transport::ConnConfig;

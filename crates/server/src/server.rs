@@ -14,7 +14,7 @@ use arbiter_ai::Catalogue;
 
 use crate::api::ApiLimits;
 use crate::games::{Registry, SettingsDefaults};
-use crate::rooms::{Hub, Records, RoomSetup, SeatTimes};
+use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::{Storage, StorageError, Store, StoreOptions};
 use crate::transport::http::{HttpDeadlines, HttpState};
 use crate::transport::limits::Caps;
@@ -66,6 +66,8 @@ pub struct ServerConfig {
     pub api: ApiLimits,
     /// On shutdown, running games get this long to end before they are interrupted.
     pub shutdown_grace: Duration,
+    /// Seats held at once per address and per network (/24, /64).
+    pub seat_limits: SeatLimits,
 }
 
 impl Default for ServerConfig {
@@ -98,6 +100,7 @@ impl Default for ServerConfig {
             allow_hosts: Vec::new(),
             api: ApiLimits::default(),
             shutdown_grace: Duration::from_secs(10),
+            seat_limits: SeatLimits::default(),
         }
     }
 }
@@ -195,6 +198,7 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
             timeout_ms: config.timeout_ms,
             max_no_capture_round: config.max_no_capture_round,
         },
+        seat_limits: config.seat_limits,
     };
     let storage: Storage = Arc::new(store.clone());
     let hub = Hub::new(storage.clone(), registry.clone(), setup);

@@ -32,12 +32,18 @@ async fn next_of(c: &mut Client, op: i64) -> Message {
     }
 }
 
+/// A seat token (32 hex digits) made of a side and a tag.
+fn seat_token(side: &str, tag: &str) -> String {
+    let seed = if side == "red" { "ed" } else { "b1" };
+    format!("{seed}{tag:0>30}")
+}
+
 /// Red and blue in Duck Chess room `room`, each with a seat token ending in `tag`, the game
 /// started (both READYs read).
 async fn seated_pair(s: &TestServer, room: &str, tag: &str) -> (Client, Client) {
     let mut red = Client::connect(s).await;
     let mut blue = Client::connect(s).await;
-    let token = |side: &str| vec![("token", format!("{side}-token-{tag}").into())];
+    let token = |side: &str| vec![("token", seat_token(side, tag).into())];
     red.send_message(&duck_ready("r", "RED", room, &token("red")))
         .await;
     blue.send_message(&duck_ready("b", "BLUE", room, &token("blue")))
@@ -70,7 +76,7 @@ async fn a_page_that_reloads_mid_game_takes_its_seat_back() {
         "r",
         "RED",
         "40",
-        &[("token", "red-token-1234".into())],
+        &[("token", seat_token("red", "1234").into())],
     ))
     .await;
     let again = red.recv().await;

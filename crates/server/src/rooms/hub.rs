@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
+use super::guard::Guard;
 use super::room::Room;
 use super::{RoomContext, RoomEvent, RoomInfo, RoomSetup};
 use crate::games::Registry;
@@ -23,7 +24,7 @@ use crate::storage::Storage;
 pub struct Hub {
     rooms: std::sync::Mutex<HashMap<u32, mpsc::UnboundedSender<RoomEvent>>>,
     weak_self: std::sync::OnceLock<std::sync::Weak<Hub>>,
-    context: std::sync::OnceLock<(Storage, Arc<Registry>, RoomSetup)>,
+    context: std::sync::OnceLock<(Storage, Arc<Registry>, RoomSetup, Arc<Guard>)>,
     closing: AtomicBool,
 }
 
@@ -31,7 +32,8 @@ impl Hub {
     pub fn new(store: Storage, registry: Arc<Registry>, setup: RoomSetup) -> Arc<Hub> {
         let hub = Arc::new(Hub::default());
         let _ = hub.weak_self.set(Arc::downgrade(&hub));
-        let _ = hub.context.set((store, registry, setup));
+        let guard = Guard::new(setup.seat_limits);
+        let _ = hub.context.set((store, registry, setup, guard));
         hub
     }
 
@@ -42,12 +44,14 @@ impl Hub {
             .get()
             .and_then(|w| w.upgrade())
             .expect("hub alive while used");
-        let (store, registry, setup) = self.context.get().cloned().expect("hub has a context");
+        let (store, registry, setup, guard) =
+            self.context.get().cloned().expect("hub has a context");
         let ctx = Arc::new(RoomContext {
             store,
             hub,
             registry,
             setup,
+            guard,
         });
         let room = Room::new(id, ctx);
         tokio::spawn(room.run(rx, tx.downgrade()));
@@ -83,6 +87,11 @@ impl Hub {
             rooms.remove(&id);
         }
         true
+    }
+
+    /// The guard all rooms share (seat limits, token back-off).
+    pub fn guard(&self) -> Option<Arc<Guard>> {
+        self.context.get().map(|c| c.3.clone())
     }
 
     /// Whether the server is stopping (no new games start).

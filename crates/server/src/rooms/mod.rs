@@ -4,6 +4,7 @@
 
 mod error;
 mod event;
+pub mod guard;
 mod hub;
 pub mod outbox;
 mod room;
@@ -11,5 +12,6 @@ mod setup;
 
 pub use error::Refusal;
 pub use event::{log_message, send, ConnId, Peer, RoomEvent};
+pub use guard::SeatLimits;
 pub use hub::Hub;
 pub use setup::{Records, RoomContext, RoomInfo, RoomPlayer, RoomSetup, SeatTimes};

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::guard::{Guard, SeatLimits};
 use super::Hub;
 use crate::games::{GameSettings, Registry, SettingsDefaults};
 use crate::storage::Storage;
@@ -55,6 +56,8 @@ pub struct RoomSetup {
     pub records: Records,
     pub seats: SeatTimes,
     pub defaults: SettingsDefaults,
+    /// Seats held at once per address and per network.
+    pub seat_limits: SeatLimits,
 }
 
 /// What every room shares.
@@ -63,6 +66,8 @@ pub struct RoomContext {
     pub hub: Arc<Hub>,
     pub registry: Arc<Registry>,
     pub setup: RoomSetup,
+    /// What one address may do to seats across all rooms.
+    pub guard: Arc<Guard>,
 }
 
 /// Where finished games' records are written, besides the database.

@@ -27,6 +27,11 @@ pub async fn server_with(adjust: impl FnOnce(&mut ServerConfig)) -> TestServer {
         http: "127.0.0.1:0".parse().unwrap(),
         db: dir.join("games.sqlite"),
         records_dir: Some(dir.join("records")),
+        // Every test client connects from this machine.
+        seat_limits: arbiter_server::SeatLimits {
+            per_ip: 10_000,
+            per_net: 10_000,
+        },
         ..ServerConfig::default()
     };
     adjust(&mut config);

@@ -21,6 +21,7 @@ mod show;
 mod tests;
 
 use super::event::{log_message, send, ConnId, Peer, RoomEvent};
+use super::guard::SeatClaim;
 use super::RoomContext;
 use crate::games::{GameSettings, Match};
 use crate::protocol::{self, Message};
@@ -37,6 +38,8 @@ struct Member {
     /// When the member loses its seat unless something happens first.
     evict_at: Option<Instant>,
     token: Option<String>,
+    /// The seat counted against the address that took it (see [`super::guard`]).
+    _claim: Option<SeatClaim>,
     /// Its connection dropped during a game; the seat is held until `evict_at`.
     away: bool,
 }
@@ -218,15 +221,11 @@ impl Room {
                 token,
             } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);
-                let returning = token.as_ref().and_then(|t| {
-                    self.members
-                        .iter()
-                        .position(|m| m.token.as_ref() == Some(t))
-                });
-                match returning {
-                    Some(i) => self.resume(i, peer, name, colour, request).await,
-                    None => self.ready(peer, name, colour, request, token).await,
-                }
+                let Some(token) = token else {
+                    return self.ready(peer, name, colour, request, None).await;
+                };
+                self.ready_with_token(peer, name, colour, request, token)
+                    .await;
             }
             RoomEvent::Move { peer, message } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);

@@ -10,9 +10,44 @@ use super::game::ready_message;
 use super::{Member, Room};
 use crate::games::{GameSettings, Requested};
 use crate::protocol::{self, Message};
+use crate::rooms::guard::same_token;
 use crate::rooms::{ConnId, Peer, Refusal};
 
 impl Room {
+    /// A READY with a seat token: refused while its address (or this room, for an address that
+    /// guessed wrong before) backs off; the member whose token it is takes its seat back;
+    /// otherwise an ordinary READY, and a refusal counts as a wrong guess.
+    pub(super) async fn ready_with_token(
+        &mut self,
+        peer: Peer,
+        name: String,
+        colour: Option<Side>,
+        request: Requested,
+        token: String,
+    ) {
+        if let Err(wait) = self.ctx.guard.may_try_token(&peer.addr, self.id) {
+            self.reject(&peer, &name, &wait.to_string());
+            return;
+        }
+        // Every member's token is compared, each in constant time.
+        let returning = self.members.iter().fold(None, |found, m| {
+            let same = m.token.as_deref().is_some_and(|t| same_token(t, &token));
+            found.or(same.then_some(m.peer.id))
+        });
+        if let Some(i) = returning.and_then(|id| self.member(id)) {
+            return self.resume(i, peer, name, colour, request).await;
+        }
+        let refused = self.member(peer.id).is_none()
+            && matches!(
+                self.refusal(&peer, colour, &request),
+                Err(Refusal::Playing | Refusal::Full)
+            );
+        if refused {
+            self.ctx.guard.token_failed(&peer.addr, self.id);
+        }
+        self.ready(peer, name, colour, request, Some(token)).await;
+    }
+
     pub(super) async fn ready(
         &mut self,
         peer: Peer,
@@ -30,6 +65,13 @@ impl Room {
                 }
                 return;
             }
+        };
+        let claim = match self.member(peer.id) {
+            Some(_) => None,
+            None => match self.ctx.guard.claim(&peer.addr) {
+                Ok(claim) => claim,
+                Err(refusal) => return self.reject(&peer, &name, &refusal.to_string()),
+            },
         };
         self.ready_counter += 1;
         let order = self.ready_counter;
@@ -56,6 +98,7 @@ impl Room {
                 side: None,
                 evict_at,
                 token,
+                _claim: claim,
                 away: false,
             }),
         }

@@ -51,7 +51,7 @@ pub enum Refused {
     Colour(String),
     #[error("bad room `{text}`: a number from 0 to {limit}")]
     Room { text: String, limit: u64 },
-    #[error("bad token: 8 to 64 letters, digits, `-` or `_` (the page makes one)")]
+    #[error("bad token: 32 lowercase hex digits, 128 random bits (the page makes one)")]
     Token,
     #[error("`game` must be a string")]
     GameNotText,

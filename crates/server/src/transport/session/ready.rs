@@ -152,12 +152,15 @@ impl Session {
     }
 }
 
-/// A seat token: long enough not to be guessed by accident, short enough to log.
+/// A seat token: 128 random bits as 32 lowercase hex digits (the page makes one with
+/// `crypto.getRandomValues`), nothing shorter or guessable.
+const TOKEN_HEX_DIGITS: usize = 32;
+
 fn valid_token(token: &str) -> bool {
-    (8..=64).contains(&token.len())
+    token.len() == TOKEN_HEX_DIGITS
         && token
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            .bytes()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
 }
 
 /// Reads a room number: `""` is room 1; 0-255, or up to [`MAX_EXTENDED_ROOM`] for extension clients.

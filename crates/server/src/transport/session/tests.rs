@@ -7,7 +7,7 @@ use super::{ConnConfig, Next, Session};
 use crate::games::{Registry, SettingsDefaults};
 use crate::protocol::{Message, READY, REJECT, WATCH};
 use crate::rooms::outbox::Inbox;
-use crate::rooms::{Hub, Records, RoomSetup, SeatTimes};
+use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::memory::MemoryStore;
 
 fn session() -> (Session, Inbox) {
@@ -23,6 +23,7 @@ fn session() -> (Session, Inbox) {
             timeout_ms: 3000,
             max_no_capture_round: None,
         },
+        seat_limits: SeatLimits::default(),
     };
     let hub = Hub::new(Arc::new(MemoryStore::default()), registry.clone(), setup);
     let config = ConnConfig {
@@ -70,6 +71,26 @@ async fn a_bad_ready_is_refused_with_the_reason() {
             "`game` must be a string",
         ),
         (ready("ann", "", "", r#","token":"short""#), "bad token"),
+        // Eight characters were once enough; now only 128 random bits in hex.
+        (ready("ann", "", "", r#","token":"abcdefgh""#), "bad token"),
+        (
+            ready(
+                "ann",
+                "",
+                "",
+                r#","token":"0123456789abcdef0123456789abcdeg""#,
+            ),
+            "bad token",
+        ),
+        (
+            ready(
+                "ann",
+                "",
+                "",
+                r#","token":"0123456789ABCDEF0123456789ABCDEF""#,
+            ),
+            "bad token",
+        ),
         (
             ready("ann", "", "", r#","timeout_ms":5"#),
             "timeout_ms must be from 100",
@@ -96,6 +117,10 @@ async fn a_good_ready_goes_to_its_room_unanswered() {
     session.line(&ready("ann", "BLACK", "7", ""));
     assert!(inbox.try_next().is_none());
     assert_eq!(session.room, Some(7));
+    let token = r#","token":"0123456789abcdef0123456789abcdef""#;
+    session.line(&ready("ann", "BLACK", "8", token));
+    assert!(inbox.try_next().is_none());
+    assert_eq!(session.room, Some(8));
 }
 
 #[tokio::test]

@@ -15,10 +15,11 @@ use crate::protocol::{
     WATCH,
 };
 use crate::rooms::outbox::{outbox, Inbox};
-use crate::rooms::{Hub, Peer, Records, RoomContext, RoomEvent, RoomSetup, SeatTimes};
+use crate::rooms::{Hub, Peer, Records, RoomContext, RoomEvent, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::memory::MemoryStore;
 
 mod failures;
+mod guard;
 mod joining;
 mod playing;
 mod seats;
@@ -39,10 +40,15 @@ struct Client {
 
 impl Client {
     fn new(id: u64, name: &'static str) -> Client {
+        Client::at(id, name, format!("test:{name}"))
+    }
+
+    /// A client from a real address (counted by the seat limits and the token back-off).
+    fn at(id: u64, name: &'static str, addr: String) -> Client {
         let (out, inbox) = outbox();
         let peer = Peer {
             id,
-            addr: format!("test:{name}"),
+            addr,
             outbox: out,
             awaited: Default::default(),
             seated: Default::default(),
@@ -113,6 +119,10 @@ struct Table {
 
 impl Table {
     fn new() -> Table {
+        Table::with_limits(SeatLimits::default())
+    }
+
+    fn with_limits(seat_limits: SeatLimits) -> Table {
         let store = Arc::new(MemoryStore::default());
         let registry = Registry::of::<arbiter_ai::Standard>();
         let setup = RoomSetup {
@@ -126,13 +136,16 @@ impl Table {
                 timeout_ms: MOVE_TIME.as_millis() as u64,
                 max_no_capture_round: None,
             },
+            seat_limits,
         };
         let hub = Hub::new(store.clone(), registry.clone(), setup.clone());
+        let guard = hub.guard().expect("a hub with a context");
         let ctx = Arc::new(RoomContext {
             store: store.clone(),
             hub,
             registry,
             setup,
+            guard,
         });
         Table {
             room: Room::new(1, ctx),

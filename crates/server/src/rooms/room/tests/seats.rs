@@ -50,8 +50,11 @@ async fn leaving_or_disconnecting_during_a_game_is_a_resignation() {
     );
 }
 
+pub(super) const ALICE_TOKEN: &str = "a11ce0000000000000000000000000a1";
+pub(super) const BOB_TOKEN: &str = "b0b00000000000000000000000000b0b";
+
 /// Alice and Bob, pages with seat tokens, in a started game.
-async fn started_with_tokens() -> (Table, Client, Client) {
+pub(super) async fn started_with_tokens() -> (Table, Client, Client) {
     let mut t = Table::new();
     let (mut alice, mut bob) = (Client::page(1, "alice"), Client::page(2, "bob"));
     // Moves long enough that only the seat's grace can run out.
@@ -63,10 +66,10 @@ async fn started_with_tokens() -> (Table, Client, Client) {
         &alice,
         Some(Side::First),
         request.clone(),
-        Some("alice-token"),
+        Some(ALICE_TOKEN),
     )
     .await;
-    t.ready_with(&bob, Some(Side::Second), request, Some("bob-token-1"))
+    t.ready_with(&bob, Some(Side::Second), request, Some(BOB_TOKEN))
         .await;
     alice.one();
     bob.one();
@@ -83,8 +86,7 @@ async fn a_player_with_a_token_keeps_its_seat_and_comes_back_to_its_game() {
     assert_eq!(t.status(), "playing");
     let mut again = Client::page(3, "bob");
     let request = t.request("surakarta", &[]);
-    t.ready_with(&again, None, request, Some("bob-token-1"))
-        .await;
+    t.ready_with(&again, None, request, Some(BOB_TOKEN)).await;
     let heard = again.heard();
     assert_eq!(fields(&heard[0]), (READY, "alice", "WHITE", "1"));
     let state: serde_json::Value = serde_json::from_str(&heard[1].data1).unwrap();
