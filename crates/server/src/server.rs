@@ -15,6 +15,7 @@ use arbiter_ai::Catalogue;
 use crate::api::ApiLimits;
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
+use crate::storage::retry::RetryEnds;
 use crate::storage::{Storage, StorageError, Store, StoreOptions};
 use crate::transport::http::{HttpDeadlines, HttpState};
 use crate::transport::limits::Caps;
@@ -200,7 +201,8 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         },
         seat_limits: config.seat_limits,
     };
-    let storage: Storage = Arc::new(store.clone());
+    // A game whose end the disk refused is closed as soon as the disk takes writes again.
+    let storage: Storage = RetryEnds::wrap(Arc::new(store.clone()));
     let hub = Hub::new(storage.clone(), registry.clone(), setup);
     let tcp_conn = config.conn_config(registry);
     let web_conn = ConnConfig {

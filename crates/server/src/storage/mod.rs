@@ -9,6 +9,7 @@
 mod error;
 #[cfg(test)]
 pub mod memory;
+pub mod retry;
 pub mod sqlite;
 
 use std::sync::Arc;
