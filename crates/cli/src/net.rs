@@ -182,19 +182,28 @@ pub fn serve<C: Catalogue>(args: ServeArgs) -> anyhow::Result<ExitCode> {
         let server = arbiter_server::start::<C>(config)
             .await
             .map_err(anyhow::Error::msg)?;
-        eprintln!(
+        say(format!(
             "arbiter serves the course protocol on {} and http://{} (API at /api, WebSocket at /ws); Ctrl-C stops",
             server.tcp_addr, server.http_addr
-        );
+        ));
         tokio::signal::ctrl_c().await.context("cannot wait for Ctrl-C")?;
-        eprintln!("stopping: running games get their grace period, then end as interrupted (Ctrl-C again to stop at once) …");
+        say("stopping: running games get their grace period, then end as interrupted (Ctrl-C again to stop at once) …".into());
         tokio::select! {
             _ = server.shutdown() => {}
-            _ = tokio::signal::ctrl_c() => eprintln!("stopped at once"),
+            _ = tokio::signal::ctrl_c() => say("stopped at once".into()),
         }
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Tells the operator something on stderr without ever waiting for it: a stderr pipe nobody
+/// reads must not stop the server from starting to wait for Ctrl-C or from stopping. The line
+/// is written by a thread of its own, which the process does not wait for when it exits.
+fn say(text: String) {
+    let _ = std::thread::Builder::new()
+        .name("arbiter-say".into())
+        .spawn(move || eprintln!("{text}"));
 }
 
 #[derive(Args)]

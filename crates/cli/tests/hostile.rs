@@ -122,6 +122,29 @@ fn a_log_pipe_nobody_reads_never_stops_the_games() {
 }
 
 #[test]
+fn ctrl_c_stops_in_time_when_stderr_is_a_pipe_nobody_reads() {
+    let dir = temp("ctrlc-pipe");
+    // stderr goes into a pipe this test never reads; the moves' log lines fill it.
+    let (mut server, tcp, _) = serve(&dir, &["--shutdown-grace", "1"], Stdio::piped());
+    let (mut red, mut blue) = duck_players(tcp, "9");
+    cycle(&mut red, &mut blue, 800);
+    let stopped = Instant::now();
+    Command::new("kill")
+        .args(["-INT", &server.id().to_string()])
+        .status()
+        .unwrap();
+    let deadline = stopped + Duration::from_secs(10);
+    while server.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = server.kill();
+            let _ = server.wait();
+            panic!("Ctrl-C did not stop the server within 10 s (grace 1 s)");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
 fn a_crash_loses_no_forwarded_move_and_leaves_no_game_running() {
     let dir = temp("crash");
     let (mut server, tcp, _) = serve(&dir, &[], Stdio::null());
