@@ -15,8 +15,15 @@ use tokio::sync::{mpsc, Notify};
 
 /// Bytes of essential lines a client may leave unread before it is disconnected.
 pub const ESSENTIAL_LIMIT: usize = 1 << 20;
+/// What a queued line costs beyond its text and newline, counted against the limits: the
+/// `Arc`'s counts, the allocator's rounding and the queue's slot. Without it a client sent many
+/// short lines held several times the limit.
+pub const LINE_OVERHEAD: usize = 64;
 /// Above this many queued bytes, lossy lines (chat) are dropped for that client.
 pub const LOSSY_LIMIT: usize = 64 << 10;
+/// What a connection's socket may hold besides its outbox: the kernel's send buffer (TCP) and
+/// the WebSocket's write buffer.
+pub const SOCKET_BUFFER: usize = 64 << 10;
 /// A single write that takes longer than this means the client stopped reading.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -61,6 +68,11 @@ pub fn outbox() -> (Outbox, Inbox) {
     )
 }
 
+/// The bytes a queued line is counted for.
+fn cost(line: &str) -> usize {
+    line.len() + 1 + LINE_OVERHEAD
+}
+
 impl Outbox {
     /// Queues a line (without its newline); false when the connection is gone or was just
     /// closed for not reading.
@@ -68,7 +80,7 @@ impl Outbox {
         if self.is_closed() {
             return false;
         }
-        let size = line.len() + 1;
+        let size = cost(&line);
         let queued = self.shared.queued.load(Ordering::Relaxed);
         if kind == Kind::Lossy && queued > LOSSY_LIMIT {
             self.shared.dropped.fetch_add(1, Ordering::Relaxed);
@@ -122,9 +134,7 @@ impl Inbox {
 
     /// Marks a line as written (its bytes leave the queue).
     pub fn written(&self, line: &str) {
-        self.shared
-            .queued
-            .fetch_sub(line.len() + 1, Ordering::Relaxed);
+        self.shared.queued.fetch_sub(cost(line), Ordering::Relaxed);
     }
 
     /// The writer has stopped: nothing more can be sent.
@@ -154,6 +164,30 @@ mod tests {
         let first = inbox.next().await.unwrap();
         inbox.written(&first);
         assert_eq!(first.len(), 40_000);
+    }
+
+    /// What a queued line really holds in memory, at least: its text, the `Arc`'s two counts
+    /// and the queue's slot (a fat pointer).
+    fn held(text: usize) -> usize {
+        text + 2 * std::mem::size_of::<usize>() + std::mem::size_of::<Arc<str>>()
+    }
+
+    #[tokio::test]
+    async fn a_spectator_that_never_reads_small_lines_is_dropped_by_the_bytes_they_hold() {
+        // A spectator of a fast game queues many short lines; each costs more than its text.
+        for text in [1, 60, 400] {
+            let (out, _inbox) = outbox();
+            let mut lines = 0;
+            while out.send(line(text), Kind::Essential) {
+                lines += 1;
+            }
+            assert!(
+                lines * held(text) <= ESSENTIAL_LIMIT,
+                "{lines} lines of {text} bytes hold {} bytes",
+                lines * held(text)
+            );
+            assert!(lines * (text + 1 + LINE_OVERHEAD) > ESSENTIAL_LIMIT - 1000);
+        }
     }
 
     #[tokio::test]

@@ -11,7 +11,7 @@ use tokio::net::{TcpListener, TcpStream};
 use super::limits::{Admissions, Admitted, Crowded};
 use super::session::{ConnConfig, Next, Session, Traffic};
 use crate::protocol::{self, Line, LineBuffer};
-use crate::rooms::outbox::{Inbox, WRITE_TIMEOUT};
+use crate::rooms::outbox::{Inbox, SOCKET_BUFFER, WRITE_TIMEOUT};
 use crate::rooms::Hub;
 
 /// Accepts course clients for ever, each within the connection budget.
@@ -97,6 +97,8 @@ async fn serve_tcp(
 ) {
     let _ = stream.set_nodelay(true);
     keep_alive(&stream);
+    // The kernel's send buffer grows to megabytes for a client that does not read; bound it.
+    let _ = socket2::SockRef::from(&stream).set_send_buffer_size(SOCKET_BUFFER);
     let (mut reader, writer) = stream.into_split();
     let (mut session, inbox) = Session::new(addr.to_string(), hub, config);
     tracing::info!("connection from {addr} (TCP)");

@@ -16,7 +16,7 @@ use super::http::{origin_allowed, HttpState};
 use super::session::{Next, Session, Traffic};
 use crate::api::ApiError;
 use crate::protocol::MAX_LINE;
-use crate::rooms::outbox::{Inbox, WRITE_TIMEOUT};
+use crate::rooms::outbox::{Inbox, SOCKET_BUFFER, WRITE_TIMEOUT};
 
 /// Upgrades a request from an allowed origin to a WebSocket session.
 pub async fn websocket(
@@ -37,8 +37,11 @@ pub async fn websocket(
         status: rejection.status(),
         message: rejection.body_text(),
     })?;
+    // The frames waiting in the socket's own buffer are bounded too, not only the outbox.
     Ok(upgrade
         .max_message_size(MAX_LINE * 2)
+        .write_buffer_size(SOCKET_BUFFER)
+        .max_write_buffer_size(SOCKET_BUFFER + MAX_LINE * 2)
         .on_upgrade(move |socket| serve_websocket(socket, addr, state)))
 }
 
