@@ -11,7 +11,7 @@ use tokio::time::Instant;
 
 use super::guard::Guard;
 use super::room::Room;
-use super::{RoomContext, RoomEvent, RoomInfo, RoomSetup};
+use super::{log_message, send, Peer, RoomContext, RoomEvent, RoomInfo, RoomSetup};
 use crate::games::Registry;
 use crate::storage::Storage;
 
@@ -26,6 +26,9 @@ pub struct Hub {
     weak_self: std::sync::OnceLock<std::sync::Weak<Hub>>,
     context: std::sync::OnceLock<(Storage, Arc<Registry>, RoomSetup, Arc<Guard>)>,
     closing: AtomicBool,
+    /// Spectators of rooms that have no task (no one has sat down there): a peer each, handed
+    /// to the room when it starts, so watching empty rooms costs no room.
+    idle_watchers: std::sync::Mutex<HashMap<u32, Vec<Peer>>>,
 }
 
 impl Hub {
@@ -37,8 +40,7 @@ impl Hub {
         hub
     }
 
-    fn spawn_room(&self, id: u32) -> mpsc::UnboundedSender<RoomEvent> {
-        let (tx, rx) = mpsc::unbounded_channel();
+    fn room_context(&self) -> Arc<RoomContext> {
         let hub = self
             .weak_self
             .get()
@@ -46,21 +48,73 @@ impl Hub {
             .expect("hub alive while used");
         let (store, registry, setup, guard) =
             self.context.get().cloned().expect("hub has a context");
-        let ctx = Arc::new(RoomContext {
+        Arc::new(RoomContext {
             store,
             hub,
             registry,
             setup,
             guard,
-        });
-        let room = Room::new(id, ctx);
+        })
+    }
+
+    /// Starts room `id`'s task, with the spectators that were waiting for it.
+    fn spawn_room(&self, id: u32) -> mpsc::UnboundedSender<RoomEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let watchers = self
+            .idle_watchers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id)
+            .unwrap_or_default();
+        let room = Room::new(id, self.room_context()).with_spectators(watchers);
         tokio::spawn(room.run(rx, tx.downgrade()));
         tx
     }
 
-    /// Delivers an event to room `id`, starting the room if needed.
+    /// A spectator's event for a room with no task: kept or dropped here, no room started.
+    /// `None` when it was handled; the event back when a room must take it.
+    fn idle_room_event(&self, id: u32, event: RoomEvent) -> Option<RoomEvent> {
+        let mut idle = self.idle_watchers.lock().unwrap_or_else(|e| e.into_inner());
+        let forget = |idle: &mut HashMap<u32, Vec<Peer>>, conn| {
+            if let Some(peers) = idle.get_mut(&id) {
+                peers.retain(|p| p.id != conn && !p.outbox.is_closed());
+                if peers.is_empty() {
+                    idle.remove(&id);
+                }
+            }
+        };
+        match event {
+            RoomEvent::Watch { peer, message } => {
+                log_message(None, "recv", &peer.addr, &message);
+                forget(&mut idle, peer.id);
+                let snapshot = Room::new(id, self.room_context()).snapshot();
+                send(&peer, snapshot, None);
+                idle.entry(id).or_default().push(peer);
+                None
+            }
+            RoomEvent::Unwatch { conn } => {
+                forget(&mut idle, conn);
+                None
+            }
+            RoomEvent::Leave { peer, .. } => {
+                forget(&mut idle, peer.id);
+                None
+            }
+            other => Some(other),
+        }
+    }
+
+    /// Delivers an event to room `id`, starting the room if needed (not for spectators of a
+    /// room where no one sits: they wait in the hub).
     pub fn send(&self, id: u32, event: RoomEvent) {
         let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+        let event = match rooms.contains_key(&id) {
+            true => event,
+            false => match self.idle_room_event(id, event) {
+                Some(event) => event,
+                None => return,
+            },
+        };
         let tx = rooms.entry(id).or_insert_with(|| self.spawn_room(id));
         if let Err(mpsc::error::SendError(event)) = tx.send(event) {
             let fresh = self.spawn_room(id);
@@ -171,5 +225,120 @@ impl Hub {
         for wait in waits {
             let _ = tokio::time::timeout(Duration::from_secs(5), wait).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::games::SettingsDefaults;
+    use crate::protocol::{Message, STATE, WATCH};
+    use crate::rooms::outbox::{outbox, Inbox};
+    use crate::rooms::{Peer, Records, SeatLimits, SeatTimes};
+    use crate::storage::memory::MemoryStore;
+
+    fn hub() -> Arc<Hub> {
+        let setup = RoomSetup {
+            records: Records::default(),
+            seats: SeatTimes {
+                wait_timeout: Duration::from_secs(60),
+                rematch_window: Duration::from_secs(60),
+                seat_grace: Duration::from_secs(5),
+            },
+            defaults: SettingsDefaults {
+                timeout_ms: 3000,
+                max_no_capture_round: None,
+            },
+            seat_limits: SeatLimits::default(),
+        };
+        let registry = Registry::of::<arbiter_ai::Standard>();
+        Hub::new(Arc::new(MemoryStore::default()), registry, setup)
+    }
+
+    fn peer(id: u64) -> (Peer, Inbox) {
+        let (out, inbox) = outbox();
+        let peer = Peer {
+            id,
+            addr: format!("10.0.{}.{}:1", id >> 8, id & 255),
+            outbox: out,
+            awaited: Default::default(),
+            seated: Default::default(),
+            changed: Default::default(),
+            extension: Default::default(),
+        };
+        (peer, inbox)
+    }
+
+    async fn next_state(inbox: &mut Inbox) -> Message {
+        let line = tokio::time::timeout(Duration::from_secs(5), inbox.next())
+            .await
+            .expect("a message in time")
+            .expect("open");
+        inbox.written(&line);
+        let m = Message::parse(&line).unwrap();
+        assert_eq!(m.op, STATE, "{m:?}");
+        m
+    }
+
+    #[tokio::test]
+    async fn watching_empty_rooms_starts_no_room_and_a_game_there_is_still_seen() {
+        let hub = hub();
+        let mut inboxes = Vec::new();
+        for room in 1..=2000u32 {
+            let (peer, inbox) = peer(u64::from(room));
+            let message = Message::new(WATCH, room.to_string(), "", "");
+            hub.send(room, RoomEvent::Watch { peer, message });
+            inboxes.push(inbox);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(
+            hub.senders().len(),
+            0,
+            "a room task for each watched empty room"
+        );
+        // Every spectator has its snapshot; room 5's sees the game that starts there.
+        let first = next_state(&mut inboxes[0]).await;
+        assert!(first.data1.contains(r#""status":"waiting""#), "{first:?}");
+        let watcher = &mut inboxes[4];
+        next_state(watcher).await;
+        let request = crate::games::Requested {
+            game: hub
+                .context
+                .get()
+                .unwrap()
+                .1
+                .definition("surakarta")
+                .unwrap(),
+            options: Vec::new(),
+            timeout_ms: None,
+            clock: None,
+            opening_timeout_ms: None,
+        };
+        for (id, colour) in [
+            (9001, arbiter_core::Side::First),
+            (9002, arbiter_core::Side::Second),
+        ] {
+            let (peer, inbox) = peer(id);
+            std::mem::forget(inbox);
+            let event = RoomEvent::Ready {
+                peer,
+                message: Message::new(crate::protocol::READY, "p", "", "5"),
+                name: format!("p{id}"),
+                colour: Some(colour),
+                request: request.clone(),
+                token: None,
+            };
+            hub.send(5, event);
+        }
+        let started = next_state(watcher).await;
+        assert!(
+            started.data1.contains(r#""status":"playing""#),
+            "{started:?}"
+        );
+        // Unwatching an idle room forgets the spectator without starting a room.
+        hub.send(7, RoomEvent::Unwatch { conn: 7 });
+        assert_eq!(hub.senders().len(), 1);
     }
 }

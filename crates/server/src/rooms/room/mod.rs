@@ -116,6 +116,12 @@ impl Room {
         }
     }
 
+    /// The room with spectators that watched it before it started.
+    pub(in crate::rooms) fn with_spectators(mut self, peers: Vec<Peer>) -> Room {
+        self.spectators.extend(peers.into_iter().map(|p| (p.id, p)));
+        self
+    }
+
     /// The room's task: the state machine fed with its messages and woken at its deadlines,
     /// until it is empty and forgotten by the hub.
     pub(in crate::rooms) async fn run(

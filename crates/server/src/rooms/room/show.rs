@@ -5,7 +5,7 @@ use crate::protocol::{self, Message};
 use crate::rooms::{RoomInfo, RoomPlayer};
 
 impl Room {
-    pub(super) fn snapshot(&self) -> Message {
+    pub(in crate::rooms) fn snapshot(&self) -> Message {
         let info = self.info();
         let json = serde_json::to_string(&info).expect("room info serialises");
         Message::new(protocol::STATE, json, "", self.id.to_string())
