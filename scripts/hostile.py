@@ -14,7 +14,10 @@ methods: every answer JSON, 413 for big bodies), rooms-page (5,000 rooms, listed
 deadlines and caps (docs/security.md, "Transports and deadlines"): body-deadline (200 POSTs
 whose body never comes), h2-idle (200 HTTP/2 connections that only ping), watch-idle (100
 WATCHes of an empty room beside a spectator of a live game), network-cap (40 addresses of one
-/24 against a client of another network).
+/24 against a client of another network);
+storage, seats and connections: db-links (a second server on a symlink and a hard link to the
+database), ctrl-c-pipe (Ctrl-C with stderr a full pipe nobody reads), token-guess (20 s of
+wrong seat tokens against a held seat), seat-hoard (one address asks for seats in 200 rooms).
 Each prints what it measured and PASS or FAIL; the exit status is the number of failures.
 """
 import json
@@ -567,12 +570,129 @@ def network_cap(binary, folder):
     server.stop()
     return len(held) - refused == 1000 and other_served
 
+# ---- Storage, seats and connections (docs/security.md, "Storage, seats and connections") ----
+
+DUCK_CYCLE = ["a0-a1", "a9-a8", "a1-a0", "a8-a9"]
+
+
+def duck_pair(port, room, tokens=(None, None)):
+    """Red and blue in a Duck Chess game without a no-capture limit, started."""
+    red, blue = Client(port), Client(port)
+    for client, name, colour, token in ((red, "r", "RED", tokens[0]), (blue, "b", "BLUE", tokens[1])):
+        extra = {"game": "duck", "max_no_capture_round": 0, **({"token": token} if token else {})}
+        client.send(200000, name, colour, str(room), **extra)
+    red.recv(), blue.recv()
+    return red, blue
+
+
+def play_cycle(red, blue, plies):
+    for ply in range(plies):
+        mover, other = (red, blue) if ply % 2 == 0 else (blue, red)
+        mover.send(200001, *DUCK_CYCLE[ply % 4].split("-"))
+        if other.recv()["op"] != 200001:
+            return False
+    return True
+
+
+def db_links(binary, folder):
+    server = Server(binary, folder)
+    red, blue = duck_pair(server.tcp, 5)
+    play_cycle(red, blue, 4)
+    db = os.path.join(folder, "games.sqlite")
+    outcomes = {}
+    for kind, make in (("symlink", os.symlink), ("hard link", os.link)):
+        other = os.path.join(folder, kind.replace(" ", "-") + ".sqlite")
+        make(db, other)
+        try:
+            done = subprocess.run([binary, "serve", "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0", "--db", other],
+                                  capture_output=True, timeout=10)
+            outcomes[kind] = "refused" if done.returncode != 0 and b"another arbiter server" in done.stderr else "?"
+        except subprocess.TimeoutExpired:
+            outcomes[kind] = "STARTED"
+    going_on = play_cycle(red, blue, 4)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        ended = conn.execute("SELECT ended_at FROM games WHERE id = 1").fetchone()[0]
+    print(f"db-links: a second server on a {outcomes}; the first's game goes on: {going_on}, "
+          f"still open in the database: {ended is None}")
+    server.stop()
+    return set(outcomes.values()) == {"refused"} and going_on and ended is None
+
+
+def ctrl_c_pipe(binary, folder):
+    tcp, http = free_port(), free_port()
+    proc = subprocess.Popen([binary, "serve", "--tcp", f"127.0.0.1:{tcp}", "--http", f"127.0.0.1:{http}",
+                             "--db", os.path.join(folder, "games.sqlite"), "--shutdown-grace", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # never read
+    time.sleep(1)
+    red, blue = duck_pair(tcp, 6)
+    play_cycle(red, blue, 4000)
+    started = time.time()
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(15)
+        took = time.time() - started
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        took = None
+    print(f"ctrl-c-pipe: stderr a full pipe nobody reads, 4000 moves logged; Ctrl-C (grace 2 s) stopped it in "
+          f"{'never (killed after 15 s)' if took is None else f'{took:.1f} s'}")
+    return took is not None and took < 10
+
+
+def token_guess(binary, folder):
+    server = Server(binary, folder)
+    tokens = ("a" * 32, "b" * 32)
+    red, blue = duck_pair(server.tcp, 7, tokens)
+    blue.sock.close()  # blue's seat is held for 30 s; its token takes it back
+    guesser = Client(server.tcp)
+    guesser.sock.settimeout(2)
+    compared = backed_off = 0
+    until = time.time() + 20
+    while time.time() < until:
+        guesser.send(200000, "b", "", "7", game="duck", max_no_capture_round=0, token=os.urandom(16).hex())
+        try:
+            answer = guesser.recv()
+        except (OSError, ValueError):
+            break
+        if "too many wrong seat tokens" in answer.get("data2", ""):
+            backed_off += 1
+        else:
+            compared += 1
+        time.sleep(0.01)
+    print(f"token-guess: 20 s of wrong 128-bit seat tokens: {compared} compared, {backed_off} refused by the back-off")
+    server.stop()
+    return compared <= 12 and backed_off > 0
+
+
+def seat_hoard(binary, folder):
+    server = Server(binary, folder)
+    clients = []
+    for room in range(100, 300):
+        c = Client(server.tcp)
+        c.send(200000, f"h{room}", "", str(room), game="duck")
+        clients.append(c)
+    time.sleep(2)
+    refused = 0
+    for c in clients:
+        c.sock.settimeout(0.05)
+        try:
+            if "too many seats" in c.recv().get("data2", ""):
+                refused += 1
+        except (OSError, ValueError):
+            pass
+    held = len(clients) - refused
+    print(f"seat-hoard: one address asked for seats in 200 rooms: {held} held, {refused} refused (cap 16)")
+    server.stop()
+    return held <= 16
+
 
 ATTACKS = {"idle-http": idle_http, "trickle": trickle, "spectators": spectators, "kill": kill_rounds,
            "judge-flood": judge_flood, "ai-hangup": ai_hangup, "games-flood": games_flood,
            "api-errors": api_errors, "rooms-page": rooms_page,
            "body-deadline": body_deadline, "h2-idle": h2_idle, "watch-idle": watch_idle,
-           "network-cap": network_cap}
+           "network-cap": network_cap,
+           "db-links": db_links, "ctrl-c-pipe": ctrl_c_pipe, "token-guess": token_guess, "seat-hoard": seat_hoard}
 
 
 def main():
