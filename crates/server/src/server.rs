@@ -192,15 +192,7 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     };
     let store = Store::open(&config.db, &options)?;
     let registry = Registry::of::<C>();
-    let setup = RoomSetup {
-        records: records(&config)?,
-        seats: config.seats,
-        defaults: SettingsDefaults {
-            timeout_ms: config.timeout_ms,
-            max_no_capture_round: config.max_no_capture_round,
-        },
-        seat_limits: config.seat_limits,
-    };
+    let setup = room_setup(&config)?;
     // A game whose end the disk refused is closed as soon as the disk takes writes again.
     let storage: Storage = RetryEnds::wrap(Arc::new(store.clone()));
     let hub = Hub::new(storage.clone(), registry.clone(), setup);
@@ -248,6 +240,19 @@ async fn bind(
     let listener = TcpListener::bind(addr).await.map_err(failed)?;
     let bound = listener.local_addr().map_err(failed)?;
     Ok((listener, bound))
+}
+
+/// How rooms are run, from the server's settings.
+fn room_setup(config: &ServerConfig) -> Result<RoomSetup, StartError> {
+    Ok(RoomSetup {
+        records: records(config)?,
+        seats: config.seats,
+        defaults: SettingsDefaults {
+            timeout_ms: config.timeout_ms,
+            max_no_capture_round: config.max_no_capture_round,
+        },
+        seat_limits: config.seat_limits,
+    })
 }
 
 /// The record files' places, their folders made.
