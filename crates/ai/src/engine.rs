@@ -18,6 +18,9 @@ use crate::player::{Limits, Player, SearchInfo};
 use crate::registry::{self, Catalogue, FullGame, GameVisitor};
 use crate::spec::PlayerSpec;
 
+mod error;
+pub use error::EngineError;
+
 /// The `game …` line that sets up `options`' game for an engine: `game surakarta size 8
 /// max_no_capture_round 40`.
 pub fn game_line(options: &Options) -> String {
@@ -50,9 +53,10 @@ fn info_line(info: &SearchInfo) -> String {
 
 /// One game's state in the engine.
 trait Session: Send {
-    fn set_position(&mut self, words: &[&str]) -> Result<(), String>;
-    fn set_player(&mut self, spec: &PlayerSpec, seed: u64) -> Result<(), String>;
-    fn go(&mut self, limits: Limits, stop: Arc<AtomicBool>, out: Output) -> Result<(), String>;
+    fn set_position(&mut self, words: &[&str]) -> Result<(), EngineError>;
+    fn set_player(&mut self, spec: &PlayerSpec, seed: u64) -> Result<(), EngineError>;
+    fn go(&mut self, limits: Limits, stop: Arc<AtomicBool>, out: Output)
+        -> Result<(), EngineError>;
     /// Analyses in the background, like `go`.
     fn analyze(&mut self, limits: Limits, losing_depth: u32, stop: Arc<AtomicBool>, out: Output);
     /// Waits for a running search to end.
@@ -73,11 +77,11 @@ struct GameSession<G: FullGame> {
 }
 
 impl<G: FullGame> GameSession<G> {
-    fn new(start: G, spec: &PlayerSpec, seed: u64) -> Result<Self, String> {
+    fn new(start: G, spec: &PlayerSpec, seed: u64) -> Result<Self, EngineError> {
         Ok(GameSession {
             current: start.clone(),
             start,
-            player: Some(spec.build::<G>(seed).map_err(|e| e.to_string())?),
+            player: Some(spec.build::<G>(seed)?),
             running: None,
             analysing: None,
         })
@@ -85,10 +89,8 @@ impl<G: FullGame> GameSession<G> {
 }
 
 impl<G: FullGame> Session for GameSession<G> {
-    fn set_position(&mut self, words: &[&str]) -> Result<(), String> {
-        let (kind, rest) = words
-            .split_first()
-            .ok_or("`position` needs startpos, fen or file")?;
+    fn set_position(&mut self, words: &[&str]) -> Result<(), EngineError> {
+        let (kind, rest) = words.split_first().ok_or(EngineError::PositionNeedsKind)?;
         let moves_at = rest.iter().position(|&w| w == "moves");
         let (setup, moves) = match moves_at {
             Some(i) => (&rest[..i], &rest[i + 1..]),
@@ -96,26 +98,33 @@ impl<G: FullGame> Session for GameSession<G> {
         };
         let mut pos = match *kind {
             "startpos" if setup.is_empty() => self.start.clone(),
-            "startpos" => return Err(format!("unexpected `{}` after startpos", setup.join(" "))),
-            other => G::setup(other, &setup.join(" "), &self.start.options())?,
+            "startpos" => return Err(EngineError::AfterStartpos(setup.join(" "))),
+            other => G::setup(other, &setup.join(" "), &self.start.options())
+                .map_err(EngineError::Setup)?,
         };
         for (i, text) in moves.iter().enumerate() {
-            let mv = pos
-                .parse_move(text)
-                .map_err(|e| format!("move {} of the list: {e}", i + 1))?;
+            let mv = pos.parse_move(text).map_err(|e| EngineError::BadMove {
+                index: i + 1,
+                reason: e,
+            })?;
             pos.play(mv);
         }
         self.current = pos;
         Ok(())
     }
 
-    fn set_player(&mut self, spec: &PlayerSpec, seed: u64) -> Result<(), String> {
-        self.player = Some(spec.build::<G>(seed).map_err(|e| e.to_string())?);
+    fn set_player(&mut self, spec: &PlayerSpec, seed: u64) -> Result<(), EngineError> {
+        self.player = Some(spec.build::<G>(seed)?);
         Ok(())
     }
 
-    fn go(&mut self, limits: Limits, stop: Arc<AtomicBool>, out: Output) -> Result<(), String> {
-        let mut player = self.player.take().ok_or("a search is already running")?;
+    fn go(
+        &mut self,
+        limits: Limits,
+        stop: Arc<AtomicBool>,
+        out: Output,
+    ) -> Result<(), EngineError> {
+        let mut player = self.player.take().ok_or(EngineError::Searching)?;
         let position = self.current.clone();
         self.running = Some(std::thread::spawn(move || {
             let mut report = |info: &SearchInfo| say(&out, &info_line(info));
@@ -229,20 +238,20 @@ struct NewSession<'a> {
 }
 
 impl GameVisitor for NewSession<'_> {
-    type Output = Result<Box<dyn Session>, String>;
+    type Output = Result<Box<dyn Session>, EngineError>;
     fn visit<G: FullGame>(self, start: G) -> Self::Output {
         Ok(Box::new(GameSession::new(start, self.spec, self.seed)?))
     }
 }
 
-type SessionMaker = fn(&Options, &PlayerSpec, u64) -> Result<Box<dyn Session>, String>;
+type SessionMaker = fn(&Options, &PlayerSpec, u64) -> Result<Box<dyn Session>, EngineError>;
 
 fn make_session<C: Catalogue>(
     options: &Options,
     spec: &PlayerSpec,
     seed: u64,
-) -> Result<Box<dyn Session>, String> {
-    registry::with_game::<C, _>(options, NewSession { spec, seed }).map_err(|e| e.to_string())?
+) -> Result<Box<dyn Session>, EngineError> {
+    registry::with_game::<C, _>(options, NewSession { spec, seed })?
 }
 
 /// Runs the engine protocol for the games of catalogue `C` until `quit` or the end of the input.
@@ -338,9 +347,15 @@ impl Engine {
         let result = match verb {
             "quit" => return false,
             "arbiter" | "uci" => {
-                say(&self.out, &format!("id name arbiter {}", env!("CARGO_PKG_VERSION")));
+                say(
+                    &self.out,
+                    &format!("id name arbiter {}", env!("CARGO_PKG_VERSION")),
+                );
                 say(&self.out, "id author the arbiter project");
-                say(&self.out, "option name player type string default alphabeta");
+                say(
+                    &self.out,
+                    "option name player type string default alphabeta",
+                );
                 say(&self.out, "option name seed type spin default 1");
                 say(&self.out, if verb == "uci" { "uciok" } else { "arbiterok" });
                 Ok(())
@@ -357,7 +372,7 @@ impl Engine {
                 Ok(())
             }
             _ if self.infinite && self.session.as_ref().is_some_and(|s| s.searching()) => {
-                Err(format!("`{verb}` during `go infinite`; send stop first"))
+                Err(EngineError::Busy(verb.to_string()))
             }
             "game" => self.game(args),
             "setoption" => self.set_option(args),
@@ -368,51 +383,49 @@ impl Engine {
             "position" => self.with_session(|s| s.set_position(args)),
             "go" => self.go(args),
             "analyze" => self.analyze(args),
-            "d" | "show" => self.with_session(|s| Ok(s.show())).map(|text| say(&self.out, &text)),
-            other => Err(format!(
-                "unknown command `{}` (commands: arbiter, isready, game, setoption, newgame, position, go, stop, analyze, show, quit)",
-                arbiter_core::text::shorten(other)
-            )),
+            "d" | "show" => self
+                .with_session(|s| Ok(s.show()))
+                .map(|text| say(&self.out, &text)),
+            other => Err(EngineError::UnknownCommand(arbiter_core::text::shorten(
+                other,
+            ))),
         };
-        if let Err(message) = result {
-            self.error(&message);
+        if let Err(error) = result {
+            self.error(&error.to_string());
         }
         true
     }
 
     fn with_session<T>(
         &mut self,
-        f: impl FnOnce(&mut dyn Session) -> Result<T, String>,
-    ) -> Result<T, String> {
+        f: impl FnOnce(&mut dyn Session) -> Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
         let Some(session) = self.session.as_mut() else {
-            return Err(format!(
-                "no game chosen yet: send `game NAME` first ({})",
-                self.game_ids
-            ));
+            return Err(EngineError::NoGame(self.game_ids.clone()));
         };
         session.wait();
         f(session.as_mut())
     }
 
-    fn game(&mut self, args: &[&str]) -> Result<(), String> {
+    fn game(&mut self, args: &[&str]) -> Result<(), EngineError> {
         let Some((name, rest)) = args.split_first() else {
-            return Err(format!("`game` needs a name: {}", self.game_ids));
+            return Err(EngineError::GameNeedsName(self.game_ids.clone()));
         };
         if rest.len() % 2 != 0 {
-            return Err("game options come in pairs: `size 8`".into());
+            return Err(EngineError::OddOptions);
         }
         let pairs = rest
             .chunks(2)
             .map(|pair| {
                 pair[1].parse::<u64>().map(|v| (pair[0], v)).map_err(|_| {
-                    format!("option {} must be a number, found `{}`", pair[0], pair[1])
+                    EngineError::OptionNotNumber {
+                        name: pair[0].to_string(),
+                        found: pair[1].to_string(),
+                    }
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let options = self
-            .find_game(name)?
-            .options_from(pairs)
-            .map_err(|e| e.to_string())?;
+        let options = self.find_game(name)?.options_from(pairs)?;
         let session = (self.make_session)(&options, &self.spec, self.seed)?;
         if let Some(old) = self.session.as_mut() {
             old.wait();
@@ -422,54 +435,49 @@ impl Engine {
         Ok(())
     }
 
-    fn find_game(&self, name: &str) -> Result<&'static arbiter_core::GameDef, String> {
+    fn find_game(&self, name: &str) -> Result<&'static arbiter_core::GameDef, EngineError> {
         let found = self.games.iter().copied().find(|def| def.id == name);
-        found.ok_or_else(|| {
-            format!(
-                "unknown game `{}` (games: {})",
-                arbiter_core::text::shorten(name),
-                self.game_ids
-            )
+        found.ok_or_else(|| EngineError::UnknownGame {
+            name: arbiter_core::text::shorten(name),
+            games: self.game_ids.clone(),
         })
     }
 
-    fn set_option(&mut self, args: &[&str]) -> Result<(), String> {
+    fn set_option(&mut self, args: &[&str]) -> Result<(), EngineError> {
         let text = args.join(" ");
         let rest = text
             .strip_prefix("name ")
-            .ok_or("expected `setoption name NAME value VALUE`")?;
+            .ok_or(EngineError::SetoptionSyntax)?;
         let (name, value) = rest
             .split_once(" value ")
-            .ok_or("expected `setoption name NAME value VALUE`")?;
+            .ok_or(EngineError::SetoptionSyntax)?;
         let (name, value) = (name.trim(), value.trim());
         let (mut spec, mut seed) = (self.spec.clone(), self.seed);
         match name {
             "player" => {
-                spec = value
-                    .parse()
-                    .map_err(|e: crate::spec::SpecError| e.to_string())?;
+                spec = value.parse::<PlayerSpec>()?;
                 if let crate::spec::PlayerKind::Command(_) = spec.kind {
-                    return Err("the engine cannot run another engine as its player".into());
+                    return Err(EngineError::EngineAsPlayer);
                 }
             }
             "seed" => {
                 seed = value
                     .parse()
-                    .map_err(|_| format!("seed must be a number, found `{value}`"))?
+                    .map_err(|_| EngineError::SeedNotNumber(value.to_string()))?
             }
             weight => {
                 if let Some(names) = self.session.as_ref().map(|s| s.weight_names()) {
                     if !names.contains(&weight) {
-                        return Err(format!(
-                            "unknown option `{}`: the options are player, seed and the evaluation weights {}",
-                            arbiter_core::text::shorten(weight),
-                            names.join(", ")
-                        ));
+                        return Err(EngineError::UnknownOption {
+                            name: arbiter_core::text::shorten(weight),
+                            weights: names.join(", "),
+                        });
                     }
                 }
-                let number: i32 = value
-                    .parse()
-                    .map_err(|_| format!("{weight} must be an integer, found `{value}`"))?;
+                let number: i32 = value.parse().map_err(|_| EngineError::WeightNotInteger {
+                    name: weight.to_string(),
+                    found: value.to_string(),
+                })?;
                 spec.weights.retain(|(k, _)| k != weight);
                 spec.weights.push((weight.to_string(), number));
             }
@@ -483,7 +491,7 @@ impl Engine {
         Ok(())
     }
 
-    fn parse_limits(args: &[&str]) -> Result<(Limits, bool, u32), String> {
+    fn parse_limits(args: &[&str]) -> Result<(Limits, bool, u32), EngineError> {
         let mut limits = Limits::default();
         let mut infinite = false;
         let mut losing = 3;
@@ -495,28 +503,27 @@ impl Engine {
                 i += 1;
                 continue;
             }
-            let value = args.get(i + 1).ok_or(format!("`{key}` needs a number"))?;
-            let n: u64 = value
-                .parse()
-                .map_err(|_| format!("`{key}` needs a number, found `{value}`"))?;
+            let value = args
+                .get(i + 1)
+                .ok_or_else(|| EngineError::LimitNeedsNumber(key.to_string()))?;
+            let n: u64 = value.parse().map_err(|_| EngineError::LimitNotNumber {
+                key: key.to_string(),
+                found: value.to_string(),
+            })?;
             match key {
                 "depth" => limits.depth = Some(n.clamp(1, 100) as u32),
                 "nodes" => limits.nodes = Some(n),
                 "movetime" => limits.time = Some(Duration::from_millis(n)),
                 "iterations" => limits.iterations = Some(n),
                 "losing" => losing = n.clamp(1, 8) as u32,
-                other => {
-                    return Err(format!(
-                        "unknown limit `{other}` (depth, nodes, movetime, iterations, infinite)"
-                    ))
-                }
+                other => return Err(EngineError::UnknownLimit(other.to_string())),
             }
             i += 2;
         }
         Ok((limits, infinite, losing))
     }
 
-    fn go(&mut self, args: &[&str]) -> Result<(), String> {
+    fn go(&mut self, args: &[&str]) -> Result<(), EngineError> {
         let (mut limits, infinite, _) = Self::parse_limits(args)?;
         if limits == Limits::default() && !infinite {
             limits = self.spec.limits(Some(DEFAULT_MOVETIME_MS));
@@ -531,7 +538,7 @@ impl Engine {
         Ok(())
     }
 
-    fn analyze(&mut self, args: &[&str]) -> Result<(), String> {
+    fn analyze(&mut self, args: &[&str]) -> Result<(), EngineError> {
         let (mut limits, _, losing) = Self::parse_limits(args)?;
         if limits == Limits::default() {
             limits = Limits::time(DEFAULT_MOVETIME_MS);

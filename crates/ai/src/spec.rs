@@ -186,7 +186,7 @@ impl PlayerSpec {
         for (name, value) in &self.weights {
             weights.set(name, *value).map_err(|reason| SpecError {
                 spec: self.text.clone(),
-                reason,
+                reason: reason.to_string(),
             })?;
         }
         Ok(weights)

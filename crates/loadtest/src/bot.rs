@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_core::outcome::record_with_end;
 use arbiter_core::{EndReason, MoveList, Side};
-use arbiter_server::client::{options_of_start, wait_for_start, Connection};
+use arbiter_server::client::{options_of_start, wait_for_start, ClientError, Connection};
 use arbiter_server::protocol::{self, Message};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -38,11 +38,27 @@ pub(crate) struct BotSetup {
     pub latencies: Arc<Mutex<Vec<Duration>>>,
 }
 
+/// Why a bot stopped before its game ended.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BotError {
+    /// The connection, the wait for READY or the READY itself failed.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    /// The server started a game this catalogue does not know.
+    #[error("the server started {0}")]
+    UnknownGame(String),
+    #[error("closed before the game ended")]
+    Closed,
+    /// The server forwarded a move the bot's position does not accept.
+    #[error("the server forwarded {text}: {reason}")]
+    Forwarded { text: String, reason: String },
+}
+
 /// How long a bot waits for its opponent to arrive.
 const WAIT_FOR_START: Duration = Duration::from_secs(600);
 
 /// Joins the room, waits for the game to start and plays it to the end.
-pub(crate) async fn play<C: Catalogue>(setup: BotSetup) -> Result<BotResult, String> {
+pub(crate) async fn play<C: Catalogue>(setup: BotSetup) -> Result<BotResult, BotError> {
     let mut conn = Connection::open(&setup.addr.ip().to_string(), setup.addr.port(), true).await?;
     let mut ready = Message::new(
         protocol::READY,
@@ -52,18 +68,15 @@ pub(crate) async fn play<C: Catalogue>(setup: BotSetup) -> Result<BotResult, Str
     );
     ready.extra.insert("game".into(), setup.game.clone().into());
     conn.send(&ready).await?;
-    let start = wait_for_start(&mut conn, WAIT_FOR_START)
-        .await
-        .map_err(|e| e.to_string())?;
-    let options =
-        options_of_start::<C>(&start.message, Some(&setup.game), &[]).map_err(|e| e.to_string())?;
+    let start = wait_for_start(&mut conn, WAIT_FOR_START).await?;
+    let options = options_of_start::<C>(&start.message, Some(&setup.game), &[])?;
     let game = Game {
         conn,
         side: start.side,
         setup,
     };
     registry::with_game::<C, _>(&options, game)
-        .map_err(|e| format!("the server started {e}"))?
+        .map_err(|e| BotError::UnknownGame(e.to_string()))?
         .await
 }
 
@@ -74,7 +87,7 @@ struct Game {
     setup: BotSetup,
 }
 
-type Playing = Pin<Box<dyn Future<Output = Result<BotResult, String>> + Send>>;
+type Playing = Pin<Box<dyn Future<Output = Result<BotResult, BotError>> + Send>>;
 
 impl GameVisitor for Game {
     type Output = Playing;
@@ -97,7 +110,7 @@ async fn send_random_move<G: FullGame>(
     rng: &mut SmallRng,
     sent_at: &SentAt,
     moves: &mut Vec<String>,
-) -> Result<bool, String> {
+) -> Result<bool, ClientError> {
     let Some(mv) = random_move(pos, rng) else {
         conn.send(&Message::new(protocol::RESIGN, "", "", ""))
             .await?;
@@ -113,7 +126,7 @@ async fn send_random_move<G: FullGame>(
     Ok(true)
 }
 
-async fn play_game<G: FullGame>(mut pos: G, game: Game) -> Result<BotResult, String> {
+async fn play_game<G: FullGame>(mut pos: G, game: Game) -> Result<BotResult, BotError> {
     let Game {
         mut conn,
         side,
@@ -129,7 +142,7 @@ async fn play_game<G: FullGame>(mut pos: G, game: Game) -> Result<BotResult, Str
             resigned = !send_random_move(&mut conn, &mut pos, &mut rng, &setup.sent_at, &mut moves)
                 .await?;
         }
-        let m = conn.recv().await?.ok_or("closed before the game ended")?;
+        let m = conn.recv().await?.ok_or(BotError::Closed)?;
         match m.op {
             protocol::MOVE => {
                 if let Some(at) = setup
@@ -142,9 +155,10 @@ async fn play_game<G: FullGame>(mut pos: G, game: Game) -> Result<BotResult, Str
                     latencies.push(at.elapsed());
                 }
                 let text = format!("{}-{}", m.data1, m.data2);
-                let mv = pos
-                    .parse_move(&text)
-                    .map_err(|e| format!("the server forwarded {text}: {e}"))?;
+                let mv = pos.parse_move(&text).map_err(|e| BotError::Forwarded {
+                    text: text.clone(),
+                    reason: e.to_string(),
+                })?;
                 pos.play(mv);
                 moves.push(text);
             }

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use arbiter_ai::registry::{self, Catalogue};
 use tokio::task::JoinHandle;
 
-use bot::{BotResult, BotSetup, SentAt};
+use bot::{BotError, BotResult, BotSetup, SentAt};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -151,7 +151,7 @@ async fn spawn_bots<C: Catalogue>(
     options: &LoadtestOptions,
     tcp: SocketAddr,
     latencies: &Latencies,
-) -> Vec<JoinHandle<Result<BotResult, String>>> {
+) -> Vec<JoinHandle<Result<BotResult, BotError>>> {
     let mut tasks = Vec::new();
     for i in 0..options.games {
         let sent_at: SentAt = Arc::new(Mutex::new(None));
@@ -180,14 +180,14 @@ async fn spawn_bots<C: Catalogue>(
 
 /// Waits for every bot; what each saw, errors counted in `report`.
 async fn finish_bots(
-    tasks: Vec<JoinHandle<Result<BotResult, String>>>,
+    tasks: Vec<JoinHandle<Result<BotResult, BotError>>>,
     report: &mut LoadtestReport,
 ) -> Vec<BotResult> {
     let mut results = Vec::new();
     for task in tasks {
         match task.await {
             Ok(Ok(result)) => results.push(result),
-            Ok(Err(e)) => report.error(e, 5),
+            Ok(Err(e)) => report.error(e.to_string(), 5),
             Err(e) => report.error(format!("a bot failed: {e}"), usize::MAX),
         }
     }

@@ -26,12 +26,17 @@ pub(crate) async fn stored_games(
 
 /// The last game of `bot`'s player, compared move by move and with its record.
 async fn check(http: SocketAddr, bot: &BotResult) -> Result<(), String> {
-    let list = http_get(http, &format!("/api/games?player={}&limit=1", bot.name)).await?;
+    let list = http_get(http, &format!("/api/games?player={}&limit=1", bot.name))
+        .await
+        .map_err(|e| e.to_string())?;
     let games: serde_json::Value = serde_json::from_str(&list).map_err(|e| e.to_string())?;
     let id = games[0]["id"].as_i64().ok_or("the game is not stored")?;
-    let game: serde_json::Value =
-        serde_json::from_str(&http_get(http, &format!("/api/games/{id}")).await?)
-            .map_err(|e| e.to_string())?;
+    let game: serde_json::Value = serde_json::from_str(
+        &http_get(http, &format!("/api/games/{id}"))
+            .await
+            .map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
     let stored: Vec<String> = game["moves"]
         .as_array()
         .ok_or("no moves")?

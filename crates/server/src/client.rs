@@ -26,10 +26,15 @@ pub struct Connection {
 }
 
 impl Connection {
-    pub async fn open(host: &str, port: u16, quiet: bool) -> Result<Connection, String> {
-        let stream = TcpStream::connect((host, port))
-            .await
-            .map_err(|e| format!("cannot connect to {host}:{port}: {e}"))?;
+    pub async fn open(host: &str, port: u16, quiet: bool) -> Result<Connection, ClientError> {
+        let stream =
+            TcpStream::connect((host, port))
+                .await
+                .map_err(|source| ClientError::Connect {
+                    host: host.to_string(),
+                    port,
+                    source,
+                })?;
         let _ = stream.set_nodelay(true);
         let peer = stream
             .peer_addr()
@@ -50,26 +55,26 @@ impl Connection {
         }
     }
 
-    pub async fn send(&mut self, m: &Message) -> Result<(), String> {
+    pub async fn send(&mut self, m: &Message) -> Result<(), ClientError> {
         self.log("sent", m);
         let mut line = m.to_line();
         line.push('\n');
         self.writer
             .write_all(line.as_bytes())
             .await
-            .map_err(|e| format!("the connection broke: {e}"))
+            .map_err(ClientError::Broken)
     }
 
     /// The next message; `None` when the server closed the connection. Unreadable lines are
     /// logged and skipped.
-    pub async fn recv(&mut self) -> Result<Option<Message>, String> {
+    pub async fn recv(&mut self) -> Result<Option<Message>, ClientError> {
         loop {
             let mut line = String::new();
             let n = (&mut self.reader)
                 .take(MAX_LINE as u64 + 2)
                 .read_line(&mut line)
                 .await
-                .map_err(|e| format!("the connection broke: {e}"))?;
+                .map_err(ClientError::Broken)?;
             if n == 0 {
                 return Ok(None);
             }
@@ -121,12 +126,50 @@ pub struct ConnectOutcome {
 }
 
 /// Why the client stopped without a finished game.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     #[error("the server refused: {0}")]
     Rejected(String),
     #[error("{0}")]
     Connection(String),
+    #[error("cannot connect to {host}:{port}: {source}")]
+    Connect {
+        host: String,
+        port: u16,
+        source: std::io::Error,
+    },
+    #[error("the connection broke: {0}")]
+    Broken(#[source] std::io::Error),
+    #[error("the server closed the connection before the game started")]
+    ClosedBeforeStart,
+    #[error("the server closed the connection before the game ended")]
+    ClosedBeforeEnd,
+    /// The server said nothing for this many seconds.
+    #[error("the server said nothing for {0} s")]
+    Silence(u64),
+    /// No READY came within this many seconds.
+    #[error("no game started within {0} s (no opponent?)")]
+    NoStart(u64),
+    #[error("the player failed: {0}")]
+    Player(#[source] tokio::task::JoinError),
+    #[error("cannot create the folder {}: {source}", dir.display())]
+    RecordFolder {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write the record {}: {source}", path.display())]
+    Record {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The HTTP exchange itself failed.
+    #[error("{0}")]
+    Http(#[source] std::io::Error),
+    #[error("a malformed HTTP response")]
+    HttpMalformed,
+    /// An answer other than 200: the path asked for and the status line.
+    #[error("GET {path}: {status}")]
+    HttpStatus { path: String, status: String },
     /// The game started but never ended; the record of the moves played was still written.
     #[error("{reason}; the record so far: {record}")]
     Unfinished { reason: String, record: String },
@@ -137,14 +180,10 @@ pub async fn connect<C: Catalogue>(
     options: &ConnectOptions,
 ) -> Result<ConnectOutcome, ClientError> {
     if let Some(path) = &options.record {
-        prepare_record(path).map_err(ClientError::Connection)?;
+        prepare_record(path)?;
     }
-    let mut conn = Connection::open(&options.host, options.port, false)
-        .await
-        .map_err(ClientError::Connection)?;
-    conn.send(&ready_message(options))
-        .await
-        .map_err(ClientError::Connection)?;
+    let mut conn = Connection::open(&options.host, options.port, false).await?;
+    conn.send(&ready_message(options)).await?;
     let start = wait_for_start(&mut conn, options.wait).await?;
     let game_options =
         options_of_start::<C>(&start.message, options.game.as_deref(), &options.options)?;
@@ -161,17 +200,22 @@ pub async fn connect<C: Catalogue>(
 }
 
 /// Creates the record's folder and checks the file can be written, before any game is played.
-fn prepare_record(path: &std::path::Path) -> Result<(), String> {
+fn prepare_record(path: &std::path::Path) -> Result<(), ClientError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| ClientError::RecordFolder {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
     }
     std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .map(drop)
-        .map_err(|e| format!("cannot write the record {}: {e}", path.display()))
+        .map_err(|source| ClientError::Record {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// The READY a client sends: the course's plain fields for a plain Surakarta game, the project's
@@ -204,20 +248,11 @@ pub struct Start {
 
 /// Waits (at most `wait`) for the server's READY that starts the game.
 pub async fn wait_for_start(conn: &mut Connection, wait: Duration) -> Result<Start, ClientError> {
-    let lost = || {
-        ClientError::Connection("the server closed the connection before the game started".into())
-    };
     loop {
         let m = tokio::time::timeout(wait, conn.recv())
             .await
-            .map_err(|_| {
-                ClientError::Connection(format!(
-                    "no game started within {} s (no opponent?)",
-                    wait.as_secs()
-                ))
-            })?
-            .map_err(ClientError::Connection)?
-            .ok_or_else(lost)?;
+            .map_err(|_| ClientError::NoStart(wait.as_secs()))??
+            .ok_or(ClientError::ClosedBeforeStart)?;
         match m.op {
             protocol::READY => {
                 let side = side_of_word(&m.data2).ok_or_else(|| {
@@ -308,10 +343,12 @@ impl<'a> GameVisitor for PlayGame<'a> {
 }
 
 /// Writes the record (the course's files have no final newline).
-fn write_record(path: Option<&PathBuf>, text: &str) -> Result<(), String> {
+fn write_record(path: Option<&PathBuf>, text: &str) -> Result<(), ClientError> {
     match path {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| format!("cannot write the record {}: {e}", path.display())),
+        Some(path) => std::fs::write(path, text).map_err(|source| ClientError::Record {
+            path: path.clone(),
+            source,
+        }),
         None => Ok(()),
     }
 }
@@ -372,11 +409,11 @@ impl<G: FullGame> Board<G> {
     }
 
     /// Writes the record so far and says why the game stopped.
-    fn unfinished(&self, path: Option<&PathBuf>, reason: String) -> ClientError {
+    fn unfinished(&self, path: Option<&PathBuf>, reason: ClientError) -> ClientError {
         let text = self.record.join(" ");
         match write_record(path, &text) {
             Ok(()) => ClientError::Unfinished {
-                reason,
+                reason: reason.to_string(),
                 record: text,
             },
             Err(e) => ClientError::Connection(format!("{reason}; {e}")),
@@ -391,7 +428,7 @@ async fn our_move<G: FullGame>(
     board: &mut Board<G>,
     mut player: Box<dyn Player<G>>,
     limits: Limits,
-) -> Result<Box<dyn Player<G>>, String> {
+) -> Result<Box<dyn Player<G>>, ClientError> {
     let pos = board.pos.clone();
     let (chosen, player) = tokio::task::spawn_blocking(move || {
         let stop = AtomicBool::new(false);
@@ -399,7 +436,7 @@ async fn our_move<G: FullGame>(
         (mv.map(|m| pos.format_move(m)), player)
     })
     .await
-    .map_err(|e| format!("the player failed: {e}"))?;
+    .map_err(ClientError::Player)?;
     match chosen {
         Some(text) => {
             let (from, to) = arbiter_core::rules::split_move(&text);
@@ -419,14 +456,11 @@ async fn our_move<G: FullGame>(
 
 /// The server's next message; an error when it closed the connection or said nothing for
 /// `silence`.
-async fn next_message(conn: &mut Connection, silence: Duration) -> Result<Message, String> {
+async fn next_message(conn: &mut Connection, silence: Duration) -> Result<Message, ClientError> {
     match tokio::time::timeout(silence, conn.recv()).await {
-        Err(_) => Err(format!(
-            "the server said nothing for {} s",
-            silence.as_secs()
-        )),
+        Err(_) => Err(ClientError::Silence(silence.as_secs())),
         Ok(Err(e)) => Err(e),
-        Ok(Ok(None)) => Err("the server closed the connection before the game ended".into()),
+        Ok(Ok(None)) => Err(ClientError::ClosedBeforeEnd),
         Ok(Ok(Some(m))) => Ok(m),
     }
 }
@@ -478,7 +512,7 @@ async fn play<G: FullGame>(start: G, game: PlayGame<'_>) -> Result<ConnectOutcom
                     record.truncate(usize::try_from(plies).unwrap_or(usize::MAX));
                 }
                 let text = record_with_end(&record, end_reason.unwrap_or(EndReason::None));
-                write_record(path, &text).map_err(ClientError::Connection)?;
+                write_record(path, &text)?;
                 return Ok(ConnectOutcome {
                     opponent,
                     side,
@@ -493,24 +527,27 @@ async fn play<G: FullGame>(start: G, game: PlayGame<'_>) -> Result<ConnectOutcom
 }
 
 /// Fetches `path` from `http` with a bare HTTP/1.1 GET; the body of a 200 answer.
-pub async fn http_get(http: std::net::SocketAddr, path: &str) -> Result<String, String> {
-    let mut stream = TcpStream::connect(http).await.map_err(|e| e.to_string())?;
+pub async fn http_get(http: std::net::SocketAddr, path: &str) -> Result<String, ClientError> {
+    let mut stream = TcpStream::connect(http).await.map_err(ClientError::Http)?;
     let request = format!("GET {path} HTTP/1.1\r\nHost: {http}\r\nConnection: close\r\n\r\n");
     stream
         .write_all(request.as_bytes())
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(ClientError::Http)?;
     let mut response = Vec::new();
     stream
         .read_to_end(&mut response)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(ClientError::Http)?;
     let text = String::from_utf8_lossy(&response).into_owned();
     let (head, body) = text
         .split_once("\r\n\r\n")
-        .ok_or("a malformed HTTP response")?;
+        .ok_or(ClientError::HttpMalformed)?;
     if !head.starts_with("HTTP/1.1 200") {
-        return Err(format!("GET {path}: {}", head.lines().next().unwrap_or("")));
+        return Err(ClientError::HttpStatus {
+            path: path.to_string(),
+            status: head.lines().next().unwrap_or("").to_string(),
+        });
     }
     Ok(body.to_string())
 }

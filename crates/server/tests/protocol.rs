@@ -408,10 +408,12 @@ async fn the_http_api_lists_rooms_and_games() {
     assert!(http_get(s.server.http_addr, "/api/games/999999")
         .await
         .unwrap_err()
+        .to_string()
         .contains("404"));
     assert!(http_get(s.server.http_addr, "/api/games/abc")
         .await
         .unwrap_err()
+        .to_string()
         .contains("400"));
 }
 

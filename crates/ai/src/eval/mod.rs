@@ -14,12 +14,26 @@ pub use surakarta::SurakartaWeights;
 
 use arbiter_core::Game;
 
+/// A weight that cannot be set.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WeightError {
+    /// No weight has this name; `known` lists the evaluation's weights.
+    #[error("unknown weight `{name}` (weights: {})", known.join(", "))]
+    Unknown {
+        name: String,
+        known: &'static [&'static str],
+    },
+    /// The evaluation has no weights at all.
+    #[error("unknown weight `{0}` (this evaluation has no weights)")]
+    NoWeights(String),
+}
+
 /// Named integer weights of an evaluation.
 pub trait EvalWeights: Default + Clone + std::fmt::Debug + Send + Sync + 'static {
     /// Every weight's name, in declaration order.
     fn names() -> &'static [&'static str];
     /// Sets a weight by name.
-    fn set(&mut self, name: &str, value: i32) -> Result<(), String>;
+    fn set(&mut self, name: &str, value: i32) -> Result<(), WeightError>;
     /// A weight by name.
     fn get(&self, name: &str) -> Option<i32>;
 }
@@ -33,10 +47,8 @@ impl EvalWeights for NoWeights {
         &[]
     }
 
-    fn set(&mut self, name: &str, _: i32) -> Result<(), String> {
-        Err(format!(
-            "unknown weight `{name}` (this evaluation has no weights)"
-        ))
+    fn set(&mut self, name: &str, _: i32) -> Result<(), WeightError> {
+        Err(WeightError::NoWeights(name.to_string()))
     }
 
     fn get(&self, _: &str) -> Option<i32> {
@@ -112,13 +124,13 @@ macro_rules! weights {
                 &[$(stringify!($field)),*]
             }
 
-            fn set(&mut self, name: &str, value: i32) -> Result<(), String> {
+            fn set(&mut self, name: &str, value: i32) -> Result<(), $crate::eval::WeightError> {
                 match name {
                     $(stringify!($field) => { self.$field = value; Ok(()) })*
-                    _ => Err(format!(
-                        "unknown weight `{name}` (weights: {})",
-                        <Self as $crate::eval::EvalWeights>::names().join(", ")
-                    )),
+                    _ => Err($crate::eval::WeightError::Unknown {
+                        name: name.to_string(),
+                        known: <Self as $crate::eval::EvalWeights>::names(),
+                    }),
                 }
             }
 
