@@ -233,26 +233,13 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::games::SettingsDefaults;
     use crate::protocol::{Message, STATE, WATCH};
     use crate::rooms::outbox::{outbox, Inbox};
-    use crate::rooms::{Peer, Records, SeatLimits, SeatTimes};
+    use crate::rooms::Peer;
     use crate::storage::memory::MemoryStore;
 
     fn hub() -> Arc<Hub> {
-        let setup = RoomSetup {
-            records: Records::default(),
-            seats: SeatTimes {
-                wait_timeout: Duration::from_secs(60),
-                rematch_window: Duration::from_secs(60),
-                seat_grace: Duration::from_secs(5),
-            },
-            defaults: SettingsDefaults {
-                timeout_ms: 3000,
-                max_no_capture_round: None,
-            },
-            seat_limits: SeatLimits::default(),
-        };
+        let setup = RoomSetup::for_tests();
         let registry = Registry::of::<arbiter_ai::Standard>();
         Hub::new(Arc::new(MemoryStore::default()), registry, setup)
     }

@@ -60,6 +60,27 @@ pub struct RoomSetup {
     pub seat_limits: SeatLimits,
 }
 
+#[cfg(test)]
+impl RoomSetup {
+    /// Seats kept a minute, a 5 s grace, 3 s a move and the default seat limits: the rooms the
+    /// hub's and the sessions' unit tests run.
+    pub(crate) fn for_tests() -> RoomSetup {
+        RoomSetup {
+            records: Records::default(),
+            seats: SeatTimes {
+                wait_timeout: Duration::from_secs(60),
+                rematch_window: Duration::from_secs(60),
+                seat_grace: Duration::from_secs(5),
+            },
+            defaults: SettingsDefaults {
+                timeout_ms: 3000,
+                max_no_capture_round: None,
+            },
+            seat_limits: SeatLimits::default(),
+        }
+    }
+}
+
 /// What every room shares.
 pub struct RoomContext {
     pub store: Storage,

@@ -4,27 +4,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{ConnConfig, Next, Session};
-use crate::games::{Registry, SettingsDefaults};
+use crate::games::Registry;
 use crate::protocol::{Message, READY, REJECT, WATCH};
 use crate::rooms::outbox::Inbox;
-use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
+use crate::rooms::{Hub, RoomSetup};
 use crate::storage::memory::MemoryStore;
 
 fn session() -> (Session, Inbox) {
     let registry = Registry::of::<arbiter_ai::Standard>();
-    let setup = RoomSetup {
-        records: Records::default(),
-        seats: SeatTimes {
-            wait_timeout: Duration::from_secs(60),
-            rematch_window: Duration::from_secs(60),
-            seat_grace: Duration::from_secs(5),
-        },
-        defaults: SettingsDefaults {
-            timeout_ms: 3000,
-            max_no_capture_round: None,
-        },
-        seat_limits: SeatLimits::default(),
-    };
+    let setup = RoomSetup::for_tests();
     let hub = Hub::new(Arc::new(MemoryStore::default()), registry.clone(), setup);
     let config = ConnConfig {
         registry,
