@@ -408,7 +408,8 @@ def api_errors(binary, folder):
 
 def rooms_page(binary, folder):
     """5,000 waiting players in 5,000 rooms: /api/rooms answers a page, and the pages add up."""
-    server = Server(binary, folder, "--max-connections", "12000", "--max-connections-per-ip", "12000")
+    server = Server(binary, folder, "--max-connections", "12000", "--max-connections-per-ip", "12000",
+                    "--max-seats-per-ip", "6000", "--max-seats-per-network", "6000")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     n = min(5000, hard - 500)
