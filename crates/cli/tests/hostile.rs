@@ -121,6 +121,14 @@ fn a_log_pipe_nobody_reads_never_stops_the_games() {
     let _ = server.wait();
 }
 
+/// Ctrl-C, as a person at the terminal would press it.
+fn interrupt(server: &std::process::Child) {
+    Command::new("kill")
+        .args(["-INT", &server.id().to_string()])
+        .status()
+        .unwrap();
+}
+
 #[test]
 fn ctrl_c_stops_in_time_when_stderr_is_a_pipe_nobody_reads() {
     let dir = temp("ctrlc-pipe");
@@ -129,10 +137,7 @@ fn ctrl_c_stops_in_time_when_stderr_is_a_pipe_nobody_reads() {
     let (mut red, mut blue) = duck_players(tcp, "9");
     cycle(&mut red, &mut blue, 800);
     let stopped = Instant::now();
-    Command::new("kill")
-        .args(["-INT", &server.id().to_string()])
-        .status()
-        .unwrap();
+    interrupt(&server);
     let deadline = stopped + Duration::from_secs(10);
     while server.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
@@ -174,10 +179,7 @@ fn ctrl_c_ends_running_games_as_interrupted_after_the_grace_period() {
     let (mut red, mut blue) = duck_players(tcp, "7");
     cycle(&mut red, &mut blue, 3);
     let stopped = Instant::now();
-    Command::new("kill")
-        .args(["-INT", &server.id().to_string()])
-        .status()
-        .unwrap();
+    interrupt(&server);
     for p in [&mut red, &mut blue] {
         let end = p.recv();
         assert_eq!(

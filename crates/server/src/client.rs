@@ -51,7 +51,7 @@ impl Connection {
 
     fn log(&self, direction: &str, m: &Message) {
         if !self.quiet {
-            crate::room::log_message(Some(self.moves), direction, &self.peer, m);
+            crate::rooms::log_message(Some(self.moves), direction, &self.peer, m);
         }
     }
 

@@ -24,11 +24,6 @@ pub mod server;
 pub mod storage;
 pub mod transport;
 
-/// The old place of [`rooms::log_message`], still used by the client.
-mod room {
-    pub use crate::rooms::log_message;
-}
-
 pub use logging::{init_logging, LogGuards};
 pub use rooms::{Hub, Records, RoomInfo, RoomSetup, SeatLimits, SeatTimes};
 pub use server::{start, RunningServer, ServerConfig};
