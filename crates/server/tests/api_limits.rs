@@ -239,6 +239,30 @@ async fn rejections_axum_makes_itself_are_json_too() {
     }
 }
 
+/// Heads hyper refuses before any handler runs (bad syntax, conflicting lengths, an unknown
+/// version, a head over the limit) are answered in JSON too.
+#[tokio::test]
+async fn heads_that_cannot_be_parsed_get_json_errors() {
+    let s = server_with(|_| {}).await;
+    let addr = s.server.http_addr;
+    let long_head = format!(
+        "GET / HTTP/1.1\r\nHost: {addr}\r\nX-Filler: {}\r\n\r\n",
+        "a".repeat(200_000)
+    );
+    for request in [
+        "GARBAGE\r\n\r\n".to_string(),
+        format!("GET / HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n"),
+        format!("GET / HTTP/3.0\r\nHost: {addr}\r\n\r\n"),
+        long_head,
+    ] {
+        let answer = raw_from("127.0.0.1", addr, &request).await;
+        let head = answer.split("\r\n\r\n").next().unwrap_or("");
+        assert!(answer.starts_with("HTTP/1.1 4"), "{answer}");
+        assert!(head.contains("application/json"), "{answer}");
+        assert!(is_json_error(&answer), "{answer}");
+    }
+}
+
 #[tokio::test]
 async fn the_rooms_list_comes_in_pages() {
     let s = server_with(|_| {}).await;

@@ -234,6 +234,7 @@ mod tests {
 
     use super::*;
     use crate::protocol::{Message, STATE, WATCH};
+    use crate::rooms::guard::SeatLimits;
     use crate::rooms::outbox::{outbox, Inbox};
     use crate::rooms::Peer;
     use crate::storage::memory::MemoryStore;
@@ -327,5 +328,72 @@ mod tests {
         // Unwatching an idle room forgets the spectator without starting a room.
         hub.send(7, RoomEvent::Unwatch { conn: 7 });
         assert_eq!(hub.senders().len(), 1);
+    }
+
+    /// READY in a fresh room starts that room, so rooms one address or one network can keep
+    /// alive are capped by its seats: a refused READY leaves no room behind.
+    #[tokio::test]
+    async fn rooms_started_by_ready_are_capped_per_address_and_per_network() {
+        let hub = hub();
+        let request = surakarta_request(&hub);
+        let limits = SeatLimits::default();
+        let ready = |room: u32, id: u64, addr: String| {
+            let (mut peer, inbox) = peer(id);
+            peer.addr = addr;
+            std::mem::forget(inbox);
+            let message = Message::new(crate::protocol::READY, "p", "", &room.to_string());
+            hub.send(room, ready_event(peer, message, request.clone()));
+        };
+        for room in 1..=1000u32 {
+            ready(room, u64::from(room), "10.0.0.1:1".into());
+        }
+        settle(&hub, limits.per_ip).await;
+        assert_eq!(hub.senders().len(), limits.per_ip, "rooms of one address");
+        for room in 1001..=2000u32 {
+            ready(
+                room,
+                u64::from(room),
+                format!("10.0.0.{}:1", 2 + room % 200),
+            );
+        }
+        settle(&hub, limits.per_net).await;
+        assert_eq!(hub.senders().len(), limits.per_net, "rooms of one /24");
+        // Another network still starts rooms.
+        ready(3000, 3000, "10.9.9.9:1".into());
+        settle(&hub, limits.per_net + 1).await;
+        assert_eq!(hub.senders().len(), limits.per_net + 1);
+    }
+
+    fn surakarta_request(hub: &Hub) -> crate::games::Requested {
+        let game = hub.context.get().unwrap().1.definition("surakarta");
+        crate::games::Requested {
+            game: game.unwrap(),
+            options: Vec::new(),
+            timeout_ms: None,
+            clock: None,
+            opening_timeout_ms: None,
+        }
+    }
+
+    fn ready_event(peer: Peer, message: Message, request: crate::games::Requested) -> RoomEvent {
+        RoomEvent::Ready {
+            name: format!("p{}", peer.id),
+            peer,
+            message,
+            colour: None,
+            request,
+            token: None,
+        }
+    }
+
+    /// Waits until refused rooms have closed (at most a few seconds).
+    async fn settle(hub: &Hub, expected: usize) {
+        for _ in 0..200 {
+            if hub.senders().len() <= expected {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

@@ -26,6 +26,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tower::ServiceExt;
 
+use super::bare::JsonErrors;
 use super::deadline::{Counted, Requests, TimedBody, Tracked};
 use super::limits::{Admissions, Crowded};
 use super::session::ConnConfig;
@@ -153,7 +154,8 @@ async fn serve_connection(
         .timer(hyper_util::rt::TokioTimer::new())
         .keep_alive_interval(Some(H2_PING_EVERY))
         .keep_alive_timeout(H2_PING_EVERY);
-    let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), service);
+    let connection =
+        builder.serve_connection_with_upgrades(TokioIo::new(JsonErrors::new(io)), service);
     tokio::pin!(connection);
     let why = tokio::select! {
         _ = connection.as_mut() => return,

@@ -3,6 +3,7 @@
 //! reads into messages for a room ([`crate::rooms::RoomEvent`]) and writes what the room queues
 //! for it; nothing here knows a game's rules.
 
+mod bare;
 pub mod deadline;
 pub mod http;
 pub mod limits;
