@@ -341,7 +341,7 @@ mod tests {
             let (mut peer, inbox) = peer(id);
             peer.addr = addr;
             std::mem::forget(inbox);
-            let message = Message::new(crate::protocol::READY, "p", "", &room.to_string());
+            let message = Message::new(crate::protocol::READY, "p", "", room.to_string());
             hub.send(room, ready_event(peer, message, request.clone()));
         };
         for room in 1..=1000u32 {
