@@ -2,7 +2,12 @@
 """The slow attacks on `arbiter serve` that do not fit in `cargo test` (standard library only).
 
   scripts/hostile.sh            # builds the release binary, then runs every attack
-  scripts/hostile.py BINARY [ATTACK ...]
+  scripts/hostile.py BINARY [--no-watch] [--memory-limit MIB] [ATTACK ...]
+
+Around every attack (unless --no-watch) the server runs under a memory limit (2048 MiB) and is
+watched as issue 27 asks: an honest game from another network keeps its move round trip p99
+under 100 ms, the server's peak memory stays under 512 MiB, and afterwards every endpoint
+answers normally (scripts/hostile_watch.py). A table of all attacks ends the run.
 
 Attacks: idle-http (20,000 idle HTTP sockets), trickle (50 trickling connections),
 spectators (20 spectators that never read, under a chat flood; the server's memory),
@@ -33,6 +38,12 @@ import tempfile
 import threading
 import time
 
+import hostile_watch
+
+# Set by main: what watches the servers the attacks start (None with --no-watch).
+WATCH = None
+# Attacks whose server is meant to go down, or that start no `Server`: no honest game there.
+NO_HONEST_GAME = {"kill", "ctrl-c-pipe"}
 
 def free_port():
     with socket.socket() as s:
@@ -50,11 +61,14 @@ class Server:
         self.proc = subprocess.Popen(
             [self.binary, "serve", "--tcp", f"127.0.0.1:{self.tcp}", "--http", f"127.0.0.1:{self.http}",
              "--db", os.path.join(self.folder, "games.sqlite"), *self.extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=WATCH.memory_limit.enter if WATCH else None)
         deadline = time.time() + 10
         while time.time() < deadline:
             try:
                 socket.create_connection(("127.0.0.1", self.http), timeout=1).close()
+                if WATCH:
+                    WATCH.started(self)
                 return
             except OSError:
                 time.sleep(0.05)
@@ -80,6 +94,8 @@ class Server:
         return data.decode(errors="replace")
 
     def stop(self, sig=signal.SIGTERM):
+        if WATCH and self.proc.poll() is None:
+            WATCH.finishing(self)
         self.proc.send_signal(sig)
         try:
             self.proc.wait(15)
@@ -436,7 +452,9 @@ def rooms_page(binary, folder):
     for c in players:
         c.sock.close()
     server.stop()
-    return status == 200 and first < 256 << 10 and seen == n
+    # The honest game of the watch (scripts/hostile_watch.py) is one more room.
+    honest = 1 if WATCH and WATCH.honest else 0
+    return status == 200 and first < 256 << 10 and seen == n + honest
 
 
 # Deadlines and caps on every transport (docs/security.md, "Transports and deadlines").
@@ -697,14 +715,38 @@ ATTACKS = {"idle-http": idle_http, "trickle": trickle, "spectators": spectators,
 
 
 def main():
-    binary = os.path.abspath(sys.argv[1])
-    chosen = sys.argv[2:] or list(ATTACKS)
-    failures = 0
+    global WATCH
+    args = sys.argv[1:]
+    binary = os.path.abspath(args.pop(0))
+    watching = "--no-watch" not in args
+    limit_mib = 2048
+    if "--memory-limit" in args:
+        at = args.index("--memory-limit")
+        limit_mib = int(args[at + 1])
+        del args[at:at + 2]
+    chosen = [a for a in args if a != "--no-watch"] or list(ATTACKS)
+    unknown = [a for a in chosen if a not in ATTACKS]
+    if unknown:
+        sys.exit(f"unknown attacks: {', '.join(unknown)} (known: {', '.join(ATTACKS)})")
+    limit = hostile_watch.MemoryLimit(limit_mib * 2**20) if watching else None
+    if limit:
+        print(f"memory limit of the server: {limit.description}")
+    table, failures = [], 0
     for name in chosen:
+        if watching:
+            WATCH = hostile_watch.Watch(limit, 512, 100, honest=name not in NO_HONEST_GAME)
         with tempfile.TemporaryDirectory(prefix=f"arbiter-{name}-") as folder:
             ok = ATTACKS[name](binary, folder)
-        print(f"{name}: {'PASS' if ok else 'FAIL'}")
+        held, watched = WATCH.verdict() if watching else (True, "not watched")
+        ok = ok and held
+        print(f"{name}: {'PASS' if ok else 'FAIL'}" + (f" ({watched})" if watching else ""), flush=True)
+        table.append((name, ok, watched))
         failures += 0 if ok else 1
+    if limit:
+        limit.remove()
+    print("\n| attack | held | honest game, memory, endpoints after |\n|---|---|---|")
+    for name, ok, watched in table:
+        print(f"| {name} | {'PASS' if ok else 'FAIL'} | {watched} |")
     sys.exit(failures)
 
 

@@ -91,6 +91,11 @@ pub struct ServeArgs {
     /// for a server reached by a name.
     #[arg(long = "allow-host", value_name = "NAME")]
     allow_hosts: Vec<String>,
+    /// A load balancer (an IP address, like haproxy's) whose connections start with a PROXY
+    /// protocol header (haproxy: `send-proxy` or `send-proxy-v2`); the limits per address then
+    /// apply to the client the header names. Connections from it without a header are dropped.
+    #[arg(long = "trusted-proxy", value_name = "IP")]
+    trusted_proxies: Vec<std::net::IpAddr>,
     /// Refuse to grow the database past this many MiB (games that cannot be stored end).
     #[arg(long, value_name = "MIB")]
     max_db_mib: Option<u64>,
@@ -163,6 +168,7 @@ fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
         max_connections_per_ip: args.max_connections_per_ip,
         allow_origins: args.allow_origins,
         allow_hosts: args.allow_hosts,
+        trusted_proxies: args.trusted_proxies,
         shutdown_grace: seconds(args.shutdown_grace),
         api: args.api.limits(),
         seat_limits: arbiter_server::SeatLimits {

@@ -1,7 +1,7 @@
 //! Starting and stopping the whole server: the listeners bound, storage opened, rooms and
 //! transports started; on shutdown, games given their grace period and storage flushed.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +19,7 @@ use crate::storage::retry::RetryEnds;
 use crate::storage::{Storage, StorageError, Store, StoreOptions};
 use crate::transport::http::{HttpDeadlines, HttpState};
 use crate::transport::limits::Caps;
+use crate::transport::proxy::Proxies;
 use crate::transport::{self, Admissions, ConnConfig};
 
 /// How `arbiter serve` runs.
@@ -69,6 +70,8 @@ pub struct ServerConfig {
     pub shutdown_grace: Duration,
     /// Seats held at once per address and per network (/24, /64).
     pub seat_limits: SeatLimits,
+    /// Load balancers whose connections start with a PROXY protocol header naming the client.
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 impl Default for ServerConfig {
@@ -102,6 +105,7 @@ impl Default for ServerConfig {
             api: ApiLimits::default(),
             shutdown_grace: Duration::from_secs(10),
             seat_limits: SeatLimits::default(),
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -124,6 +128,11 @@ impl ServerConfig {
             per_network: self.max_connections_per_network,
             per_ip: self.max_connections_per_ip,
         }
+    }
+
+    /// A balancer's PROXY header must come as soon as a client's request head would.
+    fn proxies(&self) -> Proxies {
+        Proxies::new(&self.trusted_proxies, self.http_header_timeout)
     }
 
     fn http_deadlines(&self) -> HttpDeadlines {
@@ -208,6 +217,7 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         hub.clone(),
         tcp_conn,
         admissions.clone(),
+        config.proxies(),
     ));
     let state = HttpState::new::<C>(hub.clone(), storage, web_conn, &config);
     let web = tokio::spawn(transport::http::serve(
@@ -215,6 +225,7 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         state,
         admissions,
         config.http_deadlines(),
+        config.proxies(),
         stopped,
     ));
     tracing::info!(

@@ -256,3 +256,57 @@ async fn a_websocket_that_only_watches_an_empty_room_is_closed_when_idle() {
     .await;
     assert!(closed.is_ok(), "a watching WebSocket stayed open 3 s");
 }
+
+/// Behind a trusted balancer the caps count the clients its PROXY headers name, not the
+/// balancer; anyone else's PROXY line is just a bad protocol line, never an address.
+#[tokio::test]
+async fn behind_a_trusted_balancer_the_caps_count_its_clients() {
+    let s = server_with(|c| {
+        c.max_connections_per_ip = 1;
+        c.trusted_proxies = vec!["127.0.0.9".parse().unwrap()];
+    })
+    .await;
+    let tcp = s.server.tcp_addr;
+    let proxied = |client: &'static str| async move {
+        let mut stream = connect_from("127.0.0.9", tcp).await;
+        let header = format!("PROXY TCP4 {client} 127.0.0.1 40000 10086\r\n");
+        let watch = Message::new(WATCH, "79", "", "").to_line();
+        stream
+            .write_all(format!("{header}{watch}\n").as_bytes())
+            .await
+            .unwrap();
+        let mut line = vec![0u8; 4096];
+        let n = tokio::time::timeout(Duration::from_secs(3), stream.read(&mut line))
+            .await
+            .expect("an answer")
+            .unwrap_or(0);
+        let answer = Message::parse(String::from_utf8_lossy(&line[..n]).trim()).unwrap();
+        (stream, answer)
+    };
+    // Two clients through one balancer: each has its own budget of one connection.
+    let (_a, first) = proxied("203.0.113.1").await;
+    let (_b, second) = proxied("203.0.113.2").await;
+    assert_eq!((first.op, second.op), (STATE, STATE));
+    // The first client again: over its own cap.
+    let (_c, again) = proxied("203.0.113.1").await;
+    assert_eq!(again.op, REJECT, "{again:?}");
+    assert!(again.data2.contains("address"), "{again:?}");
+    // The same over HTTP.
+    let mut web = connect_from("127.0.0.9", s.server.http_addr).await;
+    let request = "PROXY TCP4 203.0.113.3 127.0.0.1 40000 80\r\nGET /api/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    web.write_all(request.as_bytes()).await.unwrap();
+    let answer = read_until_closed(&mut web, Duration::from_secs(3)).await;
+    assert!(String::from_utf8_lossy(&answer.unwrap()).starts_with("HTTP/1.1 200"));
+    // A client that is not the balancer cannot name an address: its connection counts for
+    // its own address, so a second one from there is refused.
+    let mut spoof = connect_from("127.0.0.10", tcp).await;
+    spoof
+        .write_all(b"PROXY TCP4 203.0.113.9 127.0.0.1 1 2\r\n")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut second = connect_from("127.0.0.10", tcp).await;
+    let refused = read_until_closed(&mut second, Duration::from_secs(3)).await;
+    let refused = Message::parse(String::from_utf8_lossy(&refused.unwrap()).trim()).unwrap();
+    assert!(refused.data2.contains("address"), "{refused:?}");
+}

@@ -29,6 +29,7 @@ use tower::ServiceExt;
 use super::bare::JsonErrors;
 use super::deadline::{Counted, Requests, TimedBody, Tracked};
 use super::limits::{Admissions, Crowded};
+use super::proxy::Proxies;
 use super::session::ConnConfig;
 use crate::api::{self, ApiError, ApiState, Engines};
 use crate::rooms::Hub;
@@ -93,12 +94,14 @@ pub struct HttpDeadlines {
     pub max_age: Duration,
 }
 
-/// Accepts HTTP connections until `stopped`, each within the connection budget and deadlines.
+/// Accepts HTTP connections until `stopped`, each within the connection budget of its address
+/// (the client's, behind a trusted balancer) and the deadlines.
 pub async fn serve(
     listener: TcpListener,
     state: HttpState,
     admissions: Arc<Admissions>,
     deadlines: HttpDeadlines,
+    proxies: Proxies,
     mut stopped: watch::Receiver<bool>,
 ) {
     let max_head = state.api.limits.max_head_bytes.max(8192);
@@ -108,7 +111,7 @@ pub async fn serve(
             accepted = listener.accept() => accepted,
             _ = stopped.wait_for(|s| *s) => break,
         };
-        let (stream, addr) = match accepted {
+        let (mut stream, peer) = match accepted {
             Ok(pair) => pair,
             Err(e) => {
                 tracing::warn!("HTTP accept failed: {e}");
@@ -116,15 +119,19 @@ pub async fn serve(
                 continue;
             }
         };
-        match admissions.admit(addr.ip()) {
-            Ok(admitted) => {
-                let io = Counted::new(stream, admitted);
-                tokio::spawn(serve_connection(io, addr, app.clone(), deadlines, max_head));
+        let (app, admissions, proxies) = (app.clone(), admissions.clone(), proxies.clone());
+        tokio::spawn(async move {
+            let Some(addr) = proxies.origin(&mut stream, peer).await else {
+                return;
+            };
+            match admissions.admit(addr.ip()) {
+                Ok(admitted) => {
+                    let io = Counted::new(stream, admitted);
+                    serve_connection(io, addr, app, deadlines, max_head).await;
+                }
+                Err(why) => refuse_http(stream, why).await,
             }
-            Err(why) => {
-                tokio::spawn(refuse_http(stream, why));
-            }
-        }
+        });
     }
 }
 

@@ -7,6 +7,7 @@ mod bare;
 pub mod deadline;
 pub mod http;
 pub mod limits;
+pub mod proxy;
 pub mod session;
 pub mod tcp;
 pub mod ws;

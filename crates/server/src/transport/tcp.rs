@@ -9,35 +9,40 @@ use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::limits::{Admissions, Admitted, Crowded};
+use super::proxy::Proxies;
 use super::session::{ConnConfig, Next, Session, Traffic};
 use crate::protocol::{self, Line, LineBuffer};
 use crate::rooms::outbox::{Inbox, SOCKET_BUFFER, WRITE_TIMEOUT};
 use crate::rooms::Hub;
 
-/// Accepts course clients for ever, each within the connection budget.
+/// Accepts course clients for ever, each within the connection budget of its address (the
+/// client's, behind a trusted balancer).
 pub async fn accept(
     listener: TcpListener,
     hub: Arc<Hub>,
     config: ConnConfig,
     admissions: Arc<Admissions>,
+    proxies: Proxies,
 ) {
     loop {
         match listener.accept().await {
-            Ok((stream, addr)) => match admissions.admit(addr.ip()) {
-                Ok(admitted) => {
-                    tokio::spawn(serve_tcp(
-                        stream,
-                        addr,
-                        hub.clone(),
-                        config.clone(),
-                        admitted,
-                    ));
-                }
-                Err(why) => {
-                    tracing::warn!("refused a connection from {addr}: {why}");
-                    tokio::spawn(refuse_tcp(stream, why));
-                }
-            },
+            Ok((stream, peer)) => {
+                let (hub, config) = (hub.clone(), config.clone());
+                let (admissions, proxies) = (admissions.clone(), proxies.clone());
+                tokio::spawn(async move {
+                    let mut stream = stream;
+                    let Some(addr) = proxies.origin(&mut stream, peer).await else {
+                        return;
+                    };
+                    match admissions.admit(addr.ip()) {
+                        Ok(admitted) => serve_tcp(stream, addr, hub, config, admitted).await,
+                        Err(why) => {
+                            tracing::warn!("refused a connection from {addr}: {why}");
+                            refuse_tcp(stream, why).await;
+                        }
+                    }
+                });
+            }
             Err(e) => {
                 tracing::warn!("accept failed: {e}");
                 tokio::time::sleep(Duration::from_millis(50)).await;
