@@ -22,7 +22,9 @@ WATCHes of an empty room beside a spectator of a live game), network-cap (40 add
 /24 against a client of another network);
 storage, seats and connections: db-links (a second server on a symlink and a hard link to the
 database), ctrl-c-pipe (Ctrl-C with stderr a full pipe nobody reads), token-guess (20 s of
-wrong seat tokens against a held seat), seat-hoard (one address asks for seats in 200 rooms).
+wrong seat tokens against a held seat), seat-hoard (one address asks for seats in 200 rooms);
+the last round's: old-tricks (request smuggling, path traversal, malformed WebSocket frames,
+200 WebSockets trickling a frame).
 Each prints what it measured and PASS or FAIL; the exit status is the number of failures.
 """
 import json
@@ -706,12 +708,74 @@ def seat_hoard(binary, folder):
     return held <= 16
 
 
+def raw_exchange(port, data, within=5.0):
+    """Sends `data`; what came back until the server closed, and whether it closed in time."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=within)
+    s.sendall(data)
+    got, closed = b"", False
+    try:
+        while chunk := s.recv(1 << 16):
+            got += chunk
+        closed = True
+    except OSError:
+        pass
+    s.close()
+    return got.decode(errors="replace"), closed
+
+
+def ws_handshake():
+    return (b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+
+
+def old_tricks(binary, folder):
+    """The last round's attacks with no attack of their own here: request smuggling, path
+    traversal, malformed WebSocket frames, and 200 WebSockets trickling a frame a byte at a time."""
+    server = Server(binary, folder, "--idle-timeout", "10")
+    smuggle = (b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+               b"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+               b"GET /api/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    answer, closed = raw_exchange(server.http, smuggle)
+    smuggled = answer.count("HTTP/1.1 ") != 1 or not closed
+    leaked = []
+    for path in ("/../../../../etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "/..%2f..%2fetc%2fpasswd"):
+        answer, _ = raw_exchange(server.http, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        if "root:" in answer:
+            leaked.append(path)
+    open_frames = 0
+    for frame in (b"\x81\x05hello", b"\x8b\x80\x01\x02\x03\x04", b"\x82\xff" + b"\x7f" + b"\xff" * 7 + b"\x01\x02\x03\x04"):
+        _, closed = raw_exchange(server.http, ws_handshake() + frame)
+        open_frames += 0 if closed else 1
+    tricklers = []
+    for i in range(200):
+        s = socket.create_connection(("127.0.0.1", server.http), source_address=(f"127.0.{1 + i // 100}.{2 + i % 100}", 0))
+        s.sendall(ws_handshake() + b"\x81\xe4\x01\x02\x03\x04")
+        tricklers.append(s)
+    until = time.time() + 25
+    while time.time() < until:
+        for s in tricklers:
+            try:
+                s.sendall(b"x")
+            except OSError:
+                pass
+        time.sleep(1)
+    trickling = sum(1 for s in tricklers if still_open(s))
+    for s in tricklers:
+        s.close()
+    print(f"old-tricks: smuggled request answered: {smuggled}; files leaked: {leaked or 'none'}; "
+          f"WebSockets left open by bad frames: {open_frames} of 3; trickling WebSockets open after 25 s "
+          f"(idle limit 10 s): {trickling} of 200")
+    server.stop()
+    return not smuggled and not leaked and open_frames == 0 and trickling == 0
+
+
 ATTACKS = {"idle-http": idle_http, "trickle": trickle, "spectators": spectators, "kill": kill_rounds,
            "judge-flood": judge_flood, "ai-hangup": ai_hangup, "games-flood": games_flood,
            "api-errors": api_errors, "rooms-page": rooms_page,
            "body-deadline": body_deadline, "h2-idle": h2_idle, "watch-idle": watch_idle,
            "network-cap": network_cap,
-           "db-links": db_links, "ctrl-c-pipe": ctrl_c_pipe, "token-guess": token_guess, "seat-hoard": seat_hoard}
+           "db-links": db_links, "ctrl-c-pipe": ctrl_c_pipe, "token-guess": token_guess, "seat-hoard": seat_hoard,
+           "old-tricks": old_tricks}
 
 
 def main():
