@@ -728,6 +728,15 @@ def ws_handshake():
             b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 
 
+def baseline(binary, folder):
+    """No attack: 20 s of the honest game alone, the reference for the other rows."""
+    server = Server(binary, folder)
+    time.sleep(20)
+    print("baseline: no attack for 20 s")
+    server.stop()
+    return True
+
+
 def old_tricks(binary, folder):
     """The last round's attacks with no attack of their own here: request smuggling, path
     traversal, malformed WebSocket frames, and 200 WebSockets trickling a frame a byte at a time."""
@@ -769,7 +778,7 @@ def old_tricks(binary, folder):
     return not smuggled and not leaked and open_frames == 0 and trickling == 0
 
 
-ATTACKS = {"idle-http": idle_http, "trickle": trickle, "spectators": spectators, "kill": kill_rounds,
+ATTACKS = {"baseline": baseline, "idle-http": idle_http, "trickle": trickle, "spectators": spectators, "kill": kill_rounds,
            "judge-flood": judge_flood, "ai-hangup": ai_hangup, "games-flood": games_flood,
            "api-errors": api_errors, "rooms-page": rooms_page,
            "body-deadline": body_deadline, "h2-idle": h2_idle, "watch-idle": watch_idle,

@@ -125,6 +125,16 @@ def peak_rss_mib(pid):
     return None
 
 
+def cpu_seconds(pid):
+    """User and system CPU time the process has used."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _http(port, method, path, body=b""):
     s = socket.create_connection(("127.0.0.1", port), timeout=20, source_address=("127.2.0.1", 0))
     s.sendall((f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -197,7 +207,8 @@ class Watch:
             self.game = None
         failed = endpoints_after(server.http, server.tcp)
         self.rows.append({"p99": p99(trips), "moves": len(trips), "broke": broke,
-                          "peak": peak_rss_mib(server.proc.pid), "failed": failed})
+                          "peak": peak_rss_mib(server.proc.pid), "failed": failed,
+                          "cpu": cpu_seconds(server.proc.pid)})
 
     def verdict(self):
         """(held, a line for the table)."""
@@ -214,5 +225,7 @@ class Watch:
             peak = row["peak"]
             held &= peak is not None and peak < self.rss_bound and not row["failed"]
             parts.append(f"peak {peak:.0f} MiB" if peak is not None else "peak ?")
+            if row["cpu"] is not None:
+                parts.append(f"server CPU {row['cpu']:.1f} s")
             parts.append("endpoints ok" if not row["failed"] else f"endpoints FAILED: {', '.join(row['failed'])}")
         return held, "; ".join(parts)

@@ -27,8 +27,10 @@ pub enum MoveReason {
     GameNotStart = 11,
 }
 
-/// Why a game ended, with its protocol code. `Interrupted` is the project's extension (code 7):
-/// the server stopped or crashed while the game ran.
+/// Why a game ended, with its protocol code. The project's extensions: `Interrupted` (code 7),
+/// the server stopped or crashed while the game ran; `Agreed` (8), a draw both players agreed
+/// to; `Aborted` (9), a game stopped before both players moved, without a result. The last two
+/// only end games between clients of the extension (they are offered with OFFER).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EndReason {
     None = 0,
@@ -39,6 +41,8 @@ pub enum EndReason {
     Timeout = 5,
     IllegalMove = 6,
     Interrupted = 7,
+    Agreed = 8,
+    Aborted = 9,
 }
 
 macro_rules! named_enum {
@@ -103,6 +107,8 @@ named_enum!(EndReason {
     Timeout => "TIMEOUT",
     IllegalMove => "ILLIGAL_MOVE",
     Interrupted => "INTERRUPTED",
+    Agreed => "AGREED",
+    Aborted => "ABORTED",
 });
 
 impl MoveReason {
@@ -125,8 +131,9 @@ impl MoveReason {
 }
 
 impl EndReason {
-    /// The record notation's end letter (`S`, `C`, `R`, `T`, `I`; `X` for an interrupted game);
-    /// `None` while the game goes on. A trapped side is recorded as resigning: the course expects
+    /// The record notation's end letter (`S`, `C`, `R`, `T`, `I`; the project's own: `X` for
+    /// an interrupted game, `D` for a draw the players agreed, `A` for an aborted one); `None`
+    /// while the game goes on. A trapped side is recorded as resigning: the course expects
     /// it to resign.
     pub fn letter(self) -> Option<char> {
         match self {
@@ -137,6 +144,8 @@ impl EndReason {
             EndReason::Timeout => Some('T'),
             EndReason::IllegalMove => Some('I'),
             EndReason::Interrupted => Some('X'),
+            EndReason::Agreed => Some('D'),
+            EndReason::Aborted => Some('A'),
         }
     }
 
@@ -149,6 +158,8 @@ impl EndReason {
             'T' => EndReason::Timeout,
             'I' => EndReason::IllegalMove,
             'X' => EndReason::Interrupted,
+            'D' => EndReason::Agreed,
+            'A' => EndReason::Aborted,
             _ => return None,
         })
     }
@@ -162,6 +173,8 @@ pub fn outside_end_text(reason: EndReason, loser: &str) -> String {
         EndReason::Timeout => format!("{loser} ran out of time"),
         EndReason::IllegalMove => format!("{loser} made an illegal move"),
         EndReason::Interrupted => "the game was interrupted: the server stopped".into(),
+        EndReason::Agreed => "drawn by agreement".into(),
+        EndReason::Aborted => "the game was aborted".into(),
         other => other.name().to_lowercase().replace('_', " "),
     }
 }

@@ -43,6 +43,7 @@ impl Registry {
             settings: settings.clone(),
             state,
             moves: Vec::new(),
+            sent: Vec::new(),
             end: None,
         }
     }
@@ -276,6 +277,8 @@ pub struct Match {
     state: Box<dyn LiveGame>,
     /// Every move received, legal or not, as `FROM-TO`.
     pub moves: Vec<String>,
+    /// The same moves as they were sent, to replay them (a takeback).
+    sent: Vec<(String, String, Side)>,
     pub end: Option<(EndReason, Option<Side>)>,
 }
 
@@ -300,6 +303,7 @@ impl Match {
     /// game and its sender always loses (also when it moved out of turn).
     pub fn play(&mut self, from: &str, to: &str, player: Side) -> Verdict {
         self.moves.push(format!("{from}-{to}"));
+        self.sent.push((from.to_string(), to.to_string(), player));
         let mut verdict = self.state.judge(from, to, player);
         if !verdict.reason.is_legal() {
             verdict.end = Some((EndReason::IllegalMove, Some(player.opponent())));
@@ -315,6 +319,22 @@ impl Match {
         if self.end.is_none() {
             self.end = Some((reason, winner));
         }
+    }
+
+    /// The same game with only its first `keep` moves (a takeback both players agreed to),
+    /// replayed from the start so no game needs to undo a move itself.
+    pub fn truncated(&self, registry: &Registry, keep: usize) -> Match {
+        let mut replayed = registry.start(&self.settings);
+        for (from, to, player) in self.sent.iter().take(keep) {
+            replayed.play(from, to, *player);
+        }
+        replayed
+    }
+
+    /// Drops the last move, which the store refused (it never happened for anyone).
+    pub fn forget_last(&mut self) {
+        self.moves.pop();
+        self.sent.pop();
     }
 
     /// The course's record notation: moves, then the end letter and `#`.

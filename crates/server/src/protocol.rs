@@ -21,6 +21,11 @@ pub const UNWATCH: i64 = 200102;
 /// (`data1` = `away`, `data2` = the name, `data3` = seconds its seat is held) or it came back
 /// (`back`).
 pub const NOTICE: i64 = 200103;
+/// The project's extension, between two players that both speak it: `OFFER(kind, action, "")`
+/// from a player, kind `draw`, `takeback`, `abort` or `claim`, action `offer`, `accept`,
+/// `decline` or `withdraw` (none for abort and claim); the room tells both players and the
+/// spectators `OFFER(kind, action, name)`, and the sender alone `OFFER(kind, "refused", why)`.
+pub const OFFER: i64 = 200104;
 
 /// The game of a READY without the extension's `game` key: the course protocol is Surakarta's.
 pub const COURSE_GAME: &str = "surakarta";
@@ -133,6 +138,7 @@ pub fn op_name(op: i64) -> &'static str {
         STATE => "STATE",
         UNWATCH => "UNWATCH",
         NOTICE => "NOTICE",
+        OFFER => "OFFER",
         _ => "UNKNOWN",
     }
 }

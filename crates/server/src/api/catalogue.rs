@@ -90,6 +90,7 @@ pub fn protocol() -> serde_json::Value {
         ("STATE", p::STATE),
         ("UNWATCH", p::UNWATCH),
         ("NOTICE", p::NOTICE),
+        ("OFFER", p::OFFER),
     ];
     let move_reasons: Vec<&str> = (0..=u8::MAX)
         .map_while(MoveReason::from_code)
@@ -104,6 +105,8 @@ pub fn protocol() -> serde_json::Value {
         EndReason::Timeout,
         EndReason::IllegalMove,
         EndReason::Interrupted,
+        EndReason::Agreed,
+        EndReason::Aborted,
     ];
     serde_json::json!({
         "ops": ops.into_iter().collect::<BTreeMap<_, _>>(),

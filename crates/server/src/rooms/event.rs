@@ -100,6 +100,11 @@ pub enum RoomEvent {
         peer: Peer,
         message: Message,
     },
+    /// An offer between the players (the extension's OFFER).
+    Offer {
+        peer: Peer,
+        message: Message,
+    },
     /// A LEAVE message, or the connection closed (`message` is `None`).
     Leave {
         peer: Peer,

@@ -41,6 +41,7 @@ impl Room {
             deadline: None,
             clocks,
             turn_started: Instant::now(),
+            offers: Default::default(),
         };
         running.deadline = Some(running.turn_deadline());
         self.running = Some(running);
@@ -122,7 +123,7 @@ impl Room {
         if let Err(e) = self.store_move(id, ply, &text, verdict.reason).await {
             tracing::error!("room {}: move {ply} of game {id} not stored: {e}", self.id);
             if let Some(r) = self.running.as_mut() {
-                r.game.moves.pop();
+                r.game.forget_last();
             }
             // The database's own words stay in the log.
             self.interrupt(&format!("the server could not store move {ply}"))
@@ -147,6 +148,7 @@ impl Room {
             self.send_to(&opponent, forward.clone());
         }
         self.tell_spectators(&forward);
+        self.offers_lapse();
         match verdict.end {
             Some((reason, winner)) => {
                 self.finish(reason, winner, Some(verdict.reason), None)

@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 mod game;
+mod offers;
 mod seats;
 mod show;
 #[cfg(test)]
@@ -55,6 +56,7 @@ struct Running {
     /// of the side to move started.
     clocks: Option<[Duration; 2]>,
     turn_started: Instant,
+    offers: offers::Offers,
 }
 
 impl Running {
@@ -75,6 +77,17 @@ impl Running {
             None => Duration::from_millis(self.game.settings.timeout_ms),
         };
         self.turn_started + allowed
+    }
+
+    /// The turn ends now without a move (a takeback): the side to move is charged the time it
+    /// has used, without an increment.
+    fn settle_turn(&mut self) {
+        let now = Instant::now();
+        if let Some(clocks) = self.clocks.as_mut() {
+            let side = self.game.to_move().index();
+            clocks[side] = clocks[side].saturating_sub(now - self.turn_started);
+        }
+        self.turn_started = now;
     }
 
     /// The mover's move arrived now: its clock is charged and credited the increment.
@@ -244,6 +257,10 @@ impl Room {
             RoomEvent::Chat { peer, message } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);
                 self.chat(&peer, &message);
+            }
+            RoomEvent::Offer { peer, message } => {
+                log_message(self.move_no(), "recv", &peer.addr, &message);
+                self.offer(&peer, &message).await;
             }
             RoomEvent::Leave { peer, message } => {
                 if let Some(m) = &message {

@@ -281,7 +281,9 @@ impl Session {
     fn route(&mut self, message: Message) {
         match message.op {
             protocol::READY => self.ready(message),
-            protocol::MOVE | protocol::RESIGN | protocol::CHAT => self.play(message),
+            protocol::MOVE | protocol::RESIGN | protocol::CHAT | protocol::OFFER => {
+                self.play(message)
+            }
             protocol::LEAVE => self.leave(message),
             protocol::WATCH => self.watch(message),
             protocol::UNWATCH => self.unwatch(message),
@@ -298,7 +300,7 @@ impl Session {
         );
     }
 
-    /// MOVE, RESIGN and CHAT go to the connection's room.
+    /// MOVE, RESIGN, CHAT and OFFER go to the connection's room.
     fn play(&mut self, message: Message) {
         let Some(room) = self.room else {
             return self.not_in_a_room(&message);
@@ -310,6 +312,7 @@ impl Session {
         let event = match message.op {
             protocol::MOVE => RoomEvent::Move { peer, message },
             protocol::RESIGN => RoomEvent::Resign { peer, message },
+            protocol::OFFER => RoomEvent::Offer { peer, message },
             _ => RoomEvent::Chat { peer, message },
         };
         self.hub.send(room, event);

@@ -11,8 +11,8 @@ use tokio::sync::{oneshot, Notify};
 use super::Room;
 use crate::games::{GameClock, Registry, Requested, SettingsDefaults};
 use crate::protocol::{
-    Message, Winner, CHAT, END, END_MARKER, LEAVE, MOVE, NOTICE, READY, REJECT, RESIGN, STATE,
-    WATCH,
+    Message, Winner, CHAT, END, END_MARKER, LEAVE, MOVE, NOTICE, OFFER, READY, REJECT, RESIGN,
+    STATE, WATCH,
 };
 use crate::rooms::outbox::{outbox, Inbox};
 use crate::rooms::{Hub, Peer, Records, RoomContext, RoomEvent, RoomSetup, SeatLimits, SeatTimes};
@@ -21,6 +21,7 @@ use crate::storage::memory::MemoryStore;
 mod failures;
 mod guard;
 mod joining;
+mod offers;
 mod playing;
 mod seats;
 mod watching;
@@ -195,6 +196,7 @@ impl Table {
             MOVE => RoomEvent::Move { peer, message },
             RESIGN => RoomEvent::Resign { peer, message },
             CHAT => RoomEvent::Chat { peer, message },
+            OFFER => RoomEvent::Offer { peer, message },
             WATCH => RoomEvent::Watch { peer, message },
             LEAVE => RoomEvent::Leave {
                 peer,
