@@ -16,6 +16,7 @@
 
 pub mod api;
 pub mod client;
+pub mod cluster;
 pub mod games;
 pub mod logging;
 pub mod protocol;

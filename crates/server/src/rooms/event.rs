@@ -14,6 +14,14 @@ use arbiter_core::Side;
 
 pub type ConnId = u64;
 
+static NEXT_CONN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// A number for a new connection (or a cluster's stand-in for another node's), unique in
+/// this process.
+pub fn next_conn_id() -> ConnId {
+    NEXT_CONN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A connection as rooms see it.
 #[derive(Clone, Debug)]
 pub struct Peer {

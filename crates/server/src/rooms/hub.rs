@@ -29,6 +29,15 @@ pub struct Hub {
     /// Spectators of rooms that have no task (no one has sat down there): a peer each, handed
     /// to the room when it starts, so watching empty rooms costs no room.
     idle_watchers: std::sync::Mutex<HashMap<u32, Vec<Peer>>>,
+    /// In a cluster: where every event goes first, to find the room's owner.
+    elsewhere: std::sync::OnceLock<Arc<dyn Elsewhere>>,
+}
+
+/// A cluster's router (see [`crate::cluster`]): events for rooms go through it, and those of
+/// rooms this node owns come back through [`Hub::deliver`]. Defined here so the rooms do not
+/// depend on the cluster.
+pub trait Elsewhere: Send + Sync + 'static {
+    fn route(&self, id: u32, event: RoomEvent);
 }
 
 impl Hub {
@@ -104,9 +113,29 @@ impl Hub {
         }
     }
 
-    /// Delivers an event to room `id`, starting the room if needed (not for spectators of a
-    /// room where no one sits: they wait in the hub).
+    /// Sends every event through `router` first (a cluster node).
+    pub fn route_through(&self, router: Arc<dyn Elsewhere>) {
+        let _ = self.elsewhere.set(router);
+    }
+
+    /// Sends an event to room `id`: here, or in a cluster to whichever node owns the room.
     pub fn send(&self, id: u32, event: RoomEvent) {
+        match self.elsewhere.get() {
+            Some(router) => router.route(id, event),
+            None => self.deliver(id, event),
+        }
+    }
+
+    /// Whether room `id` has a task or spectators waiting here.
+    pub fn is_active(&self, id: u32) -> bool {
+        let running = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+        let idle = self.idle_watchers.lock().unwrap_or_else(|e| e.into_inner());
+        running.contains_key(&id) || idle.contains_key(&id)
+    }
+
+    /// Delivers an event to room `id` on this node, starting the room if needed (not for
+    /// spectators of a room where no one sits: they wait in the hub).
+    pub fn deliver(&self, id: u32, event: RoomEvent) {
         let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
         let event = match rooms.contains_key(&id) {
             true => event,

@@ -11,7 +11,7 @@ mod room;
 mod setup;
 
 pub use error::Refusal;
-pub use event::{log_message, send, ConnId, Peer, RoomEvent};
+pub use event::{log_message, next_conn_id, send, ConnId, Peer, RoomEvent};
 pub use guard::SeatLimits;
-pub use hub::Hub;
+pub use hub::{Elsewhere, Hub};
 pub use setup::{Records, RoomContext, RoomInfo, RoomPlayer, RoomSetup, SeatTimes};

@@ -16,8 +16,6 @@ use crate::protocol::{self, FieldError, Message};
 use crate::rooms::outbox::{outbox, Inbox};
 use crate::rooms::{log_message, send, Hub, Peer, RoomEvent};
 
-static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
-
 /// Server-wide settings a connection needs.
 #[derive(Clone)]
 pub struct ConnConfig {
@@ -138,7 +136,7 @@ impl Session {
     pub fn new(addr: String, hub: Arc<Hub>, config: ConnConfig) -> (Session, Inbox) {
         let (out, inbox) = outbox();
         let peer = Peer {
-            id: NEXT_CONN.fetch_add(1, Ordering::Relaxed),
+            id: crate::rooms::next_conn_id(),
             addr,
             outbox: out,
             awaited: Arc::new(AtomicBool::new(false)),

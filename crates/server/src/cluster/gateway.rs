@@ -1,0 +1,196 @@
+//! The gateway's side: a local client's events go, one connection's in order, to the room's
+//! owner — this node's hub, or another node over NATS — and the lines owners send back for
+//! local clients are queued on their connections.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::wire::{Command, ConnRef, Delivery, WireEvent};
+use super::{lock, node_subject, room_subject, Cluster, ClusterError};
+use crate::rooms::outbox::Kind;
+use crate::rooms::{ConnId, Peer, RoomEvent};
+
+/// How long a connection's event waits for its room to find an owner before it is dropped.
+const ROUTE_PATIENCE: Duration = Duration::from_secs(20);
+/// A connection's forwarder ends after this long with nothing to send once it has closed.
+const FORWARDER_IDLE: Duration = Duration::from_secs(30);
+
+/// What an owner answered to a command.
+pub(super) const ACCEPTED: &[u8] = b"ok";
+pub(super) const NOT_OWNER: &[u8] = b"not-owner";
+
+impl Cluster {
+    /// Queues `event` behind the connection's earlier ones.
+    pub(super) fn forward(self: &Arc<Self>, room: u32, event: RoomEvent) {
+        let conn = match &event {
+            RoomEvent::Unwatch { conn } => *conn,
+            other => match peer_of(other) {
+                Some(peer) => peer.id,
+                // The hub's own events never come here; deliver them where they are.
+                None => return self.deliver_here(room, event),
+            },
+        };
+        let mut forwarders = lock(&self.forwarders);
+        let queue = forwarders.entry(conn).or_insert_with(|| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tokio::spawn(self.clone().forward_in_order(conn, rx));
+            tx
+        });
+        let _ = queue.send((room, event));
+    }
+
+    pub(super) fn deliver_here(&self, room: u32, event: RoomEvent) {
+        if let Some(hub) = self.hub() {
+            hub.deliver(room, event);
+        }
+    }
+
+    async fn forward_in_order(
+        self: Arc<Self>,
+        conn: ConnId,
+        mut queue: mpsc::UnboundedReceiver<(u32, RoomEvent)>,
+    ) {
+        loop {
+            match tokio::time::timeout(FORWARDER_IDLE, queue.recv()).await {
+                Ok(Some((room, event))) => self.route_one(conn, room, event).await,
+                Ok(None) => break,
+                Err(_) => {
+                    let closed = lock(&self.local_peers)
+                        .get(&conn)
+                        .is_none_or(|p| p.outbox.is_closed());
+                    if closed && queue.is_empty() {
+                        break;
+                    }
+                }
+            }
+        }
+        lock(&self.forwarders).remove(&conn);
+        lock(&self.local_peers).remove(&conn);
+    }
+
+    /// Delivers one event to its room's owner, claiming the room when it has none.
+    async fn route_one(self: &Arc<Self>, conn: ConnId, room: u32, event: RoomEvent) {
+        if self.epoch_of(room).is_some() {
+            return self.deliver_here(room, event);
+        }
+        let until = Instant::now() + ROUTE_PATIENCE;
+        let Some((peer, wire)) = WireEvent::of(event) else {
+            return;
+        };
+        let command = Command {
+            room,
+            conn: self.conn_ref(conn, peer.as_ref()),
+            event: wire,
+        };
+        let payload = serde_json::to_vec(&command).expect("commands serialise");
+        while Instant::now() < until {
+            if self.epoch_of(room).is_some() {
+                return self.deliver_own(command, peer);
+            }
+            match self
+                .nats
+                .request(room_subject(room), payload.clone().into())
+                .await
+            {
+                Ok(answer) if answer.payload.as_ref() == ACCEPTED => return,
+                Ok(_) => {}
+                Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
+                    if self.claim(room).await {
+                        continue;
+                    }
+                }
+                Err(e) => tracing::warn!("room {room}: command not delivered yet: {e}"),
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tracing::error!("room {room}: no owner within {ROUTE_PATIENCE:?}; an event was dropped");
+    }
+
+    /// A local client's command for a room this node has just claimed: to the hub with the
+    /// client's own peer (no stand-in needed).
+    fn deliver_own(&self, command: Command, peer: Option<Peer>) {
+        let event = match peer {
+            Some(peer) => command.event.into_event(peer, &self.registry),
+            None => Ok(RoomEvent::Unwatch {
+                conn: command.conn.id,
+            }),
+        };
+        match event {
+            Ok(event) => self.deliver_here(command.room, event),
+            Err(e) => tracing::error!("room {}: {e}", command.room),
+        }
+    }
+
+    /// The connection as other nodes know it; remembered so their deliveries find it.
+    fn conn_ref(&self, conn: ConnId, peer: Option<&Peer>) -> ConnRef {
+        let mut peers = lock(&self.local_peers);
+        if let Some(p) = peer {
+            peers.entry(p.id).or_insert_with(|| p.clone());
+        }
+        let known = peers.get(&conn);
+        ConnRef {
+            node: self.node.clone(),
+            id: conn,
+            addr: known.map_or_else(String::new, |p| p.addr.clone()),
+            extension: known.is_some_and(|p| p.extension.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// Takes this node's deliveries from NATS and queues each on its connection.
+    pub(super) async fn take_deliveries(self: &Arc<Self>) -> Result<(), ClusterError> {
+        let subject = node_subject(&self.node);
+        let mut deliveries = self
+            .nats
+            .subscribe(subject.clone())
+            .await
+            .map_err(|source| ClusterError::Subscribe { subject, source })?;
+        let me = Arc::downgrade(self);
+        tokio::spawn(async move {
+            while let Some(message) = deliveries.next().await {
+                let Some(me) = me.upgrade() else { return };
+                match serde_json::from_slice::<Delivery>(&message.payload) {
+                    Ok(delivery) => me.hand_over(delivery),
+                    Err(e) => tracing::warn!("a delivery that is not one: {e}"),
+                }
+            }
+        });
+        Ok(())
+    }
+
+    fn hand_over(&self, delivery: Delivery) {
+        let Some(peer) = lock(&self.local_peers).get(&delivery.conn).cloned() else {
+            return;
+        };
+        peer.awaited.store(delivery.awaited, Ordering::Relaxed);
+        let was_seated = peer.seated.swap(delivery.seated, Ordering::Relaxed);
+        if let Some(line) = delivery.line {
+            let kind = if delivery.lossy {
+                Kind::Lossy
+            } else {
+                Kind::Essential
+            };
+            peer.outbox.send(line.into(), kind);
+        }
+        if was_seated != delivery.seated {
+            peer.changed.notify_one();
+        }
+    }
+}
+
+fn peer_of(event: &RoomEvent) -> Option<&Peer> {
+    match event {
+        RoomEvent::Ready { peer, .. }
+        | RoomEvent::Move { peer, .. }
+        | RoomEvent::Resign { peer, .. }
+        | RoomEvent::Chat { peer, .. }
+        | RoomEvent::Offer { peer, .. }
+        | RoomEvent::Leave { peer, .. }
+        | RoomEvent::Watch { peer, .. } => Some(peer),
+        RoomEvent::Unwatch { .. } | RoomEvent::Info { .. } | RoomEvent::Shutdown { .. } => None,
+    }
+}

@@ -1,0 +1,127 @@
+//! Who owns a room: a lease (room, node, epoch, expiry) that its owner renews and that lapses
+//! when the owner stops renewing it. A node that takes a lapsed lease gets the next epoch, so
+//! every owner of a room has its own number and a write can be fenced by it.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use tokio::time::Instant;
+
+/// Why the lease store did not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum LeaseError {
+    #[error("the lease store is unreachable: {0}")]
+    Unreachable(String),
+}
+
+/// The leases of all rooms, shared by every node of a cluster.
+pub trait Leases: Send + Sync + 'static {
+    /// Takes `room` for `node` when no one holds it or its holder let it lapse: the new epoch,
+    /// or `None` when another node holds it.
+    fn claim(&self, room: u32, node: &str) -> BoxFuture<'_, Result<Option<u64>, LeaseError>>;
+    /// Renews `node`'s leases on `rooms` (with their epochs); the rooms it no longer holds.
+    fn renew(
+        &self,
+        node: &str,
+        rooms: Vec<(u32, u64)>,
+    ) -> BoxFuture<'_, Result<Vec<u32>, LeaseError>>;
+    /// Gives `room` up (its room closed).
+    fn release(&self, room: u32, node: &str, epoch: u64) -> BoxFuture<'_, Result<(), LeaseError>>;
+}
+
+/// Leases in this process's memory, for nodes of one process (tests): the same rules as the
+/// database's, on tokio's clock.
+pub struct MemoryLeases {
+    ttl: Duration,
+    held: Mutex<HashMap<u32, Held>>,
+}
+
+struct Held {
+    node: String,
+    epoch: u64,
+    until: Instant,
+}
+
+impl MemoryLeases {
+    pub fn new(ttl: Duration) -> MemoryLeases {
+        MemoryLeases {
+            ttl,
+            held: Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u32, Held>> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Leases for MemoryLeases {
+    fn claim(&self, room: u32, node: &str) -> BoxFuture<'_, Result<Option<u64>, LeaseError>> {
+        let now = Instant::now();
+        let mut held = self.lock();
+        let taken = match held.get(&room) {
+            Some(h) if h.until > now && h.node != node => None,
+            Some(h) if h.until > now => Some(h.epoch),
+            lapsed => Some(lapsed.map_or(1, |h| h.epoch + 1)),
+        };
+        if let Some(epoch) = taken {
+            let until = now + self.ttl;
+            let node = node.to_string();
+            held.insert(room, Held { node, epoch, until });
+        }
+        Box::pin(async move { Ok(taken) })
+    }
+
+    fn renew(
+        &self,
+        node: &str,
+        rooms: Vec<(u32, u64)>,
+    ) -> BoxFuture<'_, Result<Vec<u32>, LeaseError>> {
+        let now = Instant::now();
+        let mut held = self.lock();
+        let mut lost = Vec::new();
+        for (room, epoch) in rooms {
+            match held.get_mut(&room) {
+                Some(h) if h.node == node && h.epoch == epoch && h.until > now => {
+                    h.until = now + self.ttl;
+                }
+                _ => lost.push(room),
+            }
+        }
+        Box::pin(async move { Ok(lost) })
+    }
+
+    fn release(&self, room: u32, node: &str, epoch: u64) -> BoxFuture<'_, Result<(), LeaseError>> {
+        // Kept, lapsed: the room's next owner still gets a newer epoch.
+        let now = Instant::now();
+        if let Some(h) = self.lock().get_mut(&room) {
+            if h.node == node && h.epoch == epoch {
+                h.until = now;
+            }
+        }
+        Box::pin(async { Ok(()) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_lease_lapses_unless_renewed_and_the_next_owner_gets_the_next_epoch() {
+        let leases = MemoryLeases::new(Duration::from_secs(10));
+        assert_eq!(leases.claim(7, "a").await.unwrap(), Some(1));
+        assert_eq!(leases.claim(7, "b").await.unwrap(), None);
+        tokio::time::advance(Duration::from_secs(6)).await;
+        assert!(leases.renew("a", vec![(7, 1)]).await.unwrap().is_empty());
+        tokio::time::advance(Duration::from_secs(6)).await;
+        assert_eq!(leases.claim(7, "b").await.unwrap(), None, "renewed 6 s ago");
+        tokio::time::advance(Duration::from_secs(5)).await;
+        assert_eq!(leases.claim(7, "b").await.unwrap(), Some(2));
+        assert_eq!(leases.renew("a", vec![(7, 1)]).await.unwrap(), [7]);
+        leases.release(7, "b", 2).await.unwrap();
+        assert_eq!(leases.claim(7, "a").await.unwrap(), Some(3));
+    }
+}

@@ -1,0 +1,176 @@
+//! Many nodes, one owner per room (docs/cluster.md). Every node accepts every client; each room
+//! runs on the one node that holds its lease ([`leases`]). A client's events go through the
+//! hub's router ([`crate::rooms::Elsewhere`]), here: to the local hub when this node owns the
+//! room, else over NATS to the owner (request/reply on the room's subject, which only the owner
+//! subscribes to, in a queue group). A room nobody owns is claimed by the node that first needs
+//! it. The owner's room writes to a stand-in for each remote client, whose lines travel back to
+//! the client's node ([`wire::Delivery`]).
+//!
+//! Subjects: `arbiter.room.<room>` (commands for the room's owner), `arbiter.node.<node>`
+//! (deliveries for a node's clients).
+
+pub mod leases;
+pub mod wire;
+
+mod gateway;
+mod owner;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::games::Registry;
+use crate::rooms::{ConnId, Elsewhere, Hub, Peer, RoomEvent};
+use leases::Leases;
+
+/// How a node joins a cluster.
+#[derive(Clone, Debug)]
+pub struct ClusterConfig {
+    /// The NATS server (`nats://host:port`).
+    pub nats: String,
+    /// This node's name, unique in the cluster.
+    pub node: String,
+    /// How often this node renews its leases (a third of their length).
+    pub renew_every: Duration,
+}
+
+/// Why a node could not join its cluster.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error("cannot reach NATS at {url}: {source}")]
+    Nats {
+        url: String,
+        source: async_nats::ConnectError,
+    },
+    #[error("cannot subscribe to {subject}: {source}")]
+    Subscribe {
+        subject: String,
+        source: async_nats::SubscribeError,
+    },
+}
+
+/// This node's part of the cluster.
+pub struct Cluster {
+    node: String,
+    nats: async_nats::Client,
+    hub: Weak<Hub>,
+    registry: Arc<Registry>,
+    leases: Arc<dyn Leases>,
+    /// Rooms this node owns, with their epochs.
+    owned: Mutex<HashMap<u32, Owned>>,
+    /// Each local connection's events, in order, to wherever their rooms are.
+    forwarders: Mutex<HashMap<ConnId, mpsc::UnboundedSender<(u32, RoomEvent)>>>,
+    /// Local connections that sent events to other nodes: where their deliveries go.
+    local_peers: Mutex<HashMap<ConnId, Peer>>,
+    /// Stand-ins for other nodes' clients in rooms owned here, by (room, node, connection).
+    stand_ins: Mutex<HashMap<(u32, String, ConnId), Peer>>,
+}
+
+struct Owned {
+    epoch: u64,
+    /// The task answering the room's commands; aborted when the room is given up.
+    commands: tokio::task::AbortHandle,
+}
+
+fn room_subject(room: u32) -> String {
+    format!("arbiter.room.{room}")
+}
+
+fn node_subject(node: &str) -> String {
+    format!("arbiter.node.{node}")
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Cluster {
+    /// Joins the cluster: connects to NATS, takes this node's deliveries, renews its leases,
+    /// and routes `hub`'s events from now on.
+    pub async fn join(
+        config: &ClusterConfig,
+        hub: &Arc<Hub>,
+        registry: Arc<Registry>,
+        leases: Arc<dyn Leases>,
+    ) -> Result<Arc<Cluster>, ClusterError> {
+        let nats =
+            async_nats::connect(&config.nats)
+                .await
+                .map_err(|source| ClusterError::Nats {
+                    url: config.nats.clone(),
+                    source,
+                })?;
+        let cluster = Arc::new(Cluster {
+            node: config.node.clone(),
+            nats,
+            hub: Arc::downgrade(hub),
+            registry,
+            leases,
+            owned: Mutex::default(),
+            forwarders: Mutex::default(),
+            local_peers: Mutex::default(),
+            stand_ins: Mutex::default(),
+        });
+        cluster.take_deliveries().await?;
+        tokio::spawn(cluster.clone().keep_leases(config.renew_every));
+        hub.route_through(Arc::new(Router(cluster.clone())));
+        Ok(cluster)
+    }
+
+    fn hub(&self) -> Option<Arc<Hub>> {
+        self.hub.upgrade()
+    }
+
+    fn epoch_of(&self, room: u32) -> Option<u64> {
+        lock(&self.owned).get(&room).map(|o| o.epoch)
+    }
+
+    /// Renews the leases of the rooms owned here; gives up those lost (another node took them)
+    /// and those whose room has closed.
+    async fn keep_leases(self: Arc<Self>, every: Duration) {
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tick.tick().await;
+            let Some(hub) = self.hub() else { return };
+            let held: Vec<(u32, u64)> = lock(&self.owned)
+                .iter()
+                .map(|(room, o)| (*room, o.epoch))
+                .collect();
+            for &(room, epoch) in held.iter().filter(|(room, _)| !hub.is_active(*room)) {
+                self.give_up(room);
+                if let Err(e) = self.leases.release(room, &self.node, epoch).await {
+                    tracing::warn!("room {room}: lease not released: {e}");
+                }
+            }
+            let still: Vec<(u32, u64)> = held
+                .into_iter()
+                .filter(|(r, _)| hub.is_active(*r))
+                .collect();
+            match self.leases.renew(&self.node, still).await {
+                Ok(lost) => lost.into_iter().for_each(|room| {
+                    tracing::warn!("room {room}: lease lost to another node");
+                    self.give_up(room);
+                }),
+                Err(e) => tracing::error!("leases not renewed: {e}"),
+            }
+        }
+    }
+
+    /// Stops answering for `room`.
+    fn give_up(&self, room: u32) {
+        if let Some(owned) = lock(&self.owned).remove(&room) {
+            owned.commands.abort();
+        }
+    }
+}
+
+/// The hub's way into the cluster.
+struct Router(Arc<Cluster>);
+
+impl Elsewhere for Router {
+    fn route(&self, id: u32, event: RoomEvent) {
+        self.0.forward(id, event);
+    }
+}

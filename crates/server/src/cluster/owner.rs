@@ -1,0 +1,167 @@
+//! The owner's side: claiming a room, answering the commands other nodes send for it, and a
+//! stand-in [`Peer`] for each remote client whose lines go back to the client's node.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+
+use super::gateway::{ACCEPTED, NOT_OWNER};
+use super::wire::{Command, ConnRef, Delivery};
+use super::{lock, node_subject, room_subject, Cluster, Owned};
+use crate::protocol;
+use crate::rooms::outbox::{outbox, Inbox};
+use crate::rooms::{next_conn_id, Peer};
+
+/// Subscribers of a room's subject in this queue group share its commands: only one answers.
+const OWNERS: &str = "owner";
+
+impl Cluster {
+    /// Takes `room` when nobody holds it; true when this node owns it now.
+    pub(super) async fn claim(self: &Arc<Self>, room: u32) -> bool {
+        if self.epoch_of(room).is_some() {
+            return true;
+        }
+        let epoch = match self.leases.claim(room, &self.node).await {
+            Ok(Some(epoch)) => epoch,
+            Ok(None) => return false,
+            Err(e) => {
+                tracing::error!("room {room}: cannot claim: {e}");
+                return false;
+            }
+        };
+        let subject = room_subject(room);
+        let commands = match self.nats.queue_subscribe(subject, OWNERS.into()).await {
+            Ok(commands) => commands,
+            Err(e) => {
+                tracing::error!("room {room}: cannot take its commands: {e}");
+                let _ = self.leases.release(room, &self.node, epoch).await;
+                return false;
+            }
+        };
+        tracing::info!("room {room}: owned by {} (epoch {epoch})", self.node);
+        let me = Arc::downgrade(self);
+        let task = tokio::spawn(async move {
+            let mut commands = commands;
+            while let Some(message) = commands.next().await {
+                let Some(me) = me.upgrade() else { return };
+                let answer = me.serve_command(room, &message.payload);
+                if let Some(reply) = message.reply {
+                    let _ = me.nats.publish(reply, answer.into()).await;
+                }
+            }
+        });
+        let owned = Owned {
+            epoch,
+            commands: task.abort_handle(),
+        };
+        lock(&self.owned).insert(room, owned);
+        true
+    }
+
+    /// One command for `room`: handed to the hub with the client's stand-in.
+    fn serve_command(self: &Arc<Self>, room: u32, payload: &[u8]) -> &'static [u8] {
+        if self.epoch_of(room).is_none() {
+            return NOT_OWNER;
+        }
+        let command: Command = match serde_json::from_slice(payload) {
+            Ok(command) => command,
+            Err(e) => {
+                tracing::warn!("room {room}: a command that is not one: {e}");
+                return ACCEPTED;
+            }
+        };
+        let closes = command.event.ends_the_stand_in();
+        let leaves = closes || command.event.leaves_the_room();
+        let key = (room, command.conn.node.clone(), command.conn.id);
+        let Some(peer) = self.stand_in(room, &command.conn) else {
+            return ACCEPTED;
+        };
+        match command.event.into_event(peer.clone(), &self.registry) {
+            Ok(event) => self.deliver_here(room, event),
+            Err(e) => tracing::warn!("room {room}: {e}"),
+        }
+        // A seated client that stops watching its own room still plays there.
+        let still_plays = !closes && peer.seated.load(Ordering::Relaxed);
+        if leaves && !still_plays {
+            lock(&self.stand_ins).remove(&key);
+        }
+        if closes {
+            peer.outbox.close();
+        }
+        ACCEPTED
+    }
+
+    /// The stand-in of a remote client in `room`, made on its first command (not for an
+    /// UNWATCH: a client that watched nothing here has nothing to stop).
+    fn stand_in(self: &Arc<Self>, room: u32, conn: &ConnRef) -> Option<Peer> {
+        let key = (room, conn.node.clone(), conn.id);
+        let mut stand_ins = lock(&self.stand_ins);
+        if let Some(peer) = stand_ins.get(&key) {
+            return Some(peer.clone());
+        }
+        if conn.addr.is_empty() {
+            return None;
+        }
+        let (out, inbox) = outbox();
+        let peer = Peer {
+            id: next_conn_id(),
+            addr: conn.addr.clone(),
+            outbox: out,
+            awaited: Default::default(),
+            seated: Default::default(),
+            changed: Default::default(),
+            extension: Arc::new(conn.extension.into()),
+        };
+        let flags = Flags {
+            awaited: peer.awaited.clone(),
+            seated: peer.seated.clone(),
+            changed: peer.changed.clone(),
+        };
+        tokio::spawn(self.clone().send_back(flags, inbox, conn.clone()));
+        stand_ins.insert(key, peer.clone());
+        Some(peer)
+    }
+
+    /// Sends what the room writes to a stand-in, and its flags when they change, to the
+    /// client's node, until the stand-in is closed or every holder of it has dropped it.
+    async fn send_back(self: Arc<Self>, peer: Flags, mut inbox: Inbox, conn: ConnRef) {
+        let subject = node_subject(&conn.node);
+        loop {
+            let line = tokio::select! {
+                line = inbox.next() => match line {
+                    Some(line) => Some(line),
+                    None => break,
+                },
+                _ = peer.changed.notified() => None,
+            };
+            if let Some(line) = &line {
+                inbox.written(line);
+            }
+            let delivery = Delivery {
+                conn: conn.id,
+                lossy: line.as_deref().is_some_and(is_chat),
+                line: line.map(|l| l.to_string()),
+                awaited: peer.awaited.load(Ordering::Relaxed),
+                seated: peer.seated.load(Ordering::Relaxed),
+            };
+            let payload = serde_json::to_vec(&delivery).expect("deliveries serialise");
+            if let Err(e) = self.nats.publish(subject.clone(), payload.into()).await {
+                tracing::warn!("a delivery to {} was lost: {e}", conn.node);
+            }
+        }
+    }
+}
+
+/// A stand-in's flags, without its outbox (holding that would keep the stand-in alive).
+struct Flags {
+    awaited: Arc<std::sync::atomic::AtomicBool>,
+    seated: Arc<std::sync::atomic::AtomicBool>,
+    changed: Arc<tokio::sync::Notify>,
+}
+
+/// Chat may be dropped for a slow client (as [`crate::rooms::send`] queues it). A line starts
+/// with its op.
+fn is_chat(line: &str) -> bool {
+    line.starts_with(&format!("{{\"op\":{}", protocol::CHAT))
+}

@@ -1,0 +1,205 @@
+//! What nodes send each other over NATS, as JSON: a [`Command`] (a client's event for a room,
+//! from the node the client is connected to, its gateway, to the room's owner) and a
+//! [`Delivery`] (a line the owner's room wrote for that client, back to the gateway).
+
+use arbiter_core::Side;
+use serde::{Deserialize, Serialize};
+
+use crate::games::{GameClock, Registry, Requested};
+use crate::protocol::Message;
+use crate::rooms::{ConnId, Peer, RoomEvent};
+
+/// A client connection as another node knows it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ConnRef {
+    /// The gateway node it is connected to.
+    pub node: String,
+    /// Its number on that node.
+    pub id: ConnId,
+    /// The client's address (the seat caps count it).
+    pub addr: String,
+    /// It speaks the project's extension.
+    pub extension: bool,
+}
+
+/// A client's event for a room, as it travels to the room's owner.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Command {
+    pub room: u32,
+    pub conn: ConnRef,
+    pub event: WireEvent,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WireEvent {
+    Ready {
+        message: Message,
+        name: String,
+        colour: Option<usize>,
+        request: WireRequest,
+        token: Option<String>,
+    },
+    Move {
+        message: Message,
+    },
+    Resign {
+        message: Message,
+    },
+    Chat {
+        message: Message,
+    },
+    Offer {
+        message: Message,
+    },
+    Leave {
+        message: Option<Message>,
+    },
+    Watch {
+        message: Message,
+    },
+    Unwatch,
+}
+
+/// A room's settings as a READY asked for them, by name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireRequest {
+    pub game: String,
+    pub options: Vec<(String, u32)>,
+    pub timeout_ms: Option<u64>,
+    pub clock: Option<(u64, u64)>,
+    pub opening_timeout_ms: Option<u64>,
+}
+
+/// A line for a client from its room's owner, with the flags the gateway's connection keeps.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delivery {
+    pub conn: ConnId,
+    /// The line (no newline); `None` when only the flags changed.
+    pub line: Option<String>,
+    /// May be dropped for a slow client (chat).
+    pub lossy: bool,
+    pub awaited: bool,
+    pub seated: bool,
+}
+
+/// Why a command could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("not a command: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("a game this node does not host: {0}")]
+    Game(#[from] crate::games::UnknownGame),
+    #[error("the option `{0}` is not one of the game's")]
+    Option(String),
+    #[error("an event for no one ({0})")]
+    NoPeer(&'static str),
+}
+
+impl WireRequest {
+    fn of(r: &Requested) -> WireRequest {
+        WireRequest {
+            game: r.game.id.to_string(),
+            options: r.options.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            timeout_ms: r.timeout_ms,
+            clock: r.clock.map(|c| (c.initial_ms, c.increment_ms)),
+            opening_timeout_ms: r.opening_timeout_ms,
+        }
+    }
+
+    fn requested(&self, registry: &Registry) -> Result<Requested, WireError> {
+        let game = registry.definition(&self.game)?;
+        let options = self
+            .options
+            .iter()
+            .map(|(name, value)| {
+                let def = game.options.iter().find(|o| o.name == name);
+                def.map(|o| (o.name, *value))
+                    .ok_or_else(|| WireError::Option(name.clone()))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Requested {
+            game,
+            options,
+            timeout_ms: self.timeout_ms,
+            clock: self.clock.map(|(initial_ms, increment_ms)| GameClock {
+                initial_ms,
+                increment_ms,
+            }),
+            opening_timeout_ms: self.opening_timeout_ms,
+        })
+    }
+}
+
+impl WireEvent {
+    /// The wire form of a client's event, with the peer it came from; `None` for the hub's
+    /// own events (they never leave their node).
+    pub fn of(event: RoomEvent) -> Option<(Option<Peer>, WireEvent)> {
+        Some(match event {
+            RoomEvent::Ready {
+                peer,
+                message,
+                name,
+                colour,
+                request,
+                token,
+            } => {
+                let request = WireRequest::of(&request);
+                let colour = colour.map(Side::index);
+                let wire = WireEvent::Ready {
+                    message,
+                    name,
+                    colour,
+                    request,
+                    token,
+                };
+                (Some(peer), wire)
+            }
+            RoomEvent::Move { peer, message } => (Some(peer), WireEvent::Move { message }),
+            RoomEvent::Resign { peer, message } => (Some(peer), WireEvent::Resign { message }),
+            RoomEvent::Chat { peer, message } => (Some(peer), WireEvent::Chat { message }),
+            RoomEvent::Offer { peer, message } => (Some(peer), WireEvent::Offer { message }),
+            RoomEvent::Leave { peer, message } => (Some(peer), WireEvent::Leave { message }),
+            RoomEvent::Watch { peer, message } => (Some(peer), WireEvent::Watch { message }),
+            RoomEvent::Unwatch { .. } => (None, WireEvent::Unwatch),
+            RoomEvent::Info { .. } | RoomEvent::Shutdown { .. } => return None,
+        })
+    }
+
+    /// The room event on the owner, for `peer` (the owner's stand-in for the client).
+    pub fn into_event(self, peer: Peer, registry: &Registry) -> Result<RoomEvent, WireError> {
+        Ok(match self {
+            WireEvent::Ready {
+                message,
+                name,
+                colour,
+                request,
+                token,
+            } => RoomEvent::Ready {
+                peer,
+                message,
+                name,
+                colour: colour.filter(|&c| c < 2).map(Side::from_index),
+                request: request.requested(registry)?,
+                token,
+            },
+            WireEvent::Move { message } => RoomEvent::Move { peer, message },
+            WireEvent::Resign { message } => RoomEvent::Resign { peer, message },
+            WireEvent::Chat { message } => RoomEvent::Chat { peer, message },
+            WireEvent::Offer { message } => RoomEvent::Offer { peer, message },
+            WireEvent::Leave { message } => RoomEvent::Leave { peer, message },
+            WireEvent::Watch { message } => RoomEvent::Watch { peer, message },
+            WireEvent::Unwatch => RoomEvent::Unwatch { conn: peer.id },
+        })
+    }
+
+    /// The client left the room or stopped watching it: the owner may forget its stand-in.
+    pub fn leaves_the_room(&self) -> bool {
+        matches!(self, WireEvent::Leave { .. } | WireEvent::Unwatch)
+    }
+
+    /// The client's connection closed: the owner forgets its stand-in.
+    pub fn ends_the_stand_in(&self) -> bool {
+        matches!(self, WireEvent::Leave { message: None })
+    }
+}
