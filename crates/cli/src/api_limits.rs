@@ -25,6 +25,10 @@ pub struct ApiLimitArgs {
     /// (`"truncated": true`).
     #[arg(long, value_name = "KIB", default_value_t = defaults().judge_max_answer_bytes >> 10)]
     judge_max_answer_kib: usize,
+    /// The largest answer the HTTP API sends, in KiB: lists are cut to fit, anything else
+    /// larger (one very long game) is answered 413. At least the judge's answer bound.
+    #[arg(long, value_name = "KIB", default_value_t = defaults().max_response_bytes >> 10)]
+    max_response_kib: usize,
     /// AI, analysis and judge requests computed at once [default: the number of cores].
     #[arg(long, value_name = "N")]
     cpu_workers: Option<usize>,
@@ -69,6 +73,7 @@ impl ApiLimitArgs {
                 per_second: self.network_writes_per_second,
                 burst: self.network_write_burst,
             },
+            max_response_bytes: kib(self.max_response_kib.max(self.judge_max_answer_kib)),
         }
     }
 }

@@ -313,3 +313,57 @@ async fn the_rooms_list_comes_in_pages() {
     let (status, body) = http(addr, "GET", "/api/rooms?limit=100000", "", "").await;
     assert_eq!(status, 200, "{body}");
 }
+
+/// No answer is larger than the bound: a list of long games is cut to fit (the next page
+/// starts where it ends), and one game longer than the bound alone is refused in JSON.
+#[tokio::test]
+async fn no_answer_is_larger_than_the_bound() {
+    let s = server_with(|c| c.api.max_response_bytes = 16 << 10).await;
+    let store = &s.server.store;
+    use arbiter_server::protocol::Winner;
+    use arbiter_server::storage::{GameEnd, GameStore, NewGame, PlayedMove};
+    for n in 0..20 {
+        let game = NewGame {
+            room: 0,
+            game: "surakarta".into(),
+            settings: "{}".into(),
+            players: ["a".into(), "b".into()],
+            owner: None,
+        };
+        let id = store.start_game(game).await.unwrap();
+        let plies = if n == 19 { 600 } else { 20 };
+        for ply in 1..=plies {
+            let played = PlayedMove {
+                game_id: id,
+                ply,
+                text: "A2-A3".into(),
+                reason: "LEGAL_NON_CAPTURE_MOVE".into(),
+            };
+            store.record_move(played).await.unwrap();
+        }
+        let end = GameEnd {
+            game_id: id,
+            end_reason: "RESIGN".into(),
+            winner: Winner::First,
+            record: vec!["A2-A3"; plies].join(" ") + " R#",
+        };
+        store.end_game(end).await.unwrap();
+    }
+    let addr = s.server.http_addr;
+    let get =
+        |path: &str| format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let list = raw_from("127.0.0.1", addr, &get("/api/games?limit=1000")).await;
+    assert!(list.starts_with("HTTP/1.1 200"), "{list}");
+    let listed = json(&list);
+    let shown = listed.as_array().map_or(0, Vec::len);
+    assert!((1..20).contains(&shown), "{shown} games listed");
+    assert!(list.len() < 16 << 10);
+    let long = raw_from("127.0.0.1", addr, &get("/api/games/20")).await;
+    assert!(
+        long.starts_with("HTTP/1.1 413"),
+        "{}",
+        &long[..long.len().min(300)]
+    );
+    assert!(is_json_error(&long));
+    assert!(long.len() < 16 << 10);
+}

@@ -49,6 +49,9 @@ pub enum ApiError {
     /// A judge whose output alone is over the bound of an answer (`--judge-max-answer-kib`).
     #[error("the judge's output alone is over this server's limit of {limit} bytes for an answer; send fewer operations")]
     AnswerTooLarge { limit: usize },
+    /// An answer over the server's bound (`--max-response-kib`).
+    #[error("the answer would be {bytes} bytes, over this server's bound of {limit}; ask for less (a smaller `limit`)")]
+    ResponseTooLarge { bytes: u64, limit: usize },
     #[error(
         "the server is busy with other AI, analysis and judge requests; try again in a moment"
     )]
@@ -96,9 +99,10 @@ impl ApiError {
             NoSuchGame(_) | NoGame(_) | NoPage(_) => StatusCode::NOT_FOUND,
             NotOwner | Origin(_) => StatusCode::FORBIDDEN,
             GameOver | MovesDiverge(_) | NotNextPly { .. } => StatusCode::CONFLICT,
-            InputTooLarge { .. } | BodyTooLarge { .. } | AnswerTooLarge { .. } => {
-                StatusCode::PAYLOAD_TOO_LARGE
-            }
+            InputTooLarge { .. }
+            | BodyTooLarge { .. }
+            | AnswerTooLarge { .. }
+            | ResponseTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Busy | Stopping | Storage(_) => StatusCode::SERVICE_UNAVAILABLE,
             RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Rejected { status, .. } => *status,

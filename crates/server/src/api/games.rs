@@ -50,7 +50,23 @@ pub(super) async fn games(
         offset: q.offset.unwrap_or(0),
         player: q.player,
     };
-    Ok(Json(state.store.list_games(query).await?))
+    let mut games = state.store.list_games(query).await?;
+    fit_in(&mut games, state.limits.max_response_bytes / 2);
+    Ok(Json(games))
+}
+
+/// Cuts a list after the items that fit in `bound` bytes of JSON (at least one): a page of long
+/// games is shorter, and the next page starts where it ends.
+fn fit_in<T: serde::Serialize>(items: &mut Vec<T>, bound: usize) {
+    let mut total = 2;
+    let fits = items
+        .iter()
+        .take_while(|item| {
+            total += serde_json::to_vec(item).map_or(0, |v| v.len()) + 1;
+            total <= bound
+        })
+        .count();
+    items.truncate(fits.max(1));
 }
 
 /// A game a page plays by itself (against the AI, at one screen), to be stored as it goes.

@@ -38,6 +38,8 @@ pub struct ApiLimits {
     pub writes_per_address: RateQuota,
     /// Writes from one network (a /24 of IPv4, a /64 of IPv6).
     pub writes_per_network: RateQuota,
+    /// Bytes of any answer's body: lists are cut to fit, anything else over it is refused.
+    pub max_response_bytes: usize,
 }
 
 /// A rate: `per_second` on average, bursts of up to `burst` at once; 0 per second: no limit.
@@ -70,6 +72,7 @@ impl Default for ApiLimits {
                 per_second: 60,
                 burst: 300,
             },
+            max_response_bytes: 8 << 20,
         }
     }
 }
@@ -179,6 +182,19 @@ pub async fn limit_body(State(limit): State<usize>, request: Request, next: Next
         return ApiError::BodyTooLarge { limit }.into_response();
     }
     next.run(request).await
+}
+
+/// No answer leaves larger than the bound: the lists cut themselves to fit it, so this is the
+/// net under everything else (a single stored game of hundreds of thousands of moves).
+pub async fn limit_response(State(limit): State<usize>, request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let size = http_body::Body::size_hint(response.body());
+    let bytes = size.upper().unwrap_or(size.lower());
+    if bytes > limit as u64 {
+        tracing::warn!("an answer of {bytes} bytes was over the bound of {limit}");
+        return ApiError::ResponseTooLarge { bytes, limit }.into_response();
+    }
+    response
 }
 
 #[cfg(test)]

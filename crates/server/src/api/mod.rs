@@ -106,6 +106,10 @@ pub fn fallbacks<S: Clone + Send + Sync + 'static>(
             limits::limit_body,
         ))
         .layer(axum::middleware::from_fn(rejections::json_errors))
+        .layer(axum::middleware::from_fn_with_state(
+            limits.max_response_bytes,
+            limits::limit_response,
+        ))
 }
 
 async fn method_not_allowed(request: Request) -> ApiError {
