@@ -393,14 +393,26 @@ export class PlayView extends GameView {
     }
   }
 
-  // Sends the whole list (after a takeback) and a resignation to the server's copy.
-  async store(resign = null) {
+  // Takes the server's copy back to the moves left after an undo.
+  async storeTakeback() {
     this.save();
     if (!this.id || !this.token) return;
     try {
-      await api(`/api/games/${this.id}`, { token: this.token, moves: this.moves, ...(resign ? { resign } : {}) }, { method: "PUT" });
+      await api(`/api/games/${this.id}/takeback`, { token: this.token, ply: this.moves.length });
     } catch (e) {
-      this.showBanner(`The server did not save the last move: ${e.message}.`);
+      this.showBanner(`The server did not save the takeback: ${e.message}.`);
+    }
+  }
+
+  // Sends a resignation, with the moves so far (they continue the stored ones), to the server's
+  // copy.
+  async storeResign(resign) {
+    this.save();
+    if (!this.id || !this.token) return;
+    try {
+      await api(`/api/games/${this.id}`, { token: this.token, moves: this.moves, resign }, { method: "PUT" });
+    } catch (e) {
+      this.showBanner(`The server did not save the resignation: ${e.message}.`);
     }
   }
 
@@ -483,7 +495,7 @@ export class PlayView extends GameView {
     if (this.mode === "ai" && toMove === this.humanSide && this.moves.length >= 2) count = 2;
     if (this.mode === "ai" && toMove !== this.humanSide) count = 1;
     this.moves.splice(this.moves.length - count, count);
-    await this.store();
+    await this.storeTakeback();
     await this.refresh();
   }
 
@@ -498,7 +510,7 @@ export class PlayView extends GameView {
       this.thinking = null;
     }
     this.outcome = { winner: 1 - loser, reason: endWords("RESIGN", names[loser]) };
-    await this.store(loser === 0 ? "first" : "second");
+    await this.storeResign(loser === 0 ? "first" : "second");
     this.draw();
     sound.playEnd();
   }

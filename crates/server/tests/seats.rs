@@ -303,3 +303,69 @@ async fn the_page_reads_how_to_draw_every_game_and_the_protocol_from_the_server(
     assert!(body.contains(r#""RESIGN":"{loser} resigned""#), "{body}");
     assert!(body.contains(r#""end_marker":"998244353""#), "{body}");
 }
+
+#[tokio::test]
+async fn a_takeback_is_stored_and_the_game_goes_on_from_it() {
+    let s = server_with(|_| {}).await;
+    let addr = s.server.http_addr;
+    let (status, body) = common::http(
+        addr,
+        "POST",
+        "/api/games",
+        "",
+        r#"{"game":"rc02","size":4,"players":["me","you"],"mode":"local"}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let created: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let (id, token) = (
+        created["id"].as_i64().unwrap(),
+        created["token"].as_str().unwrap().to_string(),
+    );
+    let path = format!("/api/games/{id}");
+    let (status, body) = put_moves(addr, &path, r#"["b1-b2","c1-b1"]"#, &token, "").await;
+    assert_eq!(status, 200, "{body}");
+    let back = format!("{path}/takeback");
+    let to = |ply: usize, token: &str| format!(r#"{{"token":"{token}","ply":{ply}}}"#);
+    // Beyond the stored moves, somebody else, a ply that is no number: refused, nothing changed.
+    let (status, body) = common::http(addr, "POST", &back, "", &to(3, &token)).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body.contains(r#"{"error":"cannot take back to ply 3: the game has 2 stored moves"}"#),
+        "{body}"
+    );
+    let (status, body) = common::http(addr, "POST", &back, "", &to(1, "nobody")).await;
+    assert_eq!(status, 403, "{body}");
+    let bad = format!(r#"{{"token":"{token}","ply":-1}}"#);
+    let (status, body) = common::http(addr, "POST", &back, "", &bad).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains(r#"{"error":"#), "{body}");
+    // Back to ply 1 (twice: a retry changes nothing), then another line and a resignation.
+    for _ in 0..2 {
+        let (status, body) = common::http(addr, "POST", &back, "", &to(1, &token)).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains(r#""plies":1"#), "{body}");
+    }
+    let one = format!(r#"{{"token":"{token}","ply":2,"move":"c1-c2"}}"#);
+    let (status, body) = common::http(addr, "POST", &format!("{path}/moves"), "", &one).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = put_moves(
+        addr,
+        &path,
+        r#"["b1-b2","c1-c2"]"#,
+        &token,
+        r#","resign":"first""#,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, body) = common::http(addr, "GET", &path, "", "").await;
+    let start = body.find('{').unwrap();
+    let game: serde_json::Value =
+        serde_json::from_str(&body[start..body.rfind('}').unwrap() + 1]).unwrap();
+    assert_eq!(game["record"], "b1-b2 c1-c2 R#");
+    assert_eq!(game["winner"], "second");
+    assert_eq!(game["moves"].as_array().unwrap().len(), 2);
+    // The game is over: no more takebacks.
+    let (status, _) = common::http(addr, "POST", &back, "", &to(0, &token)).await;
+    assert_eq!(status, 409);
+}

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  checkAccessibility, DESKTOP, drawn, newPage, shot, typeMove, waitPly,
+  checkAccessibility, DESKTOP, drawn, newPage, shot, storedOf, typeMove, waitPly,
   sharedSession,
 } from "./helpers.mjs";
 
@@ -96,4 +96,33 @@ test("resigning asks first, ends the game for good, and the game is stored", { t
   const game = await (await fetch(`${session.server.url}/api/games/${id}`)).json();
   assert.equal(game.record, "A2-A3 R#");
   assert.equal(game.settings.mode, "local");
+});
+
+test("undo is stored: the game plays on, is saved and ends stored after a takeback", { timeout: 60000 }, async () => {
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/play?game=rc02&size=4&mode=local`);
+  await waitPly(page, 0);
+  await typeMove(page, "b1-b2");
+  await typeMove(page, "c1-b1");
+  await page.click("#undo");
+  await waitPly(page, 1);
+  assert.deepEqual((await storedOf(page, session.server.url)).moves.map((m) => m.move), ["b1-b2"],
+    "the stored copy forgets the move taken back");
+  await typeMove(page, "c1-c2");
+  await typeMove(page, "b2-b3");
+  await page.click("#resign");
+  await page.click("#dialog-yes");
+  await page.waitForSelector("#result:not([hidden])");
+  const game = await storedOf(page, session.server.url);
+  assert.deepEqual(game.moves.map((m) => m.move), ["b1-b2", "c1-c2", "b2-b3"]);
+  assert.equal(game.record, "b1-b2 c1-c2 b2-b3 R#");
+  assert.equal(game.winner, "first");
+  assert.equal(await page.isHidden("#banner"), true, `no error shown: ${await page.textContent("#banner")}`);
+  // The replay shows the line played, not the one taken back.
+  await page.goto(`${session.server.url}/#/replay?id=${game.id}`);
+  await waitPly(page, 0);
+  const listed = await page.$$eval("#moves .ply", (plies) => plies.map((p) => p.textContent));
+  assert.deepEqual(listed, ["b1-b2", "c1-c2", "b2-b3"]);
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(page.consoleErrors, []);
 });
