@@ -69,8 +69,11 @@ class NetworkView extends GameView {
     return { ms, running, countdown: true };
   }
 
-  startDeadline() {
-    this.deadline = this.timeoutMs ? Date.now() + this.timeoutMs : null;
+  // The side to move's time starts: all of it, or `leftMs` when the room says how much is left
+  // (a page that joins mid-move).
+  startDeadline(leftMs = null) {
+    const ms = Number.isFinite(leftMs) ? leftMs : this.timeoutMs;
+    this.deadline = ms ? Date.now() + ms : null;
   }
 
   // What playing and watching handle alike: a move, the end, a chat line, a notice. Whether
@@ -266,7 +269,7 @@ export class OnlineView extends NetworkView {
       this.clocksMs = snap.clocks;
       this.clocksAt = Date.now();
     }
-    this.startDeadline();
+    this.startDeadline(snap.turn_left_ms);
     await this.refresh();
   }
 
@@ -276,8 +279,8 @@ export class OnlineView extends NetworkView {
   }
 
   async humanMove(move) {
+    // No engine's help in a game between people: no analysis, no warning before a losing move.
     if (!this.humanToMove()) return;
-    if (!(await this.confirmSafe(move))) return;
     if (!this.connection.send(OP.MOVE, move.from, move.to, "")) {
       this.connectionLost();
       return;
@@ -290,11 +293,6 @@ export class OnlineView extends NetworkView {
     this.moves.push(move.text);
     await this.refresh({ animate: move });
     this.startDeadline();
-  }
-
-  afterRefresh() {
-    this.losing = new Set();
-    if (this.humanToMove()) this.fetchWarnings();
   }
 
   // The protocol takes a resignation only on one's own turn: off turn, it waits for it.
@@ -370,7 +368,7 @@ export class WatchView extends NetworkView {
       this.started = snap.status !== "waiting";
       this.clocksMs = snap.clocks || null;
       this.clocksAt = Date.now();
-      if (snap.status === "playing") this.startDeadline();
+      if (snap.status === "playing") this.startDeadline(snap.turn_left_ms);
       await this.refresh();
     } else {
       await this.common(m);

@@ -126,3 +126,47 @@ test("undo is stored: the game plays on, is saved and ends stored after a takeba
   assert.deepEqual(page.errors, []);
   assert.deepEqual(page.consoleErrors, []);
 });
+
+// What is drawn on square `name` above the pieces (a cross, a ghost), and the marks beneath them.
+async function drawnAt(page, name) {
+  return page.evaluate((sq) => {
+    const svg = document.querySelector("svg.board");
+    const layers = [...svg.children];
+    const piecesAt = layers.indexOf(svg.querySelector(".pieces"));
+    const hits = svg.querySelector(".hits");
+    const over = [];
+    const under = [];
+    for (const e of svg.querySelectorAll(`[data-square="${sq}"], [data-at="${sq}"]`)) {
+      const layer = e.closest("svg > g");
+      if (!layer || layer === hits || layer.classList.contains("pieces")) continue;
+      const what = `${layer.getAttribute("class")}: ${e.getAttribute("class")}`;
+      (layers.indexOf(layer) > piecesAt ? over : under).push(what);
+    }
+    return { over, under, crosses: [...svg.querySelectorAll(".taken")].filter((c) => c.dataset.square === sq).length };
+  }, name);
+}
+
+test("the piece that captured is not crossed out (Duck Chess and Surakarta)", { timeout: 60000 }, async () => {
+  const page = await newPage(session.browser);
+  const games = [
+    ["game=duck", ["a0-a1", "a6-a5", "e0-e1", "a7-c4"], "c3-c4", "first"],
+    ["game=surakarta&size=6", ["B2-C3", "B5-A4", "C3-B4"], "D6-B4", "second"],
+  ];
+  for (const [query, before, capture, side] of games) {
+    await page.goto(`${session.server.url}/#/play?${query}&mode=local`);
+    await waitPly(page, 0);
+    for (const mv of before) await typeMove(page, mv);
+    await typeMove(page, capture);
+    const to = capture.split("-")[1];
+    const board = await drawn(page);
+    assert.match(board.pieces[to], new RegExp(`^${side}`), `${query}: the capturing piece stands on ${to}`);
+    assert.deepEqual(board.marks.captured, [to], `${query}: the capture is still shown`);
+    const at = await drawnAt(page, to);
+    assert.equal(at.crosses, 0, `${query}: no cross on ${to}`);
+    assert.deepEqual(at.over, [], `${query}: nothing drawn over the piece on ${to}`);
+    assert.ok(at.under.includes("marks: mark captured"), `${query}: the square is marked beneath the piece: ${at.under}`);
+    await shot(page, `capture-${query.split("&")[0].slice(5)}`);
+  }
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(page.consoleErrors, []);
+});
