@@ -224,10 +224,8 @@ async fn a_game_against_the_ai_is_stored_as_it_goes_and_only_by_its_owner() {
     assert_eq!(status, 409);
 }
 
-#[tokio::test]
-async fn a_stored_game_takes_one_numbered_move_at_a_time() {
-    let s = server_with(|_| {}).await;
-    let addr = s.server.http_addr;
+/// A page's own game of RC-02 4×4 at one screen: its number and its owner's secret.
+async fn local_rc02_game(addr: std::net::SocketAddr) -> (i64, String) {
     let (status, body) = common::http(
         addr,
         "POST",
@@ -238,10 +236,17 @@ async fn a_stored_game_takes_one_numbered_move_at_a_time() {
     .await;
     assert_eq!(status, 200, "{body}");
     let created: serde_json::Value = serde_json::from_str(&body).unwrap();
-    let (id, token) = (
+    (
         created["id"].as_i64().unwrap(),
         created["token"].as_str().unwrap().to_string(),
-    );
+    )
+}
+
+#[tokio::test]
+async fn a_stored_game_takes_one_numbered_move_at_a_time() {
+    let s = server_with(|_| {}).await;
+    let addr = s.server.http_addr;
+    let (id, token) = local_rc02_game(addr).await;
     let path = format!("/api/games/{id}/moves");
     let one = |ply: usize, mv: &str, token: &str| {
         format!(r#"{{"token":"{token}","ply":{ply},"move":"{mv}"}}"#)
@@ -308,20 +313,7 @@ async fn the_page_reads_how_to_draw_every_game_and_the_protocol_from_the_server(
 async fn a_takeback_is_stored_and_the_game_goes_on_from_it() {
     let s = server_with(|_| {}).await;
     let addr = s.server.http_addr;
-    let (status, body) = common::http(
-        addr,
-        "POST",
-        "/api/games",
-        "",
-        r#"{"game":"rc02","size":4,"players":["me","you"],"mode":"local"}"#,
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-    let created: serde_json::Value = serde_json::from_str(&body).unwrap();
-    let (id, token) = (
-        created["id"].as_i64().unwrap(),
-        created["token"].as_str().unwrap().to_string(),
-    );
+    let (id, token) = local_rc02_game(addr).await;
     let path = format!("/api/games/{id}");
     let (status, body) = put_moves(addr, &path, r#"["b1-b2","c1-b1"]"#, &token, "").await;
     assert_eq!(status, 200, "{body}");
