@@ -142,6 +142,31 @@ async fn a_game_clock_counts_down_and_adds_the_increment() {
 }
 
 #[tokio::test]
+async fn a_training_room_is_asked_for_with_one_and_both_players_are_told() {
+    let s = server_with(|_| {}).await;
+    let mut a = Client::connect(&s).await;
+    let mut b = Client::connect(&s).await;
+    a.send_message(&duck_ready("a", "", "45", &[("training", 2.into())]))
+        .await;
+    let refused = a.recv().await;
+    assert_eq!(
+        (refused.op, refused.data2.as_str()),
+        (REJECT, "training must be 0 or 1")
+    );
+    a.send_message(&duck_ready("a", "", "45", &[("training", 1.into())]))
+        .await;
+    b.send_message(&duck_ready("b", "", "45", &[("training", 1.into())]))
+        .await;
+    for c in [&mut a, &mut b] {
+        let ready = c.recv().await;
+        assert_eq!(
+            (ready.op, ready.extra_u64("training")),
+            (READY, Some(Ok(1)))
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_joiner_takes_the_rooms_settings_and_a_conflicting_one_is_told_them() {
     let s = server_with(|_| {}).await;
     let mut a = Client::connect(&s).await;

@@ -302,6 +302,7 @@ mod tests {
             timeout_ms: None,
             clock: None,
             opening_timeout_ms: None,
+            training: false,
         };
         for (id, colour) in [
             (9001, arbiter_core::Side::First),
