@@ -18,6 +18,7 @@ export class GameView {
     this.moves = [];
     this.view = null;
     this.outcome = null; // an end from outside the board: { winner: 0|1|null, reason }
+    this.losing = new Set(); // the moves the AI sees losing, to warn before
     this.mySide = null; // 0 or 1 when this screen plays one side
     this.serial = new Serial((e) => this.showBanner(`Something went wrong: ${e.message}`));
     this.disposed = false;
@@ -268,6 +269,27 @@ export class GameView {
     this.serial.run(() => this.humanMove(move));
   }
 
+  // Warns before a move the AI sees losing by force; true to go on. At this screen and in a
+  // training room only: a live game between people otherwise gets no engine's help.
+  async confirmSafe(move) {
+    if (!this.losing.has(move.text)) return true;
+    this.busy = true;
+    const play = await confirmDialog(`${move.text} loses: after it your opponent can force a win. Play it anyway?`, "Play it", "Cancel");
+    this.busy = false;
+    if (!play) this.draw();
+    return play;
+  }
+
+  async fetchWarnings() {
+    const ply = this.moves.length;
+    try {
+      const analysis = await api("/api/analyze", { ...gameOptions(this.settings), moves: this.moves }, { timeout: 10000 });
+      if (ply === this.moves.length) this.losing = new Set(analysis.losing);
+    } catch (e) {
+      // Warnings are a help, not a requirement.
+    }
+  }
+
   async humanMove() {}
 }
 
@@ -279,7 +301,6 @@ export class PlayView extends GameView {
     this.level = params.get("level") || "medium";
     this.humanSide = params.get("colour") === "second" ? 1 : 0;
     this.clock = [0, 0];
-    this.losing = new Set(); // the moves the AI sees losing, to warn before
     this.thinking = null; // the AbortController of the AI's search
     this.serial.run(() => this.start());
   }
@@ -393,27 +414,6 @@ export class PlayView extends GameView {
       await api(`/api/games/${this.id}`, { token: this.token, moves: this.moves, resign }, { method: "PUT" });
     } catch (e) {
       this.showBanner(`The server did not save the resignation: ${e.message}.`);
-    }
-  }
-
-  // Warns before a move the AI sees losing by force; true to go on. Only at this screen: a live
-  // game between people gets no engine's help.
-  async confirmSafe(move) {
-    if (!this.losing.has(move.text)) return true;
-    this.busy = true;
-    const play = await confirmDialog(`${move.text} loses: after it your opponent can force a win. Play it anyway?`, "Play it", "Cancel");
-    this.busy = false;
-    if (!play) this.draw();
-    return play;
-  }
-
-  async fetchWarnings() {
-    const ply = this.moves.length;
-    try {
-      const analysis = await api("/api/analyze", { ...gameOptions(this.settings), moves: this.moves }, { timeout: 10000 });
-      if (ply === this.moves.length) this.losing = new Set(analysis.losing);
-    } catch (e) {
-      // Warnings are a help, not a requirement.
     }
   }
 

@@ -117,6 +117,8 @@ export class OnlineView extends NetworkView {
     super(params);
     this.room = params.get("room");
     this.tc = timeControl(params.get("tc") || "");
+    // A training room: asked for here, and on once the room says both players asked.
+    this.training = params.get("training") === "1";
     const key = `arbiter-seat-${this.room}`;
     this.token = sessionStorage.getItem(key) || randomToken();
     sessionStorage.setItem(key, this.token);
@@ -172,10 +174,13 @@ export class OnlineView extends NetworkView {
       chatInput.value = "";
     };
     this.timeLine = h("p", { id: "time-control", hidden: !this.tc }, this.tc ? `Time: ${this.tc.label}.` : "");
+    this.trainingLine = h("p", { id: "training", hidden: !this.training },
+      "Training room: the engine warns both players before a move it sees losing.");
     this.extra.replaceChildren(
       h("p", {}, h("label", { for: "share-link" }, "Share this link: "),
         h("input", { id: "share-link", readonly: true, value: link, size: 30, onfocus: (e) => e.target.select() })),
       this.timeLine,
+      this.trainingLine,
       this.chat,
       h("form", { onsubmit: send }, h("label", { for: "chat-input", class: "visually-hidden" }, "Chat"), chatInput, " ", h("button", { type: "submit" }, "Send")));
   }
@@ -206,7 +211,7 @@ export class OnlineView extends NetworkView {
   sendReady() {
     this.lost = false;
     this.hideBanner();
-    const extra = { ...gameOptions(this.settings), token: this.token, ...(this.tc ? this.tc.keys : {}) };
+    const extra = { ...gameOptions(this.settings), token: this.token, ...(this.tc ? this.tc.keys : {}), ...(this.training ? { training: 1 } : {}) };
     const colour = this.params.get("colour") || "";
     this.connection.send(OP.READY, playerName(), colour, String(this.room), extra);
     this.renderSide();
@@ -258,6 +263,8 @@ export class OnlineView extends NetworkView {
     this.board.setFlipped(this.mySide === 1);
     this.timeLine.textContent = `Time: ${timeWords(m)}.`;
     this.timeLine.hidden = false;
+    this.training = Number(m.training) === 1;
+    this.trainingLine.hidden = !this.training;
     this.startDeadline();
     await this.refresh();
   }
@@ -278,9 +285,15 @@ export class OnlineView extends NetworkView {
     if (this.pendingResign && this.humanToMove()) this.sendResign();
   }
 
+  afterRefresh() {
+    this.losing = new Set();
+    if (this.training && this.humanToMove()) this.fetchWarnings();
+  }
+
   async humanMove(move) {
-    // No engine's help in a game between people: no analysis, no warning before a losing move.
+    // No engine's help in a game between people unless both asked for a training room.
     if (!this.humanToMove()) return;
+    if (this.training && !(await this.confirmSafe(move))) return;
     if (!this.connection.send(OP.MOVE, move.from, move.to, "")) {
       this.connectionLost();
       return;

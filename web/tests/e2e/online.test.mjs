@@ -177,6 +177,47 @@ test("a live game between people asks no engine: no analysis, no warning before 
   }
 });
 
+test("a training room both players agree to warns before a losing move", { timeout: 60000 }, async () => {
+  const red = await newPage(session.browser);
+  await red.goto(`${session.server.url}/#/`);
+  await red.selectOption("#game-choice", "duck");
+  await red.check("#training-room");
+  await red.click("#online-create");
+  await waitStatus(red, /Waiting for an opponent/);
+  assert.match(await red.textContent("#training"), /Training room/);
+  const room = new URLSearchParams(red.url().split("?")[1]).get("room");
+  const blue = await newPage(session.browser);
+  await blue.goto(`${session.server.url}/#/`);
+  await blue.fill("#join-room", room);
+  await blue.click("#online-join");
+  // The joiner is asked first.
+  await blue.waitForSelector("dialog[open]");
+  assert.match(await blue.textContent("#dialog-text"), new RegExp(`Room ${room} is a training room`));
+  await blue.click("#dialog-yes");
+  await waitStatus(red, /Red to move \(you\)/);
+  assert.equal(await blue.isVisible("#training"), true);
+  for (const [page, other, mv] of [[red, blue, "a0-a1"], [blue, red, "a6-a5"], [red, blue, "e0-e1"]]) {
+    await typeMove(page, mv);
+    await waitPly(other, (await drawn(page)).ply);
+  }
+  const analysed = red.waitForResponse((r) => r.url().endsWith("/api/analyze"));
+  await typeMove(blue, "a7-c4");
+  await waitPly(red, 4);
+  await analysed;
+  await red.fill("#move-input", "c3-b2");
+  await red.press("#move-input", "Enter");
+  await red.waitForSelector("dialog[open]");
+  assert.match(await red.textContent("#dialog-text"), /c3-b2 loses/);
+  await red.click("#dialog-no");
+  await red.waitForTimeout(500);
+  assert.equal((await drawn(red)).ply, 4, "Cancel keeps the move back");
+  for (const page of [red, blue]) {
+    assert.deepEqual(page.errors, []);
+    assert.deepEqual(page.consoleErrors, []);
+    await page.close();
+  }
+});
+
 test("a full room and a bad room number are explained", { timeout: 60000 }, async () => {
   const [first, second] = await seatedPair("game=surakarta&size=6", 6161);
   const third = await newPage(session.browser);
