@@ -224,6 +224,7 @@ export class Board {
       mark(s.last.from, "from");
       mark(s.last.to, "to");
     }
+    for (const q of this.takenSquares().under) mark(q.name, "captured");
     for (const name of s.flash_invalid || []) mark(name, "invalid");
     for (const name of s.checked || []) {
       const q = this.square(name);
@@ -267,11 +268,20 @@ export class Board {
     };
   }
 
-  // Pieces the last move took: drawn fading where they stood, with a cross that stays.
+  // The squares the last move took pieces on: `under` those a piece now stands on (the one that
+  // took, framed beneath it: a cross there would cross out the winner), `empty` the others.
+  takenSquares() {
+    const taken = (this.state.last && this.state.last.captured) || [];
+    const occupied = (q) => Boolean((this.square(q.name) || {}).piece);
+    return { under: taken.filter(occupied), empty: taken.filter((q) => !occupied(q)) };
+  }
+
+  // Pieces the last move took from squares now empty: drawn fading where they stood, with a
+  // cross that stays.
   capturedSpecs() {
     const specs = new Map();
     const d = S * 0.22;
-    for (const q of (this.state.last && this.state.last.captured) || []) {
+    for (const q of this.takenSquares().empty) {
       const [x, y] = this.xy(q.col, q.row);
       const cross = { tag: "path", attrs: { d: `M ${x - d} ${y - d} L ${x + d} ${y + d} M ${x + d} ${y - d} L ${x - d} ${y + d}`, class: "taken", "data-mark": "captured", "data-square": q.name } };
       const children = q.piece ? [this.pieceSpec(q, " ghost"), cross] : [cross];

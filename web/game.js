@@ -18,8 +18,8 @@ export class GameView {
     this.moves = [];
     this.view = null;
     this.outcome = null; // an end from outside the board: { winner: 0|1|null, reason }
+    this.losing = new Set(); // the moves the AI sees losing, to warn before
     this.mySide = null; // 0 or 1 when this screen plays one side
-    this.losing = new Set();
     this.serial = new Serial((e) => this.showBanner(`Something went wrong: ${e.message}`));
     this.disposed = false;
     this.build();
@@ -269,7 +269,8 @@ export class GameView {
     this.serial.run(() => this.humanMove(move));
   }
 
-  // Warns before a move the AI sees losing by force; true to go on.
+  // Warns before a move the AI sees losing by force; true to go on. At this screen and in a
+  // training room only: a live game between people otherwise gets no engine's help.
   async confirmSafe(move) {
     if (!this.losing.has(move.text)) return true;
     this.busy = true;
@@ -393,14 +394,26 @@ export class PlayView extends GameView {
     }
   }
 
-  // Sends the whole list (after a takeback) and a resignation to the server's copy.
-  async store(resign = null) {
+  // Takes the server's copy back to the moves left after an undo.
+  async storeTakeback() {
     this.save();
     if (!this.id || !this.token) return;
     try {
-      await api(`/api/games/${this.id}`, { token: this.token, moves: this.moves, ...(resign ? { resign } : {}) }, { method: "PUT" });
+      await api(`/api/games/${this.id}/takeback`, { token: this.token, ply: this.moves.length });
     } catch (e) {
-      this.showBanner(`The server did not save the last move: ${e.message}.`);
+      this.showBanner(`The server did not save the takeback: ${e.message}.`);
+    }
+  }
+
+  // Sends a resignation, with the moves so far (they continue the stored ones), to the server's
+  // copy.
+  async storeResign(resign) {
+    this.save();
+    if (!this.id || !this.token) return;
+    try {
+      await api(`/api/games/${this.id}`, { token: this.token, moves: this.moves, resign }, { method: "PUT" });
+    } catch (e) {
+      this.showBanner(`The server did not save the resignation: ${e.message}.`);
     }
   }
 
@@ -483,7 +496,7 @@ export class PlayView extends GameView {
     if (this.mode === "ai" && toMove === this.humanSide && this.moves.length >= 2) count = 2;
     if (this.mode === "ai" && toMove !== this.humanSide) count = 1;
     this.moves.splice(this.moves.length - count, count);
-    await this.store();
+    await this.storeTakeback();
     await this.refresh();
   }
 
@@ -498,7 +511,7 @@ export class PlayView extends GameView {
       this.thinking = null;
     }
     this.outcome = { winner: 1 - loser, reason: endWords("RESIGN", names[loser]) };
-    await this.store(loser === 0 ? "first" : "second");
+    await this.storeResign(loser === 0 ? "first" : "second");
     this.draw();
     sound.playEnd();
   }

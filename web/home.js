@@ -2,7 +2,7 @@
 // lists of live rooms and stored games (which say so when the server cannot be reached).
 
 import {
-  api, app, CATALOGUE, gameOptions, PROTOCOL, gameTitle, h, playerName, setPlayerName, settingsFrom, TIME_CONTROLS,
+  api, app, CATALOGUE, confirmDialog, gameOptions, PROTOCOL, gameTitle, h, playerName, setPlayerName, settingsFrom, TIME_CONTROLS,
 } from "./ui.js";
 
 // One choice per game and board size: "id:8", or just "id" for a game with one board.
@@ -33,6 +33,7 @@ export class HomeView {
     const saved = localStorage.getItem("arbiter-time") || "20s";
     this.timeControl = h("select", { id: "time-control" }, TIME_CONTROLS.map((t) => h("option", { value: t.id, selected: t.id === saved }, t.label)));
     this.timeControl.addEventListener("change", () => localStorage.setItem("arbiter-time", this.timeControl.value));
+    this.training = h("input", { id: "training-room", type: "checkbox" });
     this.joinRoom = h("input", { id: "join-room", inputmode: "numeric", size: 8, "aria-describedby": "join-error" });
     this.joinError = h("span", { id: "join-error", class: "error", "aria-live": "polite" });
     this.rooms = h("ul", { id: "rooms", class: "list" }, h("li", {}, "Loading…"));
@@ -50,6 +51,7 @@ export class HomeView {
           h("div", { class: "mode" }, h("h2", {}, "Online"),
             labelled("name", "Name", this.name),
             labelled("time-control", "Time", this.timeControl),
+            h("p", {}, this.training, " ", h("label", { for: "training-room" }, "Training room: the engine warns both players before a losing move")),
             h("p", {}, h("button", { id: "online-create", type: "button", onclick: () => this.online() }, "Create a room")),
             h("form", { onsubmit: (e) => this.join(e) },
               h("label", { for: "join-room" }, "Room number"), " ", this.joinRoom, " ",
@@ -79,7 +81,7 @@ export class HomeView {
   // A new room: a random number beyond the course's 0-255, with the chosen time control.
   online() {
     const number = Math.floor(1000 + Math.random() * 998000);
-    this.openRoom(number, this.timeControl.value);
+    this.openRoom(number, this.timeControl.value, this.training.checked);
   }
 
   // Joining by number takes the room's game and time control when someone waits there (the
@@ -108,9 +110,15 @@ export class HomeView {
     if (room && room.settings) {
       const q = new URLSearchParams(gameOptions(settingsFrom(room.settings)));
       q.set("room", number);
+      // Training needs the joiner's word too.
+      if (Number(room.settings.training) === 1) {
+        const agree = await confirmDialog(`Room ${number} is a training room: the engine warns both players before a losing move. Join it?`, "Join", "Cancel");
+        if (!agree) return;
+        q.set("training", "1");
+      }
       location.hash = `#/online?${q}`;
     } else {
-      this.openRoom(number, null);
+      this.openRoom(number, null, this.training.checked);
     }
   }
 
@@ -119,12 +127,13 @@ export class HomeView {
     this.joinRoom.focus();
   }
 
-  openRoom(number, tc) {
+  openRoom(number, tc, training) {
     const { game, size } = this.settings();
     const q = new URLSearchParams({ game });
     if (size) q.set("size", size);
     q.set("room", number);
     if (tc) q.set("tc", tc);
+    if (training) q.set("training", "1");
     location.hash = `#/online?${q}`;
   }
 

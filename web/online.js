@@ -69,8 +69,11 @@ class NetworkView extends GameView {
     return { ms, running, countdown: true };
   }
 
-  startDeadline() {
-    this.deadline = this.timeoutMs ? Date.now() + this.timeoutMs : null;
+  // The side to move's time starts: all of it, or `leftMs` when the room says how much is left
+  // (a page that joins mid-move).
+  startDeadline(leftMs = null) {
+    const ms = Number.isFinite(leftMs) ? leftMs : this.timeoutMs;
+    this.deadline = ms ? Date.now() + ms : null;
   }
 
   // What playing and watching handle alike: a move, the end, a chat line, a notice. Whether
@@ -114,6 +117,8 @@ export class OnlineView extends NetworkView {
     super(params);
     this.room = params.get("room");
     this.tc = timeControl(params.get("tc") || "");
+    // A training room: asked for here, and on once the room says both players asked.
+    this.training = params.get("training") === "1";
     const key = `arbiter-seat-${this.room}`;
     this.token = sessionStorage.getItem(key) || randomToken();
     sessionStorage.setItem(key, this.token);
@@ -169,10 +174,13 @@ export class OnlineView extends NetworkView {
       chatInput.value = "";
     };
     this.timeLine = h("p", { id: "time-control", hidden: !this.tc }, this.tc ? `Time: ${this.tc.label}.` : "");
+    this.trainingLine = h("p", { id: "training", hidden: !this.training },
+      "Training room: the engine warns both players before a move it sees losing.");
     this.extra.replaceChildren(
       h("p", {}, h("label", { for: "share-link" }, "Share this link: "),
         h("input", { id: "share-link", readonly: true, value: link, size: 30, onfocus: (e) => e.target.select() })),
       this.timeLine,
+      this.trainingLine,
       this.chat,
       h("form", { onsubmit: send }, h("label", { for: "chat-input", class: "visually-hidden" }, "Chat"), chatInput, " ", h("button", { type: "submit" }, "Send")));
   }
@@ -203,7 +211,7 @@ export class OnlineView extends NetworkView {
   sendReady() {
     this.lost = false;
     this.hideBanner();
-    const extra = { ...gameOptions(this.settings), token: this.token, ...(this.tc ? this.tc.keys : {}) };
+    const extra = { ...gameOptions(this.settings), token: this.token, ...(this.tc ? this.tc.keys : {}), ...(this.training ? { training: 1 } : {}) };
     const colour = this.params.get("colour") || "";
     this.connection.send(OP.READY, playerName(), colour, String(this.room), extra);
     this.renderSide();
@@ -255,6 +263,8 @@ export class OnlineView extends NetworkView {
     this.board.setFlipped(this.mySide === 1);
     this.timeLine.textContent = `Time: ${timeWords(m)}.`;
     this.timeLine.hidden = false;
+    this.training = Number(m.training) === 1;
+    this.trainingLine.hidden = !this.training;
     this.startDeadline();
     await this.refresh();
   }
@@ -266,7 +276,7 @@ export class OnlineView extends NetworkView {
       this.clocksMs = snap.clocks;
       this.clocksAt = Date.now();
     }
-    this.startDeadline();
+    this.startDeadline(snap.turn_left_ms);
     await this.refresh();
   }
 
@@ -275,9 +285,15 @@ export class OnlineView extends NetworkView {
     if (this.pendingResign && this.humanToMove()) this.sendResign();
   }
 
+  afterRefresh() {
+    this.losing = new Set();
+    if (this.training && this.humanToMove()) this.fetchWarnings();
+  }
+
   async humanMove(move) {
+    // No engine's help in a game between people unless both asked for a training room.
     if (!this.humanToMove()) return;
-    if (!(await this.confirmSafe(move))) return;
+    if (this.training && !(await this.confirmSafe(move))) return;
     if (!this.connection.send(OP.MOVE, move.from, move.to, "")) {
       this.connectionLost();
       return;
@@ -290,11 +306,6 @@ export class OnlineView extends NetworkView {
     this.moves.push(move.text);
     await this.refresh({ animate: move });
     this.startDeadline();
-  }
-
-  afterRefresh() {
-    this.losing = new Set();
-    if (this.humanToMove()) this.fetchWarnings();
   }
 
   // The protocol takes a resignation only on one's own turn: off turn, it waits for it.
@@ -370,7 +381,7 @@ export class WatchView extends NetworkView {
       this.started = snap.status !== "waiting";
       this.clocksMs = snap.clocks || null;
       this.clocksAt = Date.now();
-      if (snap.status === "playing") this.startDeadline();
+      if (snap.status === "playing") this.startDeadline(snap.turn_left_ms);
       await this.refresh();
     } else {
       await this.common(m);

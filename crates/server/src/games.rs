@@ -71,6 +71,9 @@ pub struct GameSettings {
     /// The time for each move, when there is no game clock.
     pub timeout_ms: u64,
     pub clock: Option<GameClock>,
+    /// A training room: both players asked for it, and their pages warn before a move the AI
+    /// sees losing (a live game has no engine's help otherwise).
+    pub training: bool,
 }
 
 /// A clock per player for the whole game: `initial_ms` each, `increment_ms` added after every
@@ -116,6 +119,8 @@ pub struct Requested {
     /// The move time of a room this request opens without naming one: a page's person gets
     /// longer than the course's bots (None: the server's default).
     pub opening_timeout_ms: Option<u64>,
+    /// The READY asked for a training room (the extension key `training`).
+    pub training: bool,
 }
 
 /// The server's defaults for a room's first player.
@@ -145,6 +150,7 @@ impl Requested {
                 .or(self.opening_timeout_ms)
                 .unwrap_or(defaults.timeout_ms),
             clock: self.clock,
+            training: self.training,
         })
     }
 
@@ -160,7 +166,9 @@ impl Requested {
             .any(|&(name, value)| room.options.get(name) != Some(value));
         let timeout_differs = self.timeout_ms.is_some_and(|t| t != room.timeout_ms);
         let clock_differs = self.clock.is_some() && self.clock != room.clock;
-        if differs || timeout_differs || clock_differs {
+        // Training needs both players' word: a joiner that did not ask for it is refused.
+        let training_differs = self.training != room.training;
+        if differs || timeout_differs || clock_differs || training_differs {
             return Err(refuse());
         }
         Ok(room.clone())
@@ -193,6 +201,9 @@ impl GameSettings {
             .map(|(name, value)| format!("{name} {value}"))
             .collect();
         pairs.push(self.time_control());
+        if self.training {
+            pairs.push("training".into());
+        }
         if pairs.is_empty() {
             self.game().id.to_string()
         } else {
@@ -236,6 +247,9 @@ impl Serialize for GameSettings {
         if let Some(clock) = self.clock {
             map.serialize_entry("clock_ms", &clock.initial_ms)?;
             map.serialize_entry("increment_ms", &clock.increment_ms)?;
+        }
+        if self.training {
+            map.serialize_entry("training", &1)?;
         }
         map.end()
     }
@@ -354,6 +368,7 @@ mod tests {
             options: registry::options::<Standard>(game, options.iter().copied()).unwrap(),
             timeout_ms: 3000,
             clock: None,
+            training: false,
         }
     }
 
@@ -435,5 +450,16 @@ mod tests {
         );
         assert_eq!(s.colour_word(Side::Second), "WHITE");
         assert!(GameSettings::check_timeout(50).is_err());
+        let training = GameSettings {
+            training: true,
+            ..s
+        };
+        assert!(serde_json::to_string(&training)
+            .unwrap()
+            .ends_with(r#""timeout_ms":3000,"training":1}"#));
+        assert_eq!(
+            training.describe(),
+            "surakarta (size 8, max_no_capture_round 40, 3 s a move, training)"
+        );
     }
 }

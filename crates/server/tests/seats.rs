@@ -142,6 +142,31 @@ async fn a_game_clock_counts_down_and_adds_the_increment() {
 }
 
 #[tokio::test]
+async fn a_training_room_is_asked_for_with_one_and_both_players_are_told() {
+    let s = server_with(|_| {}).await;
+    let mut a = Client::connect(&s).await;
+    let mut b = Client::connect(&s).await;
+    a.send_message(&duck_ready("a", "", "45", &[("training", 2.into())]))
+        .await;
+    let refused = a.recv().await;
+    assert_eq!(
+        (refused.op, refused.data2.as_str()),
+        (REJECT, "training must be 0 or 1")
+    );
+    a.send_message(&duck_ready("a", "", "45", &[("training", 1.into())]))
+        .await;
+    b.send_message(&duck_ready("b", "", "45", &[("training", 1.into())]))
+        .await;
+    for c in [&mut a, &mut b] {
+        let ready = c.recv().await;
+        assert_eq!(
+            (ready.op, ready.extra_u64("training")),
+            (READY, Some(Ok(1)))
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_joiner_takes_the_rooms_settings_and_a_conflicting_one_is_told_them() {
     let s = server_with(|_| {}).await;
     let mut a = Client::connect(&s).await;
@@ -224,10 +249,8 @@ async fn a_game_against_the_ai_is_stored_as_it_goes_and_only_by_its_owner() {
     assert_eq!(status, 409);
 }
 
-#[tokio::test]
-async fn a_stored_game_takes_one_numbered_move_at_a_time() {
-    let s = server_with(|_| {}).await;
-    let addr = s.server.http_addr;
+/// A page's own game of RC-02 4×4 at one screen: its number and its owner's secret.
+async fn local_rc02_game(addr: std::net::SocketAddr) -> (i64, String) {
     let (status, body) = common::http(
         addr,
         "POST",
@@ -238,10 +261,17 @@ async fn a_stored_game_takes_one_numbered_move_at_a_time() {
     .await;
     assert_eq!(status, 200, "{body}");
     let created: serde_json::Value = serde_json::from_str(&body).unwrap();
-    let (id, token) = (
+    (
         created["id"].as_i64().unwrap(),
         created["token"].as_str().unwrap().to_string(),
-    );
+    )
+}
+
+#[tokio::test]
+async fn a_stored_game_takes_one_numbered_move_at_a_time() {
+    let s = server_with(|_| {}).await;
+    let addr = s.server.http_addr;
+    let (id, token) = local_rc02_game(addr).await;
     let path = format!("/api/games/{id}/moves");
     let one = |ply: usize, mv: &str, token: &str| {
         format!(r#"{{"token":"{token}","ply":{ply},"move":"{mv}"}}"#)
@@ -302,4 +332,57 @@ async fn the_page_reads_how_to_draw_every_game_and_the_protocol_from_the_server(
     assert!(body.contains(r#""MOVE":200001"#), "{body}");
     assert!(body.contains(r#""RESIGN":"{loser} resigned""#), "{body}");
     assert!(body.contains(r#""end_marker":"998244353""#), "{body}");
+}
+
+#[tokio::test]
+async fn a_takeback_is_stored_and_the_game_goes_on_from_it() {
+    let s = server_with(|_| {}).await;
+    let addr = s.server.http_addr;
+    let (id, token) = local_rc02_game(addr).await;
+    let path = format!("/api/games/{id}");
+    let (status, body) = put_moves(addr, &path, r#"["b1-b2","c1-b1"]"#, &token, "").await;
+    assert_eq!(status, 200, "{body}");
+    let back = format!("{path}/takeback");
+    let to = |ply: usize, token: &str| format!(r#"{{"token":"{token}","ply":{ply}}}"#);
+    // Beyond the stored moves, somebody else, a ply that is no number: refused, nothing changed.
+    let (status, body) = common::http(addr, "POST", &back, "", &to(3, &token)).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body.contains(r#"{"error":"cannot take back to ply 3: the game has 2 stored moves"}"#),
+        "{body}"
+    );
+    let (status, body) = common::http(addr, "POST", &back, "", &to(1, "nobody")).await;
+    assert_eq!(status, 403, "{body}");
+    let bad = format!(r#"{{"token":"{token}","ply":-1}}"#);
+    let (status, body) = common::http(addr, "POST", &back, "", &bad).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains(r#"{"error":"#), "{body}");
+    // Back to ply 1 (twice: a retry changes nothing), then another line and a resignation.
+    for _ in 0..2 {
+        let (status, body) = common::http(addr, "POST", &back, "", &to(1, &token)).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains(r#""plies":1"#), "{body}");
+    }
+    let one = format!(r#"{{"token":"{token}","ply":2,"move":"c1-c2"}}"#);
+    let (status, body) = common::http(addr, "POST", &format!("{path}/moves"), "", &one).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = put_moves(
+        addr,
+        &path,
+        r#"["b1-b2","c1-c2"]"#,
+        &token,
+        r#","resign":"first""#,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, body) = common::http(addr, "GET", &path, "", "").await;
+    let start = body.find('{').unwrap();
+    let game: serde_json::Value =
+        serde_json::from_str(&body[start..body.rfind('}').unwrap() + 1]).unwrap();
+    assert_eq!(game["record"], "b1-b2 c1-c2 R#");
+    assert_eq!(game["winner"], "second");
+    assert_eq!(game["moves"].as_array().unwrap().len(), 2);
+    // The game is over: no more takebacks.
+    let (status, _) = common::http(addr, "POST", &back, "", &to(0, &token)).await;
+    assert_eq!(status, 409);
 }

@@ -98,6 +98,9 @@ export async function newPage(browser, viewport = DESKTOP) {
   }
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(e.message));
+  // What the console shows as errors, a request the server refused among them.
+  page.consoleErrors = [];
+  page.on("console", (m) => m.type() === "error" && page.consoleErrors.push(m.text()));
   return page;
 }
 
@@ -179,6 +182,12 @@ export async function playSeeded(page, rng) {
 export async function acceptWarning(page) {
   const warned = await page.waitForSelector("dialog[open]", { timeout: 500 }).catch(() => null);
   if (warned) await page.click("#dialog-yes");
+}
+
+// The stored game the address of a page's own game names (GET /api/games/ID).
+export async function storedOf(page, url) {
+  const id = new URLSearchParams(page.url().split("?")[1]).get("id");
+  return (await fetch(`${url}/api/games/${id}`)).json();
 }
 
 // Types a move into the move box.

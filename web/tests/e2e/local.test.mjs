@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  checkAccessibility, DESKTOP, drawn, newPage, shot, typeMove, waitPly,
+  checkAccessibility, DESKTOP, drawn, newPage, shot, storedOf, typeMove, waitPly,
   sharedSession,
 } from "./helpers.mjs";
 
@@ -96,4 +96,77 @@ test("resigning asks first, ends the game for good, and the game is stored", { t
   const game = await (await fetch(`${session.server.url}/api/games/${id}`)).json();
   assert.equal(game.record, "A2-A3 R#");
   assert.equal(game.settings.mode, "local");
+});
+
+test("undo is stored: the game plays on, is saved and ends stored after a takeback", { timeout: 60000 }, async () => {
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/play?game=rc02&size=4&mode=local`);
+  await waitPly(page, 0);
+  await typeMove(page, "b1-b2");
+  await typeMove(page, "c1-b1");
+  await page.click("#undo");
+  await waitPly(page, 1);
+  assert.deepEqual((await storedOf(page, session.server.url)).moves.map((m) => m.move), ["b1-b2"],
+    "the stored copy forgets the move taken back");
+  await typeMove(page, "c1-c2");
+  await typeMove(page, "b2-b3");
+  await page.click("#resign");
+  await page.click("#dialog-yes");
+  await page.waitForSelector("#result:not([hidden])");
+  const game = await storedOf(page, session.server.url);
+  assert.deepEqual(game.moves.map((m) => m.move), ["b1-b2", "c1-c2", "b2-b3"]);
+  assert.equal(game.record, "b1-b2 c1-c2 b2-b3 R#");
+  assert.equal(game.winner, "first");
+  assert.equal(await page.isHidden("#banner"), true, `no error shown: ${await page.textContent("#banner")}`);
+  // The replay shows the line played, not the one taken back.
+  await page.goto(`${session.server.url}/#/replay?id=${game.id}`);
+  await waitPly(page, 0);
+  const listed = await page.$$eval("#moves .ply", (plies) => plies.map((p) => p.textContent));
+  assert.deepEqual(listed, ["b1-b2", "c1-c2", "b2-b3"]);
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(page.consoleErrors, []);
+});
+
+// What is drawn on square `name` above the pieces (a cross, a ghost), and the marks beneath them.
+async function drawnAt(page, name) {
+  return page.evaluate((sq) => {
+    const svg = document.querySelector("svg.board");
+    const layers = [...svg.children];
+    const piecesAt = layers.indexOf(svg.querySelector(".pieces"));
+    const hits = svg.querySelector(".hits");
+    const over = [];
+    const under = [];
+    for (const e of svg.querySelectorAll(`[data-square="${sq}"], [data-at="${sq}"]`)) {
+      const layer = e.closest("svg > g");
+      if (!layer || layer === hits || layer.classList.contains("pieces")) continue;
+      const what = `${layer.getAttribute("class")}: ${e.getAttribute("class")}`;
+      (layers.indexOf(layer) > piecesAt ? over : under).push(what);
+    }
+    return { over, under, crosses: [...svg.querySelectorAll(".taken")].filter((c) => c.dataset.square === sq).length };
+  }, name);
+}
+
+test("the piece that captured is not crossed out (Duck Chess and Surakarta)", { timeout: 60000 }, async () => {
+  const page = await newPage(session.browser);
+  const games = [
+    ["game=duck", ["a0-a1", "a6-a5", "e0-e1", "a7-c4"], "c3-c4", "first"],
+    ["game=surakarta&size=6", ["B2-C3", "B5-A4", "C3-B4"], "D6-B4", "second"],
+  ];
+  for (const [query, before, capture, side] of games) {
+    await page.goto(`${session.server.url}/#/play?${query}&mode=local`);
+    await waitPly(page, 0);
+    for (const mv of before) await typeMove(page, mv);
+    await typeMove(page, capture);
+    const to = capture.split("-")[1];
+    const board = await drawn(page);
+    assert.match(board.pieces[to], new RegExp(`^${side}`), `${query}: the capturing piece stands on ${to}`);
+    assert.deepEqual(board.marks.captured, [to], `${query}: the capture is still shown`);
+    const at = await drawnAt(page, to);
+    assert.equal(at.crosses, 0, `${query}: no cross on ${to}`);
+    assert.deepEqual(at.over, [], `${query}: nothing drawn over the piece on ${to}`);
+    assert.ok(at.under.includes("marks: mark captured"), `${query}: the square is marked beneath the piece: ${at.under}`);
+    await shot(page, `capture-${query.split("&")[0].slice(5)}`);
+  }
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(page.consoleErrors, []);
 });

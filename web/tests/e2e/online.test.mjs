@@ -119,6 +119,105 @@ test("a room opened without a time control gives 20 s a move", { timeout: 60000 
   for (const page of [first, second]) await page.close();
 });
 
+// The seconds a clock shows (`name m:ss`).
+function seconds(text) {
+  const [, m, s] = text.match(/(\d+):(\d\d)$/);
+  return Number(m) * 60 + Number(s);
+}
+
+test("a reload mid-move shows the time left for the move, and so does a spectator who joins", { timeout: 60000 }, async () => {
+  const room = 5252;
+  const [first, second] = await seatedPair("game=surakarta&size=6", room);
+  await typeMove(first, "B2-B3");
+  await waitPly(second, 1);
+  // Second thinks 7 s of its 20, then reloads.
+  await second.waitForTimeout(7000);
+  await second.reload();
+  await waitPly(second, 1);
+  await waitStatus(second, /White to move \(you\)/);
+  const left = seconds((await clockTexts(second))[1]);
+  assert.ok(left <= 14 && left >= 5, `after 7 s of 20 the clock shows ${left} s, not the whole move`);
+  const watcher = await newPage(session.browser);
+  await watcher.goto(`${session.server.url}/#/watch?room=${room}`);
+  await waitPly(watcher, 1);
+  await watcher.waitForFunction(() => /\d:\d\d$/.test(document.querySelectorAll(".clock")[1].textContent));
+  const watched = seconds((await clockTexts(watcher))[1]);
+  assert.ok(watched <= 14 && watched >= 4, `a spectator joining mid-move sees ${watched} s`);
+  for (const page of [first, second, watcher]) {
+    assert.deepEqual(page.errors, []);
+    assert.deepEqual(page.consoleErrors, []);
+    await page.close();
+  }
+});
+
+test("a live game between people asks no engine: no analysis, no warning before a losing move", { timeout: 60000 }, async () => {
+  const [red, blue] = await seatedPair("game=duck", 5353);
+  const asked = [];
+  for (const page of [red, blue]) {
+    page.on("request", (r) => {
+      if (/\/api\/(analyze|ai)\b/.test(new URL(r.url()).pathname)) asked.push(r.url());
+    });
+  }
+  for (const [page, other, mv] of [[red, blue, "a0-a1"], [blue, red, "a6-a5"], [red, blue, "e0-e1"], [blue, red, "a7-c4"]]) {
+    await typeMove(page, mv);
+    await waitPly(other, (await drawn(page)).ply);
+  }
+  // c3-b2 leaves the captain to be taken (the AI's analysis calls it losing): played at once.
+  await red.waitForTimeout(1500);
+  await red.fill("#move-input", "c3-b2");
+  await red.press("#move-input", "Enter");
+  const warned = await red.waitForSelector("dialog[open]", { timeout: 2000 }).catch(() => null);
+  assert.equal(warned && await warned.textContent(), null, "no warning before the losing move");
+  await waitPly(blue, 5);
+  assert.deepEqual(asked, [], "no request for the engine's help");
+  for (const page of [red, blue]) {
+    assert.deepEqual(page.errors, []);
+    assert.deepEqual(page.consoleErrors, []);
+    await page.close();
+  }
+});
+
+test("a training room both players agree to warns before a losing move", { timeout: 60000 }, async () => {
+  const red = await newPage(session.browser);
+  await red.goto(`${session.server.url}/#/`);
+  await red.selectOption("#game-choice", "duck");
+  await red.check("#training-room");
+  await red.click("#online-create");
+  await waitStatus(red, /Waiting for an opponent/);
+  assert.match(await red.textContent("#training"), /Training room/);
+  const room = new URLSearchParams(red.url().split("?")[1]).get("room");
+  const blue = await newPage(session.browser);
+  await blue.goto(`${session.server.url}/#/`);
+  await blue.fill("#join-room", room);
+  await blue.click("#online-join");
+  // The joiner is asked first.
+  await blue.waitForSelector("dialog[open]");
+  assert.match(await blue.textContent("#dialog-text"), new RegExp(`Room ${room} is a training room`));
+  await blue.click("#dialog-yes");
+  await waitStatus(red, /Red to move \(you\)/);
+  assert.equal(await blue.isVisible("#training"), true);
+  for (const [page, other, mv] of [[red, blue, "a0-a1"], [blue, red, "a6-a5"], [red, blue, "e0-e1"]]) {
+    await typeMove(page, mv);
+    await waitPly(other, (await drawn(page)).ply);
+  }
+  const analysed = red.waitForResponse((r) => r.url().endsWith("/api/analyze"));
+  await typeMove(blue, "a7-c4");
+  await waitPly(red, 4);
+  await analysed;
+  await red.fill("#move-input", "c3-b2");
+  await red.press("#move-input", "Enter");
+  await red.waitForSelector("dialog[open]");
+  assert.match(await red.textContent("#dialog-text"), /c3-b2 loses/);
+  await red.click("#dialog-no");
+  await red.waitForTimeout(500);
+  assert.equal((await drawn(red)).ply, 4, "Cancel keeps the move back");
+  for (const page of [red, blue]) {
+    assert.deepEqual(page.errors, []);
+    assert.deepEqual(page.consoleErrors, []);
+    await page.close();
+  }
+});
+
 test("a full room and a bad room number are explained", { timeout: 60000 }, async () => {
   const [first, second] = await seatedPair("game=surakarta&size=6", 6161);
   const third = await newPage(session.browser);

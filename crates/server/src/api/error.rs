@@ -41,6 +41,9 @@ pub enum ApiError {
     /// A move sent with a ply that is not the next one (sent twice, or one skipped).
     #[error("ply {ply} is not the next move of this game: the next is ply {}", stored + 1)]
     NotNextPly { ply: usize, stored: usize },
+    /// A takeback to a ply the stored game has not reached.
+    #[error("cannot take back to ply {ply}: the game has {stored} stored moves")]
+    TakebackBeyond { ply: usize, stored: usize },
     #[error("the visualiser takes at most {limit} bytes of input")]
     InputTooLarge { limit: usize },
     /// A body over the server's limit (`--max-body-kib`).
@@ -98,7 +101,9 @@ impl ApiError {
             View(_) => StatusCode::BAD_REQUEST,
             NoSuchGame(_) | NoGame(_) | NoPage(_) => StatusCode::NOT_FOUND,
             NotOwner | Origin(_) => StatusCode::FORBIDDEN,
-            GameOver | MovesDiverge(_) | NotNextPly { .. } => StatusCode::CONFLICT,
+            GameOver | MovesDiverge(_) | NotNextPly { .. } | TakebackBeyond { .. } => {
+                StatusCode::CONFLICT
+            }
             InputTooLarge { .. }
             | BodyTooLarge { .. }
             | AnswerTooLarge { .. }

@@ -139,8 +139,8 @@ pub(super) async fn create_game(
     Ok(Json(serde_json::json!({ "id": id, "token": token })))
 }
 
-/// The moves of a page's own game so far (all of them, each time: moves taken back are left
-/// out), and a resignation.
+/// The moves of a page's own game so far (all of them, each time; they must continue the stored
+/// ones, so a takeback is stored first, with [`take_back`]), and a resignation.
 #[derive(Deserialize)]
 pub(super) struct UpdateGame {
     token: String,
@@ -191,6 +191,35 @@ pub(super) async fn append_move(
     let mut moves = owned.moves.clone();
     moves.push(append.text);
     store_moves(&state, id, &owned, moves, None).await
+}
+
+/// A takeback in a page's own game: the moves after ply `ply` are forgotten, so the game goes on
+/// from the position after the first `ply` moves (0: the start).
+#[derive(Deserialize)]
+pub(super) struct Takeback {
+    token: String,
+    ply: usize,
+}
+
+/// `POST /api/games/{id}/takeback`: a takeback to ply `ply`, which must be one of the stored
+/// ones (a takeback to the last stored ply changes nothing, so a retried one is harmless).
+pub(super) async fn take_back(
+    State(state): State<ApiState>,
+    GameId(id): GameId,
+    Body(takeback): Body<Takeback>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let owned = owned_game(&state, id, &takeback.token).await?;
+    let stored = owned.moves.len();
+    if takeback.ply > stored {
+        return Err(ApiError::TakebackBeyond {
+            ply: takeback.ply,
+            stored,
+        });
+    }
+    if takeback.ply < stored {
+        state.store.truncate_moves(id, takeback.ply).await?;
+    }
+    Ok(Json(serde_json::json!({ "id": id, "plies": takeback.ply })))
 }
 
 /// Game `id`, when `token` owns it and it is not over.

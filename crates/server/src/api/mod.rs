@@ -82,6 +82,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(state: ApiState) -> Router<S> {
         .route("/api/protocol", get(rules::protocol))
         .route("/api/games/{id}", get(games::game).put(games::update_game))
         .route("/api/games/{id}/moves", post(games::append_move))
+        .route("/api/games/{id}/takeback", post(games::take_back))
         .route("/api/state", post(rules::api_state))
         .route("/api/ai", post(rules::api_ai))
         .route("/api/analyze", post(rules::api_analyze))

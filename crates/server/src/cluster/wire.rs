@@ -69,6 +69,8 @@ pub struct WireRequest {
     pub timeout_ms: Option<u64>,
     pub clock: Option<(u64, u64)>,
     pub opening_timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub training: bool,
 }
 
 /// A line for a client from its room's owner, with the flags the gateway's connection keeps.
@@ -104,6 +106,7 @@ impl WireRequest {
             timeout_ms: r.timeout_ms,
             clock: r.clock.map(|c| (c.initial_ms, c.increment_ms)),
             opening_timeout_ms: r.opening_timeout_ms,
+            training: r.training,
         }
     }
 
@@ -127,6 +130,7 @@ impl WireRequest {
                 increment_ms,
             }),
             opening_timeout_ms: self.opening_timeout_ms,
+            training: self.training,
         })
     }
 }

@@ -332,6 +332,7 @@ mod tests {
             timeout_ms: None,
             clock: None,
             opening_timeout_ms: None,
+            training: false,
         };
         for (id, colour) in [
             (9001, arbiter_core::Side::First),
@@ -401,6 +402,7 @@ mod tests {
             timeout_ms: None,
             clock: None,
             opening_timeout_ms: None,
+            training: false,
         }
     }
 

@@ -26,6 +26,11 @@ pub struct RoomInfo {
     /// With a game clock: what each side has left now, in milliseconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clocks: Option<[u64; 2]>,
+    /// While a game runs: what the side to move has left now for its move, in milliseconds
+    /// (the clock per move, or its game clock), so a page that joins mid-move shows the time
+    /// left, not the whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn_left_ms: Option<u64>,
     /// Players whose connection dropped and whose seats are held.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub away: Vec<String>,

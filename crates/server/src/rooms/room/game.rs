@@ -308,5 +308,8 @@ pub(super) fn ready_message(
         m.extra
             .insert("increment_ms".into(), clock.increment_ms.into());
     }
+    if settings.training {
+        m.extra.insert("training".into(), 1.into());
+    }
     m
 }

@@ -70,6 +70,16 @@ impl Running {
         Some(left.map(|d| d.as_millis() as u64))
     }
 
+    /// What the side to move has left now for its move, in milliseconds, while the game runs.
+    fn turn_left_ms(&self) -> Option<u64> {
+        let deadline = self.deadline.filter(|_| !self.game.is_over())?;
+        Some(
+            deadline
+                .saturating_duration_since(Instant::now())
+                .as_millis() as u64,
+        )
+    }
+
     /// When the side to move runs out of time.
     fn turn_deadline(&self) -> Instant {
         let allowed = match self.clocks {

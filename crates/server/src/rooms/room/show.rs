@@ -51,6 +51,7 @@ impl Room {
             spectators: self.spectators.len(),
             game_id: self.running.as_ref().map(|r| r.id),
             clocks: self.running.as_ref().and_then(Running::clocks_now),
+            turn_left_ms: self.running.as_ref().and_then(Running::turn_left_ms),
             away: self
                 .members
                 .iter()

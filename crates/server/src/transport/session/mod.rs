@@ -70,6 +70,8 @@ pub enum Refused {
         INCREMENT_RANGE.end()
     )]
     Clock,
+    #[error("training must be 0 or 1")]
+    Training,
     #[error("the server is shutting down")]
     ShuttingDown,
     #[error("a connection may watch at most {MAX_WATCHED} rooms at once")]

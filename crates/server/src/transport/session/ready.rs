@@ -114,7 +114,7 @@ impl Session {
         for (key, _) in message.extra.iter() {
             if matches!(
                 key.as_str(),
-                "game" | "timeout_ms" | "clock_ms" | "increment_ms"
+                "game" | "timeout_ms" | "clock_ms" | "increment_ms" | "training"
             ) || protocol::is_client_key(key)
             {
                 continue;
@@ -148,7 +148,18 @@ impl Session {
             timeout_ms,
             clock,
             opening_timeout_ms: self.config.opening_timeout_ms,
+            training: training(message)?,
         })
+    }
+}
+
+/// The extension key `training`: `1` asks for a training room (the pages warn before a losing
+/// move), `0` or none does not.
+fn training(message: &Message) -> Result<bool, Refused> {
+    match message.extra_u64("training").transpose()? {
+        None | Some(0) => Ok(false),
+        Some(1) => Ok(true),
+        Some(_) => Err(Refused::Training),
     }
 }
 

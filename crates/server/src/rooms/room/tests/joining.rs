@@ -81,3 +81,38 @@ async fn a_third_player_is_refused_while_a_game_runs_and_after_it() {
     t.ready(&carol, None).await;
     assert_eq!(carol.heard().last().unwrap().data2, "the room is full");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_training_room_needs_both_players_to_ask_for_it_and_says_so() {
+    let mut t = Table::new();
+    let (mut alice, mut bob) = (Client::new(1, "alice"), Client::new(2, "bob"));
+    let training = Requested {
+        training: true,
+        ..t.request("surakarta", &[])
+    };
+    t.ready_with(&alice, Some(Side::First), training.clone(), None)
+        .await;
+    // A joiner that did not ask for training is refused and told why; one that did plays.
+    t.ready(&bob, None).await;
+    let refused = bob.one();
+    assert_eq!(refused.op, REJECT);
+    assert!(refused.data2.ends_with(", training)"), "{refused:?}");
+    t.ready_with(&bob, None, training, None).await;
+    for c in [&mut alice, &mut bob] {
+        assert_eq!(c.one().extra_u64("training"), Some(Ok(1)));
+    }
+    let info = serde_json::to_value(t.room.info()).unwrap();
+    assert_eq!(info["settings"]["training"], 1, "{info}");
+    // A room without training refuses a joiner that asks for it.
+    let mut t = Table::new();
+    let (alice, mut carol) = (Client::new(1, "alice"), Client::new(3, "carol"));
+    t.ready(&alice, Some(Side::First)).await;
+    let asks = Requested {
+        training: true,
+        ..t.request("surakarta", &[])
+    };
+    t.ready_with(&carol, None, asks, None).await;
+    let refused = carol.one();
+    assert_eq!(refused.op, REJECT);
+    assert!(refused.data2.ends_with("3 s a move)"), "{refused:?}");
+}

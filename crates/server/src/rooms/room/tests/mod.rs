@@ -161,6 +161,7 @@ impl Table {
             timeout_ms: None,
             clock: None,
             opening_timeout_ms: None,
+            training: false,
         }
     }
 

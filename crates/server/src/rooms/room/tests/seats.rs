@@ -114,3 +114,29 @@ async fn a_player_who_does_not_come_back_in_time_has_resigned() {
     assert_eq!(fields(&heard[1]), (LEAVE, "bob", "left the room", ""));
     assert!(t.room.info().away.is_empty());
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_player_and_a_spectator_who_join_mid_move_are_told_the_time_left() {
+    let (mut t, mut alice, bob) = started_with_tokens().await;
+    t.play(&alice, "A2", "A3").await;
+    // Bob thinks 11 s of his 60, reloads, and comes back 2 s later.
+    t.advance(Duration::from_secs(11)).await;
+    t.close(&bob).await;
+    alice.one();
+    t.advance(Duration::from_secs(2)).await;
+    let mut again = Client::page(3, "bob");
+    let request = t.request("surakarta", &[]);
+    t.ready_with(&again, None, request, Some(BOB_TOKEN)).await;
+    let heard = again.heard();
+    let state: serde_json::Value = serde_json::from_str(&heard[1].data1).unwrap();
+    assert_eq!(state["turn_left_ms"], 47_000, "{state}");
+    assert!(state.get("clocks").is_none(), "a clock per move: {state}");
+    let mut carol = Client::new(4, "carol");
+    t.advance(Duration::from_secs(5)).await;
+    t.send(&carol, WATCH, "1", "").await;
+    let state: serde_json::Value = serde_json::from_str(&carol.one().data1).unwrap();
+    assert_eq!(state["turn_left_ms"], 42_000, "{state}");
+    // A game over has no time left to show.
+    t.send(&again, RESIGN, "", "").await;
+    assert!(t.room.info().turn_left_ms.is_none());
+}
