@@ -107,6 +107,16 @@ async fn players_on_two_nodes_and_a_spectator_on_a_third_connection_see_one_game
         (rb.op, rb.data1.as_str(), rb.data2.as_str()),
         (READY, "alice", "WHITE")
     );
+    // Node b lists the room node a runs, once.
+    let (status, body) = common::http(b.server.http_addr, "GET", "/api/rooms", "", "").await;
+    assert_eq!(status, 200, "{body}");
+    let listed: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let rooms = listed["rooms"].as_array().unwrap();
+    assert_eq!(rooms.len(), 1, "{body}");
+    assert_eq!(
+        (rooms[0]["room"].as_u64(), rooms[0]["status"].as_str()),
+        (Some(5), Some("playing"))
+    );
     let mut carol = Client::connect(&b).await;
     carol.send(WATCH, "5", "", "").await;
     assert_eq!(carol.recv().await.op, STATE);

@@ -10,7 +10,6 @@ use super::extract::{Body, GameId, Params};
 use super::views::{GameRequest, Replayed};
 use super::{blocking, ApiError, ApiState, ROOMS_PAGE_DEFAULT, ROOMS_PAGE_MAX};
 use crate::protocol::Winner;
-use crate::rooms::RoomInfo;
 use crate::storage::{
     GameEnd, GameQuery, GameStore, NewGame, OwnedGame, PlayedMove, StorageError, StoredGame,
 };
@@ -30,7 +29,7 @@ pub(super) async fn rooms(
         .limit
         .unwrap_or(ROOMS_PAGE_DEFAULT)
         .clamp(1, ROOMS_PAGE_MAX);
-    let (rooms, next): (Vec<RoomInfo>, _) = state.hub.rooms_page(q.after, limit).await;
+    let (rooms, next) = state.hub.rooms_everywhere(q.after, limit).await;
     Json(serde_json::json!({ "rooms": rooms, "next": next }))
 }
 

@@ -7,13 +7,14 @@
 //! the client's node ([`wire::Delivery`]).
 //!
 //! Subjects: `arbiter.room.<room>` (commands for the room's owner), `arbiter.node.<node>`
-//! (deliveries for a node's clients).
+//! (deliveries for a node's clients), `arbiter.rooms` (every node's list of its rooms).
 
 pub mod leases;
 pub mod wire;
 
 mod gateway;
 mod owner;
+mod rooms;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -114,6 +115,7 @@ impl Cluster {
             stand_ins: Mutex::default(),
         });
         cluster.take_deliveries().await?;
+        cluster.answer_room_lists().await?;
         tokio::spawn(cluster.clone().keep_leases(config.renew_every));
         hub.route_through(Arc::new(Router(cluster.clone())));
         Ok(cluster)
@@ -172,5 +174,13 @@ struct Router(Arc<Cluster>);
 impl Elsewhere for Router {
     fn route(&self, id: u32, event: RoomEvent) {
         self.0.forward(id, event);
+    }
+
+    fn rooms_page(
+        &self,
+        after: Option<u32>,
+        limit: usize,
+    ) -> futures_util::future::BoxFuture<'_, crate::rooms::RoomsPage> {
+        self.0.rooms_of_all(after, limit)
     }
 }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
@@ -38,7 +39,12 @@ pub struct Hub {
 /// depend on the cluster.
 pub trait Elsewhere: Send + Sync + 'static {
     fn route(&self, id: u32, event: RoomEvent);
+    /// One page of the open rooms of every node, as the API shows them.
+    fn rooms_page(&self, after: Option<u32>, limit: usize) -> BoxFuture<'_, RoomsPage>;
 }
+
+/// A page of rooms as JSON, and the number to ask the next page after.
+pub type RoomsPage = (Vec<serde_json::Value>, Option<u32>);
 
 impl Hub {
     pub fn new(store: Storage, registry: Arc<Registry>, setup: RoomSetup) -> Arc<Hub> {
@@ -200,6 +206,24 @@ impl Hub {
         }
         out.sort_by_key(|r| r.room);
         out
+    }
+
+    /// One page of the open rooms as the API shows them: this node's, or in a cluster every
+    /// node's.
+    pub async fn rooms_everywhere(&self, after: Option<u32>, limit: usize) -> RoomsPage {
+        if let Some(router) = self.elsewhere.get() {
+            return router.rooms_page(after, limit).await;
+        }
+        self.rooms_json(after, limit).await
+    }
+
+    /// This node's page of rooms, as JSON.
+    pub async fn rooms_json(&self, after: Option<u32>, limit: usize) -> RoomsPage {
+        let (rooms, next) = self.rooms_page(after, limit).await;
+        let rooms = rooms
+            .iter()
+            .map(|r| serde_json::to_value(r).expect("rooms serialise"));
+        (rooms.collect(), next)
     }
 
     /// One page of the open rooms: those numbered above `after`, at most `limit`, in order, and

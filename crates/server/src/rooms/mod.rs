@@ -13,5 +13,5 @@ mod setup;
 pub use error::Refusal;
 pub use event::{log_message, next_conn_id, send, ConnId, Peer, RoomEvent};
 pub use guard::SeatLimits;
-pub use hub::{Elsewhere, Hub};
+pub use hub::{Elsewhere, Hub, RoomsPage};
 pub use setup::{Records, RoomContext, RoomInfo, RoomPlayer, RoomSetup, SeatTimes};

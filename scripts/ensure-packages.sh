@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages named on the command line when their programs are missing, so the
+# cluster tests and scripts/cluster.sh run on a fresh machine. Names: nats-server, postgresql,
+# haproxy. Quiet on success; exits non-zero with apt's message when an install fails.
+set -euo pipefail
+
+binary_of() {
+  case "$1" in
+    nats-server) echo /usr/sbin/nats-server ;;
+    postgresql) ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -n1 ;;
+    haproxy) echo /usr/sbin/haproxy ;;
+    *) echo "ensure-packages: unknown package '$1'" >&2; exit 2 ;;
+  esac
+}
+
+missing=()
+for package in "$@"; do
+  path="$(binary_of "$package")"
+  if [ -z "$path" ] || [ ! -x "$path" ]; then
+    missing+=("$package")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+# One install at a time: parallel tests may all find the package missing.
+exec 9>/tmp/arbiter-ensure-packages.lock
+flock 9
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" > /dev/null
