@@ -26,6 +26,10 @@ wrong seat tokens against a held seat), seat-hoard (one address asks for seats i
 the last round's: old-tricks (request smuggling, path traversal, malformed WebSocket frames,
 200 WebSockets trickling a frame).
 Each prints what it measured and PASS or FAIL; the exit status is the number of failures.
+
+The attack's own clients run at a lower CPU priority (nice 10) than the server and the honest
+game: on a real network the attacker's CPU is another machine's, and on two shared cores a Python
+flood would otherwise slow the honest client itself. `--same-priority` turns this off.
 """
 import json
 import os
@@ -53,6 +57,13 @@ def free_port():
         return s.getsockname()[1]
 
 
+def _server_setup():
+    """In the server's process before exec: normal priority, and the memory limit if watched."""
+    hostile_watch.normal_priority()
+    if WATCH:
+        WATCH.memory_limit.enter()
+
+
 class Server:
     def __init__(self, binary, folder, *extra):
         self.binary, self.folder, self.extra = binary, folder, extra
@@ -64,7 +75,7 @@ class Server:
             [self.binary, "serve", "--tcp", f"127.0.0.1:{self.tcp}", "--http", f"127.0.0.1:{self.http}",
              "--db", os.path.join(self.folder, "games.sqlite"), *self.extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=WATCH.memory_limit.enter if WATCH else None)
+            preexec_fn=_server_setup)
         deadline = time.time() + 10
         while time.time() < deadline:
             try:
@@ -797,6 +808,10 @@ def main():
         at = args.index("--memory-limit")
         limit_mib = int(args[at + 1])
         del args[at:at + 2]
+    if "--same-priority" in args:
+        args.remove("--same-priority")
+    else:
+        os.nice(10)
     chosen = [a for a in args if a != "--no-watch"] or list(ATTACKS)
     unknown = [a for a in chosen if a not in ATTACKS]
     if unknown:

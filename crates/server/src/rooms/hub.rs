@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::guard::Guard;
-use super::room::Room;
+use super::room::{RestoreError, RestoredGame, Room};
 use super::{log_message, send, Peer, RoomContext, RoomEvent, RoomInfo, RoomSetup};
 use crate::games::Registry;
 use crate::storage::Storage;
@@ -156,6 +156,26 @@ impl Hub {
             let _ = fresh.send(event);
             rooms.insert(id, fresh);
         }
+    }
+
+    /// Takes over room `id`'s running game from the store (its owner stopped): false when the
+    /// room already runs here. Spectators waiting for the room join it.
+    pub fn restore(&self, id: u32, stored: RestoredGame) -> Result<bool, RestoreError> {
+        let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+        if rooms.contains_key(&id) {
+            return Ok(false);
+        }
+        let watchers = self
+            .idle_watchers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id)
+            .unwrap_or_default();
+        let room = Room::restored(id, self.room_context(), stored)?.with_spectators(watchers);
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(room.run(rx, tx.downgrade()));
+        rooms.insert(id, tx);
+        Ok(true)
     }
 
     /// Forgets an empty room unless an event is already waiting for it; true when forgotten.

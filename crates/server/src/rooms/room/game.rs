@@ -45,6 +45,7 @@ impl Room {
         };
         running.deadline = Some(running.turn_deadline());
         self.running = Some(running);
+        self.restored = false;
         // Before anyone hears of the game, so the first move can never race the flag.
         self.mark_awaited();
         for (me, opponent) in [(first, second), (second, first)] {

@@ -16,6 +16,7 @@ use tokio::time::Instant;
 
 mod game;
 mod offers;
+mod restore;
 mod seats;
 mod show;
 #[cfg(test)]
@@ -26,6 +27,7 @@ use super::guard::SeatClaim;
 use super::RoomContext;
 use crate::games::{GameSettings, Match};
 use crate::protocol::{self, Message};
+pub use restore::{RestoreError, RestoredGame};
 
 struct Member {
     peer: Peer,
@@ -63,7 +65,8 @@ impl Running {
     /// The clocks now, in milliseconds, the running one counted down.
     fn clocks_now(&self) -> Option<[u64; 2]> {
         let mut left = self.clocks?;
-        if !self.game.is_over() {
+        // No deadline: a taken-over game waiting for its side to move (see `restore`).
+        if !self.game.is_over() && self.deadline.is_some() {
             let side = self.game.to_move().index();
             left[side] = left[side].saturating_sub(self.turn_started.elapsed());
         }
@@ -120,6 +123,8 @@ pub(in crate::rooms) struct Room {
     ready_counter: u64,
     /// Connections that could not take a message: dropped after the current event.
     broken: Vec<ConnId>,
+    /// The running game was taken over from a node that stopped: players who come back hear so.
+    restored: bool,
 }
 
 /// How often a move the database refused is tried again before the game is given up.
@@ -136,6 +141,7 @@ impl Room {
             running: None,
             ready_counter: 0,
             broken: Vec::new(),
+            restored: false,
         }
     }
 

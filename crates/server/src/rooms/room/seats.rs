@@ -171,6 +171,7 @@ impl Room {
         if let Some(running) = self.running.as_mut() {
             running.players[side.index()] = peer.id;
         }
+        self.resume_clock(side);
         self.mark_awaited();
         let opponent = self
             .members
@@ -188,6 +189,11 @@ impl Room {
         self.send_to(&peer, ready);
         let snapshot = self.snapshot();
         self.send_to(&peer, snapshot);
+        if self.restored && peer.extension.load(AtomicOrdering::Relaxed) {
+            // The page says the game moved to another server and the pause cost no one time.
+            let m = Message::new(protocol::NOTICE, "restored", "", "");
+            self.send_to(&peer, m);
+        }
         if was_away {
             let name = self.members[i].name.clone();
             self.notice("back", &name, 0);

@@ -1,0 +1,165 @@
+//! A room taken over from a node that died (docs/cluster.md, "Failover"): its game is rebuilt
+//! from the store, both seats wait for their players to come back with their seat tokens, and
+//! the clocks stand as they were at the last stored move — the outage is charged to no one.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbiter_core::Side;
+use tokio::time::Instant;
+
+use super::{Member, Room, Running};
+use crate::games::GameSettings;
+use crate::rooms::outbox::outbox;
+use crate::rooms::{next_conn_id, Peer, RoomContext};
+
+/// A game that was running when its room's owner stopped, as the store kept it.
+#[derive(Clone, Debug)]
+pub struct RestoredGame {
+    pub game_id: i64,
+    pub settings: GameSettings,
+    /// First and second player.
+    pub names: [String; 2],
+    pub tokens: [Option<String>; 2],
+    /// When the game started, in ms since the epoch (the stored clock).
+    pub started_at_ms: i64,
+    /// Every stored move (`FROM-TO`) with when it was stored, in ms since the epoch.
+    pub moves: Vec<(String, i64)>,
+}
+
+/// Why a stored game cannot be taken over.
+#[derive(Debug, thiserror::Error)]
+#[error("game {game}: stored move {ply} `{text}` {why}")]
+pub struct RestoreError {
+    game: i64,
+    ply: usize,
+    text: String,
+    why: &'static str,
+}
+
+impl Room {
+    /// The room of a running game restored from the store: both players are away and have the
+    /// seat grace to come back (a page with its token; a course client's node that died cannot).
+    pub(in crate::rooms) fn restored(
+        id: u32,
+        ctx: Arc<RoomContext>,
+        stored: RestoredGame,
+    ) -> Result<Room, RestoreError> {
+        let (game, movers) = replay(&ctx, &stored)?;
+        let grace = ctx.setup.seats.seat_grace;
+        let members: Vec<Member> = [Side::First, Side::Second]
+            .into_iter()
+            .map(|side| away_member(&stored, side, grace))
+            .collect();
+        let running = Running {
+            players: [members[0].peer.id, members[1].peer.id],
+            names: stored.names.clone(),
+            clocks: clocks_at_last_move(&stored, &movers),
+            game,
+            id: stored.game_id,
+            // The clock stands until the side to move is back (`resume_clock`).
+            deadline: None,
+            turn_started: Instant::now(),
+            offers: Default::default(),
+        };
+        let mut room = Room::new(id, ctx);
+        room.members = members;
+        room.ready_counter = 2;
+        room.running = Some(running);
+        room.restored = true;
+        tracing::info!(
+            "room {id}: game {} taken over at move {}; seats held for {} s",
+            stored.game_id,
+            stored.moves.len(),
+            grace.as_secs()
+        );
+        Ok(room)
+    }
+}
+
+impl Room {
+    /// In a taken-over game, the side to move's clock starts again once it is back.
+    pub(super) fn resume_clock(&mut self, side: Side) {
+        let Some(running) = self.running.as_mut() else {
+            return;
+        };
+        if running.deadline.is_none() && !running.game.is_over() && running.game.to_move() == side {
+            running.turn_started = Instant::now();
+            running.deadline = Some(running.turn_deadline());
+        }
+    }
+}
+
+/// The game replayed move by move, and who made each move; each stored move was legal and
+/// made by the side to move.
+fn replay(
+    ctx: &RoomContext,
+    stored: &RestoredGame,
+) -> Result<(crate::games::Match, Vec<Side>), RestoreError> {
+    let mut game = ctx.registry.start(&stored.settings);
+    let mut movers = Vec::with_capacity(stored.moves.len());
+    for (ply, (text, _)) in stored.moves.iter().enumerate() {
+        let refused = |why| RestoreError {
+            game: stored.game_id,
+            ply: ply + 1,
+            text: text.clone(),
+            why,
+        };
+        let (from, to) = text
+            .split_once('-')
+            .ok_or_else(|| refused("is not FROM-TO"))?;
+        let side = game.to_move();
+        movers.push(side);
+        let verdict = game.play(from, to, side);
+        if !verdict.reason.is_legal() {
+            return Err(refused("is not legal in the replayed game"));
+        }
+        if game.is_over() {
+            return Err(refused("ends the game, which the store had not ended"));
+        }
+    }
+    Ok((game, movers))
+}
+
+/// A seat whose player is not connected: a closed stand-in that the player's READY with its
+/// token replaces.
+fn away_member(stored: &RestoredGame, side: Side, grace: Duration) -> Member {
+    let (out, _) = outbox();
+    out.close();
+    let peer = Peer {
+        id: next_conn_id(),
+        addr: String::new(),
+        outbox: out,
+        awaited: Default::default(),
+        seated: Default::default(),
+        changed: Default::default(),
+        extension: Default::default(),
+    };
+    Member {
+        peer,
+        name: stored.names[side.index()].clone(),
+        colour: Some(side),
+        ready: false,
+        order: side.index() as u64,
+        settings: stored.settings.clone(),
+        side: Some(side),
+        evict_at: Some(Instant::now() + grace),
+        token: stored.tokens[side.index()].clone(),
+        _claim: None,
+        away: true,
+    }
+}
+
+/// Each side's game clock as of the last stored move: the time between stored moves is charged
+/// to the side that was to move, with the increment; the time since is not charged at all.
+fn clocks_at_last_move(stored: &RestoredGame, movers: &[Side]) -> Option<[Duration; 2]> {
+    let clock = stored.settings.clock?;
+    let mut left = [clock.initial_ms as i64; 2];
+    let mut turn_started = stored.started_at_ms;
+    for ((_, at), side) in stored.moves.iter().zip(movers) {
+        let mover = side.index();
+        left[mover] = left[mover] - (at - turn_started).max(0) + clock.increment_ms as i64;
+        turn_started = *at;
+    }
+    Some(left.map(|ms| Duration::from_millis(ms.max(0) as u64)))
+}
