@@ -20,9 +20,20 @@ const ROUTE_PATIENCE: Duration = Duration::from_secs(20);
 /// A connection's forwarder ends after this long with nothing to send once it has closed.
 const FORWARDER_IDLE: Duration = Duration::from_secs(30);
 
-/// What an owner answered to a command.
-pub(super) const ACCEPTED: &[u8] = b"ok";
+/// What an owner answers to a command it took: `ok:` and its epoch.
+pub(super) const ACCEPTED: &str = "ok:";
 pub(super) const NOT_OWNER: &[u8] = b"not-owner";
+
+/// The owner's epoch in its answer; `None` when it did not take the command.
+pub(super) fn accepted_by(answer: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(answer).ok()?;
+    text.strip_prefix(ACCEPTED)?.parse().ok()
+}
+
+/// Whether the event attaches its connection to the room (a READY or a WATCH).
+fn attaches(event: &RoomEvent) -> bool {
+    matches!(event, RoomEvent::Ready { .. } | RoomEvent::Watch { .. })
+}
 
 impl Cluster {
     /// Queues `event` behind the connection's earlier ones.
@@ -35,6 +46,7 @@ impl Cluster {
                 None => return self.deliver_here(room, event),
             },
         };
+        let event = self.note_attachment(conn, room, event);
         let mut forwarders = lock(&self.forwarders);
         let queue = forwarders.entry(conn).or_insert_with(|| {
             let (tx, rx) = mpsc::unbounded_channel();
@@ -73,12 +85,16 @@ impl Cluster {
         lock(&self.local_peers).remove(&conn);
     }
 
-    /// Delivers one event to its room's owner, claiming the room when it has none.
+    /// Delivers one event to its room's owner, claiming the room when it has none. A client
+    /// whose room changed owner since it attached is attached again first.
     async fn route_one(self: &Arc<Self>, conn: ConnId, room: u32, event: RoomEvent) {
-        if self.epoch_of(room).is_some() {
+        let attaches = attaches(&event);
+        if let Some(epoch) = self.epoch_of(room) {
+            if self.moved_on(conn, room, epoch) && !attaches {
+                self.attach_here(conn, room);
+            }
             return self.deliver_here(room, event);
         }
-        let until = Instant::now() + ROUTE_PATIENCE;
         let Some((peer, wire)) = WireEvent::of(event) else {
             return;
         };
@@ -87,18 +103,41 @@ impl Cluster {
             conn: self.conn_ref(conn, peer.as_ref()),
             event: wire,
         };
+        match self.command(command.clone(), peer.clone()).await {
+            Some(epoch) if self.moved_on(conn, room, epoch) && !attaches => {
+                if let Some(attachment) = self.attachment(conn, room) {
+                    self.command(attachment, peer.clone()).await;
+                }
+                self.command(command, peer).await;
+            }
+            _ => {}
+        }
+    }
+
+    /// Sends one command to its room's owner, claiming the room when nobody owns it: the
+    /// epoch of the owner that took it (`None` when dropped, or taken here).
+    pub(super) async fn command(
+        self: &Arc<Self>,
+        command: Command,
+        peer: Option<Peer>,
+    ) -> Option<u64> {
+        let room = command.room;
+        let until = Instant::now() + ROUTE_PATIENCE;
         let payload = serde_json::to_vec(&command).expect("commands serialise");
         while Instant::now() < until {
             if self.epoch_of(room).is_some() {
-                return self.deliver_own(command, peer);
+                self.deliver_own(command, peer);
+                return None;
             }
             match self
                 .nats
                 .request(room_subject(room), payload.clone().into())
                 .await
             {
-                Ok(answer) if answer.payload.as_ref() == ACCEPTED => return,
-                Ok(_) => {}
+                Ok(answer) => match accepted_by(&answer.payload) {
+                    Some(epoch) => return Some(epoch),
+                    None => {}
+                },
                 Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
                     if self.claim(room).await {
                         continue;
@@ -109,6 +148,18 @@ impl Cluster {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         tracing::error!("room {room}: no owner within {ROUTE_PATIENCE:?}; an event was dropped");
+        None
+    }
+
+    /// Attaches a local connection again to a room this node has taken over.
+    pub(super) fn attach_here(self: &Arc<Self>, conn: ConnId, room: u32) {
+        let Some(attachment) = self.attachment(conn, room) else {
+            return;
+        };
+        let peer = lock(&self.local_peers).get(&conn).cloned();
+        if let Some(peer) = peer {
+            self.deliver_own(attachment, Some(peer));
+        }
     }
 
     /// A local client's command for a room this node has just claimed: to the hub with the
@@ -127,7 +178,7 @@ impl Cluster {
     }
 
     /// The connection as other nodes know it; remembered so their deliveries find it.
-    fn conn_ref(&self, conn: ConnId, peer: Option<&Peer>) -> ConnRef {
+    pub(super) fn conn_ref(&self, conn: ConnId, peer: Option<&Peer>) -> ConnRef {
         let mut peers = lock(&self.local_peers);
         if let Some(p) = peer {
             peers.entry(p.id).or_insert_with(|| p.clone());

@@ -7,14 +7,17 @@
 //! the client's node ([`wire::Delivery`]).
 //!
 //! Subjects: `arbiter.room.<room>` (commands for the room's owner), `arbiter.node.<node>`
-//! (deliveries for a node's clients), `arbiter.rooms` (every node's list of its rooms).
+//! (deliveries for a node's clients), `arbiter.rooms` (every node's list of its rooms),
+//! `arbiter.alive` (every node's heartbeat).
 
 pub mod leases;
 pub mod wire;
 
+mod attach;
 mod gateway;
 mod owner;
 mod rooms;
+mod watchdog;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -67,6 +70,10 @@ pub struct Cluster {
     local_peers: Mutex<HashMap<ConnId, Peer>>,
     /// Stand-ins for other nodes' clients in rooms owned here, by (room, node, connection).
     stand_ins: Mutex<HashMap<(u32, String, ConnId), Peer>>,
+    /// What attached each local connection to each room, to send again to a new owner.
+    attachments: Mutex<HashMap<(ConnId, u32), attach::Attachment>>,
+    /// When each other node was last heard of (its heartbeat on `arbiter.alive`).
+    alive: Mutex<HashMap<String, tokio::time::Instant>>,
 }
 
 struct Owned {
@@ -113,10 +120,14 @@ impl Cluster {
             forwarders: Mutex::default(),
             local_peers: Mutex::default(),
             stand_ins: Mutex::default(),
+            attachments: Mutex::default(),
+            alive: Mutex::default(),
         });
         cluster.take_deliveries().await?;
         cluster.answer_room_lists().await?;
+        cluster.hear_heartbeats().await?;
         tokio::spawn(cluster.clone().keep_leases(config.renew_every));
+        tokio::spawn(cluster.clone().watch_owners());
         hub.route_through(Arc::new(Router(cluster.clone())));
         Ok(cluster)
     }
@@ -160,10 +171,15 @@ impl Cluster {
         }
     }
 
-    /// Stops answering for `room`.
+    /// Stops answering for `room`; a room still running here (its lease was lost to another
+    /// node) is dropped, so it can never run twice: its clients are attached to the new owner
+    /// by the watchdog.
     fn give_up(&self, room: u32) {
         if let Some(owned) = lock(&self.owned).remove(&room) {
             owned.commands.abort();
+        }
+        if let Some(hub) = self.hub() {
+            hub.abandon(room);
         }
     }
 }

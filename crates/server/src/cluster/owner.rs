@@ -15,6 +15,8 @@ use crate::rooms::{next_conn_id, Peer};
 
 /// Subscribers of a room's subject in this queue group share its commands: only one answers.
 const OWNERS: &str = "owner";
+/// A command that only asks who owns the room (the gateway's watchdog).
+pub(super) const PING: &[u8] = b"ping";
 
 impl Cluster {
     /// Takes `room` when nobody holds it; true when this node owns it now.
@@ -59,23 +61,28 @@ impl Cluster {
         true
     }
 
-    /// One command for `room`: handed to the hub with the client's stand-in.
-    fn serve_command(self: &Arc<Self>, room: u32, payload: &[u8]) -> &'static [u8] {
-        if self.epoch_of(room).is_none() {
-            return NOT_OWNER;
+    /// One command for `room`, handed to the hub with the client's stand-in; the answer says
+    /// this node's epoch (a `ping` only asks for it).
+    fn serve_command(self: &Arc<Self>, room: u32, payload: &[u8]) -> Vec<u8> {
+        let Some(epoch) = self.epoch_of(room) else {
+            return NOT_OWNER.to_vec();
+        };
+        let accepted = format!("{ACCEPTED}{epoch}").into_bytes();
+        if payload == PING {
+            return accepted;
         }
         let command: Command = match serde_json::from_slice(payload) {
             Ok(command) => command,
             Err(e) => {
                 tracing::warn!("room {room}: a command that is not one: {e}");
-                return ACCEPTED;
+                return accepted;
             }
         };
         let closes = command.event.ends_the_stand_in();
         let leaves = closes || command.event.leaves_the_room();
         let key = (room, command.conn.node.clone(), command.conn.id);
         let Some(peer) = self.stand_in(room, &command.conn) else {
-            return ACCEPTED;
+            return accepted;
         };
         match command.event.into_event(peer.clone(), &self.registry) {
             Ok(event) => self.deliver_here(room, event),
@@ -89,7 +96,7 @@ impl Cluster {
         if closes {
             peer.outbox.close();
         }
-        ACCEPTED
+        accepted
     }
 
     /// The stand-in of a remote client in `room`, made on its first command (not for an
@@ -103,6 +110,7 @@ impl Cluster {
         if conn.addr.is_empty() {
             return None;
         }
+        self.heard_of(&conn.node);
         let (out, inbox) = outbox();
         let peer = Peer {
             id: next_conn_id(),

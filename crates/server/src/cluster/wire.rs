@@ -99,7 +99,7 @@ pub enum WireError {
 }
 
 impl WireRequest {
-    fn of(r: &Requested) -> WireRequest {
+    pub(super) fn of(r: &Requested) -> WireRequest {
         WireRequest {
             game: r.game.id.to_string(),
             options: r.options.iter().map(|(n, v)| (n.to_string(), *v)).collect(),

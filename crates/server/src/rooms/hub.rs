@@ -178,6 +178,15 @@ impl Hub {
         Ok(true)
     }
 
+    /// Drops room `id` without a word to anyone (another node owns it now): its task ends once
+    /// it has nothing left to do, and its writes are refused by the store's fencing anyway.
+    pub fn abandon(&self, id: u32) {
+        let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+        if rooms.remove(&id).is_some() {
+            tracing::warn!("room {id}: dropped here, another node owns it now");
+        }
+    }
+
     /// Forgets an empty room unless an event is already waiting for it; true when forgotten.
     pub(super) fn try_forget(
         &self,

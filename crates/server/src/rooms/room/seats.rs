@@ -185,10 +185,14 @@ impl Room {
             .game
             .settings
             .clone();
-        let ready = ready_message(&settings, &opponent.unwrap_or_default(), side, self.id);
-        self.send_to(&peer, ready);
-        let snapshot = self.snapshot();
-        self.send_to(&peer, snapshot);
+        // A course client attached again by its cluster gateway knows its game already, and
+        // would not understand a snapshot.
+        if peer.extension.load(AtomicOrdering::Relaxed) {
+            let ready = ready_message(&settings, &opponent.unwrap_or_default(), side, self.id);
+            self.send_to(&peer, ready);
+            let snapshot = self.snapshot();
+            self.send_to(&peer, snapshot);
+        }
         if self.restored && peer.extension.load(AtomicOrdering::Relaxed) {
             // The page says the game moved to another server and the pause cost no one time.
             let m = Message::new(protocol::NOTICE, "restored", "", "");

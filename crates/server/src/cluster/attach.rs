@@ -1,0 +1,180 @@
+//! Keeping a node's clients in their rooms when a room changes owner (docs/cluster.md,
+//! "Failover"). The gateway remembers what attached each local connection to each room (its
+//! READY, with a seat token, or its WATCH) and under which owner's epoch; when the room answers
+//! with a newer epoch, or nobody answers and this node takes the room over, the attachment is
+//! sent again, so the client takes its seat back (or watches again) in the new owner's room.
+//!
+//! A course client sends no seat token; the gateway gives it one the client never sees, so it
+//! can be re-seated the same way. Such a client closing its socket has left its game (the
+//! course's rule), so its gateway says so explicitly instead of letting the seat wait.
+
+use arbiter_core::Side;
+use rand::Rng;
+
+use super::wire::{Command, WireEvent, WireRequest};
+use super::{lock, Cluster};
+use crate::protocol::{self, Message};
+use crate::rooms::{ConnId, Peer, RoomEvent};
+
+/// What attached a connection to a room.
+#[derive(Clone)]
+pub(super) struct Attachment {
+    /// Its READY or WATCH, as it goes on the wire.
+    event: WireEvent,
+    /// The peer it came from (the local connection).
+    peer: Peer,
+    /// The owner's epoch it reached; 0 until an owner answered.
+    epoch: u64,
+    /// The seat token was made by this gateway (a course client).
+    hidden_token: bool,
+}
+
+impl Cluster {
+    /// Notes what `event` changes in the connection's attachments and returns the event as it
+    /// must travel: a course client's READY with its hidden token, a course client's closed
+    /// socket as the LEAVE it means.
+    pub(super) fn note_attachment(&self, conn: ConnId, room: u32, event: RoomEvent) -> RoomEvent {
+        let mut attached = lock(&self.attachments);
+        match event {
+            RoomEvent::Ready {
+                peer,
+                message,
+                name,
+                colour,
+                request,
+                token,
+            } => {
+                // A READY sent again for a course client keeps its token hidden.
+                let hidden_token = token.is_none()
+                    || attached
+                        .get(&(conn, room))
+                        .is_some_and(|a| a.hidden_token && a.token() == token.as_deref());
+                let token = Some(token.unwrap_or_else(hidden_seat_token));
+                let wire = WireEvent::Ready {
+                    message: message.clone(),
+                    name: name.clone(),
+                    colour: colour.map(Side::index),
+                    request: WireRequest::of(&request),
+                    token: token.clone(),
+                };
+                let attachment = Attachment {
+                    event: wire,
+                    peer: peer.clone(),
+                    epoch: 0,
+                    hidden_token,
+                };
+                attached.insert((conn, room), attachment);
+                RoomEvent::Ready {
+                    peer,
+                    message,
+                    name,
+                    colour,
+                    request,
+                    token,
+                }
+            }
+            RoomEvent::Watch { peer, message } => {
+                let wire = WireEvent::Watch {
+                    message: message.clone(),
+                };
+                let seat = attached.get(&(conn, room)).is_some_and(is_seat);
+                if !seat {
+                    let attachment = Attachment {
+                        event: wire,
+                        peer: peer.clone(),
+                        epoch: 0,
+                        hidden_token: false,
+                    };
+                    attached.insert((conn, room), attachment);
+                }
+                RoomEvent::Watch { peer, message }
+            }
+            RoomEvent::Leave { peer, message } => {
+                let gone = attached.remove(&(conn, room));
+                let message = message.or_else(|| gone.and_then(|a| left_socket(&a)));
+                if message.is_none() {
+                    attached.retain(|(c, _), _| *c != conn);
+                }
+                RoomEvent::Leave { peer, message }
+            }
+            RoomEvent::Unwatch { conn } => {
+                if !attached.get(&(conn, room)).is_some_and(is_seat) {
+                    attached.remove(&(conn, room));
+                }
+                RoomEvent::Unwatch { conn }
+            }
+            other => other,
+        }
+    }
+
+    /// The owner of `room` answered `conn`'s command with `epoch`: true when the connection
+    /// was attached under another owner and its attachment must be sent again.
+    pub(super) fn moved_on(&self, conn: ConnId, room: u32, epoch: u64) -> bool {
+        let mut attached = lock(&self.attachments);
+        let Some(a) = attached.get_mut(&(conn, room)) else {
+            return false;
+        };
+        let moved = a.epoch != 0 && a.epoch != epoch;
+        a.epoch = epoch;
+        moved
+    }
+
+    /// The attachment of `conn` to `room`, to send again.
+    pub(super) fn attachment(&self, conn: ConnId, room: u32) -> Option<Command> {
+        let a = lock(&self.attachments).get(&(conn, room))?.clone();
+        Some(Command {
+            room,
+            conn: self.conn_ref(conn, Some(&a.peer)),
+            event: a.event,
+        })
+    }
+
+    /// Rooms other nodes own that local connections are attached to, with those connections.
+    pub(super) fn attached_elsewhere(&self) -> Vec<(u32, Vec<ConnId>)> {
+        let owned = lock(&self.owned);
+        let mut rooms: std::collections::BTreeMap<u32, Vec<ConnId>> = Default::default();
+        for (conn, room) in lock(&self.attachments).keys() {
+            if !owned.contains_key(room) {
+                rooms.entry(*room).or_default().push(*conn);
+            }
+        }
+        rooms.into_iter().collect()
+    }
+
+    /// Forgets every attachment of a connection whose peer has closed.
+    pub(super) fn forget_closed(&self) {
+        lock(&self.attachments).retain(|_, a| !a.peer.outbox.is_closed());
+    }
+}
+
+impl Attachment {
+    fn token(&self) -> Option<&str> {
+        match &self.event {
+            WireEvent::Ready { token, .. } => token.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+fn is_seat(a: &Attachment) -> bool {
+    matches!(a.event, WireEvent::Ready { .. })
+}
+
+/// A course client's socket closed: it left its game, as the course's rules say.
+fn left_socket(a: &Attachment) -> Option<Message> {
+    match (&a.event, a.hidden_token) {
+        (WireEvent::Ready { name, .. }, true) => Some(Message::new(
+            protocol::LEAVE,
+            name.clone(),
+            "disconnected",
+            "",
+        )),
+        _ => None,
+    }
+}
+
+/// 128 random bits, as a page's seat token.
+fn hidden_seat_token() -> String {
+    let bits: u128 = rand::thread_rng().gen();
+    format!("{bits:032x}")
+}
