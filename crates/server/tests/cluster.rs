@@ -74,11 +74,7 @@ async fn nats() -> Nats {
 
 async fn node(nats: &Nats, name: &str, leases: Arc<dyn Leases>) -> (TestServer, Arc<Cluster>) {
     let s = server().await;
-    let config = ClusterConfig {
-        nats: nats.url.clone(),
-        node: name.into(),
-        renew_every: Duration::from_secs(1),
-    };
+    let config = ClusterConfig::new(nats.url.clone(), name.into(), Duration::from_secs(3));
     let registry = Registry::of::<arbiter_ai::Standard>();
     let cluster = Cluster::join(&config, &s.server.hub, registry, leases)
         .await

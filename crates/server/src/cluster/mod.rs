@@ -38,6 +38,31 @@ pub struct ClusterConfig {
     pub node: String,
     /// How often this node renews its leases (a third of their length).
     pub renew_every: Duration,
+    /// How long a lease lasts unrenewed.
+    pub lease: Duration,
+}
+
+impl ClusterConfig {
+    /// A node of the cluster at `nats` named `node`, whose leases last `lease`.
+    pub fn new(nats: String, node: String, lease: Duration) -> ClusterConfig {
+        ClusterConfig {
+            nats,
+            node,
+            renew_every: lease / 3,
+            lease,
+        }
+    }
+
+    /// A node's name must be one NATS subject token.
+    pub fn check_node_name(name: &str) -> Result<(), String> {
+        let fits = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        if name.is_empty() || name.len() > 64 || !name.chars().all(fits) {
+            return Err(format!(
+                "`{name}`: a node's name is 1 to 64 letters, digits, - and _"
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Why a node could not join its cluster.
