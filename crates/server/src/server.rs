@@ -16,7 +16,7 @@ use crate::api::ApiLimits;
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::retry::RetryEnds;
-use crate::storage::{Storage, StorageError, Store, StoreOptions};
+use crate::storage::{self, DbLocation, Storage, StorageError, StoreOptions};
 use crate::transport::http::{HttpDeadlines, HttpState};
 use crate::transport::limits::Caps;
 use crate::transport::proxy::Proxies;
@@ -27,7 +27,8 @@ use crate::transport::{self, Admissions, ConnConfig};
 pub struct ServerConfig {
     pub tcp: SocketAddr,
     pub http: SocketAddr,
-    pub db: PathBuf,
+    /// A SQLite file or a PostgreSQL URL (`--db`).
+    pub db: DbLocation,
     pub timeout_ms: u64,
     /// The same for rooms opened over the WebSocket (people at the page, not bots).
     pub web_timeout_ms: u64,
@@ -79,7 +80,7 @@ impl Default for ServerConfig {
         ServerConfig {
             tcp: "0.0.0.0:10086".parse().expect("valid address"),
             http: "127.0.0.1:8080".parse().expect("valid address"),
-            db: PathBuf::from("arbiter.sqlite"),
+            db: DbLocation::Sqlite(PathBuf::from("arbiter.sqlite")),
             timeout_ms: 3000,
             web_timeout_ms: 20_000,
             max_no_capture_round: None,
@@ -149,7 +150,7 @@ pub struct RunningServer {
     pub tcp_addr: SocketAddr,
     pub http_addr: SocketAddr,
     pub hub: Arc<Hub>,
-    pub store: Store,
+    pub store: Storage,
     grace: Duration,
     stop: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
@@ -199,11 +200,11 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     let options = StoreOptions {
         max_bytes: config.max_db_bytes,
     };
-    let store = Store::open(&config.db, &options)?;
+    let store = storage::open(&config.db, &options).await?;
     let registry = Registry::of::<C>();
     let setup = room_setup(&config)?;
     // A game whose end the disk refused is closed as soon as the disk takes writes again.
-    let storage: Storage = RetryEnds::wrap(Arc::new(store.clone()));
+    let storage: Storage = RetryEnds::wrap(store.clone());
     let hub = Hub::new(storage.clone(), registry.clone(), setup);
     let tcp_conn = config.conn_config(registry);
     let web_conn = ConnConfig {

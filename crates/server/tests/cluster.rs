@@ -145,12 +145,13 @@ async fn players_on_two_nodes_and_a_spectator_on_a_third_connection_see_one_game
         .server
         .store
         .game(1)
+        .await
         .unwrap()
         .expect("stored on the owner");
     assert_eq!(stored.moves.len(), 4);
     assert_eq!(stored.end_reason.as_deref(), Some("RESIGN"));
     assert!(
-        b.server.store.game(1).unwrap().is_none(),
+        b.server.store.game(1).await.unwrap().is_none(),
         "a twin room on node b"
     );
 }

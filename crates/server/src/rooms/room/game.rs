@@ -21,7 +21,11 @@ impl Room {
             self.members[first].name.clone(),
             self.members[second].name.clone(),
         ];
-        let Some(id) = self.store_new_game(&settings, &names).await else {
+        let tokens = [
+            self.members[first].token.clone(),
+            self.members[second].token.clone(),
+        ];
+        let Some(id) = self.store_new_game(&settings, &names, tokens).await else {
             return;
         };
         for (i, side) in [(first, Side::First), (second, Side::Second)] {
@@ -78,6 +82,7 @@ impl Room {
         &mut self,
         settings: &GameSettings,
         names: &[String; 2],
+        seat_tokens: [Option<String>; 2],
     ) -> Option<i64> {
         let new_game = NewGame {
             room: self.id,
@@ -85,6 +90,8 @@ impl Room {
             settings: serde_json::to_string(settings).expect("settings serialise"),
             players: names.clone(),
             owner: None,
+            seat_tokens,
+            fence: None,
         };
         match self.ctx.store.start_game(new_game).await {
             Ok(id) => Some(id),
@@ -176,10 +183,11 @@ impl Room {
                 ply,
                 text: text.to_string(),
                 reason: reason.name().to_string(),
+                fence: None,
             };
             match self.ctx.store.record_move(played).await {
                 Ok(()) => return Ok(()),
-                Err(e) if attempt + 1 >= STORE_ATTEMPTS => return Err(e),
+                Err(e) if e.is_permanent() || attempt + 1 >= STORE_ATTEMPTS => return Err(e),
                 Err(e) => tracing::warn!("room {}: move {ply} not stored yet: {e}", self.id),
             }
             attempt += 1;
@@ -231,6 +239,7 @@ impl Room {
             end_reason: reason.name().to_string(),
             winner,
             record: record.clone(),
+            fence: None,
         };
         if let Err(e) = self.ctx.store.end_game(end).await {
             tracing::error!("room {}: end of game {id} not stored: {e}", self.id);
