@@ -9,6 +9,7 @@ use anyhow::{bail, Context};
 use arbiter_ai::registry::{self, Catalogue};
 use arbiter_server::client::{connect, ConnectOptions};
 use arbiter_server::cluster::ClusterConfig;
+use arbiter_server::storage::DbLocation;
 use arbiter_server::ServerConfig;
 use clap::Args;
 
@@ -41,9 +42,11 @@ pub struct ServeArgs {
     /// Address of the HTTP API, the WebSocket (/ws) and the web page.
     #[arg(long, default_value = "127.0.0.1:8080", value_parser = socket_address)]
     http: SocketAddr,
-    /// The SQLite file every game is stored in (created when missing; one server at a time).
-    #[arg(long, default_value = "arbiter.sqlite")]
-    db: PathBuf,
+    /// Where every game is stored: a SQLite file (created when missing; one server at a time),
+    /// or a PostgreSQL database, postgres://USER@HOST:PORT/DATABASE (for a cluster; its tables
+    /// are created or migrated at start).
+    #[arg(long, value_name = "FILE|URL", default_value = "arbiter.sqlite")]
+    db: DbLocation,
     /// Time a player has for each move, for rooms whose READY does not set its own.
     #[arg(long, value_name = "MS", default_value_t = 3000)]
     timeout_ms: u64,

@@ -15,7 +15,7 @@ async fn bots_play_every_game_and_the_stored_games_match() {
     let config = ServerConfig {
         tcp: "127.0.0.1:0".parse().unwrap(),
         http: "127.0.0.1:0".parse().unwrap(),
-        db: dir.join("games.sqlite"),
+        db: dir.join("games.sqlite").into(),
         ..ServerConfig::default()
     };
     let server = arbiter_server::start::<Standard>(config).await.unwrap();

@@ -236,6 +236,42 @@ impl GameSettings {
     }
 }
 
+impl GameSettings {
+    /// Settings as they were stored (their JSON, see [`Serialize`] below).
+    pub fn from_stored(registry: &Registry, json: &str) -> Result<GameSettings, String> {
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        let map = value.as_object().ok_or("not an object")?;
+        let number = |key: &str| map.get(key).and_then(serde_json::Value::as_u64);
+        let name = map.get("game").and_then(|g| g.as_str()).ok_or("no game")?;
+        let game = registry.definition(name).map_err(|e| e.to_string())?;
+        let mut options = Vec::new();
+        for option in game.options {
+            if let Some(value) = number(option.name) {
+                let value = u32::try_from(value).map_err(|_| format!("{} too large", option.name))?;
+                options.push((option.name, value));
+            }
+        }
+        let clock = number("clock_ms").map(|initial_ms| GameClock {
+            initial_ms,
+            increment_ms: number("increment_ms").unwrap_or(0),
+        });
+        let timeout_ms = number("timeout_ms").ok_or("no timeout_ms")?;
+        let requested = Requested {
+            game,
+            options,
+            timeout_ms: Some(timeout_ms),
+            clock,
+            opening_timeout_ms: None,
+            training: number("training") == Some(1),
+        };
+        let defaults = SettingsDefaults {
+            timeout_ms,
+            max_no_capture_round: None,
+        };
+        requested.fresh(&defaults).map_err(|e| e.to_string())
+    }
+}
+
 impl Serialize for GameSettings {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;

@@ -9,7 +9,7 @@
 //!   connection turns the lines it reads into messages for a room.
 //! * [`api`] — the HTTP JSON endpoints, over rooms and storage, with one error type.
 //! * [`rooms`] — the rooms: a state machine per room, driven by messages, with no sockets.
-//! * [`storage`] — one interface for stored games, SQLite behind it.
+//! * [`storage`] — one interface for stored games, SQLite or PostgreSQL behind it.
 //!
 //! Beside them: [`protocol`] (the message format every layer speaks), [`games`] (a room's game
 //! whatever game it is), [`server`] (starting and stopping the whole) and [`logging`].

@@ -17,7 +17,7 @@ use crate::cluster::{Cluster, ClusterConfig, ClusterError};
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::retry::RetryEnds;
-use crate::storage::{Storage, StorageError, Store, StoreOptions};
+use crate::storage::{self, DbLocation, PgLeases, Storage, StorageError, StoreOptions};
 use crate::transport::http::{HttpDeadlines, HttpState};
 use crate::transport::limits::Caps;
 use crate::transport::proxy::Proxies;
@@ -28,7 +28,8 @@ use crate::transport::{self, Admissions, ConnConfig};
 pub struct ServerConfig {
     pub tcp: SocketAddr,
     pub http: SocketAddr,
-    pub db: PathBuf,
+    /// A SQLite file or a PostgreSQL URL (`--db`).
+    pub db: DbLocation,
     pub timeout_ms: u64,
     /// The same for rooms opened over the WebSocket (people at the page, not bots).
     pub web_timeout_ms: u64,
@@ -82,7 +83,7 @@ impl Default for ServerConfig {
         ServerConfig {
             tcp: "0.0.0.0:10086".parse().expect("valid address"),
             http: "127.0.0.1:8080".parse().expect("valid address"),
-            db: PathBuf::from("arbiter.sqlite"),
+            db: DbLocation::Sqlite(PathBuf::from("arbiter.sqlite")),
             timeout_ms: 3000,
             web_timeout_ms: 20_000,
             max_no_capture_round: None,
@@ -153,7 +154,7 @@ pub struct RunningServer {
     pub tcp_addr: SocketAddr,
     pub http_addr: SocketAddr,
     pub hub: Arc<Hub>,
-    pub store: Store,
+    pub store: Storage,
     /// This node's part of its cluster, when it is one.
     pub cluster: Option<Arc<Cluster>>,
     grace: Duration,
@@ -209,13 +210,13 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     let options = StoreOptions {
         max_bytes: config.max_db_bytes,
     };
-    let store = Store::open(&config.db, &options)?;
+    let store = storage::open(&config.db, &options).await?;
     let registry = Registry::of::<C>();
     let setup = room_setup(&config)?;
     // A game whose end the disk refused is closed as soon as the disk takes writes again.
-    let storage: Storage = RetryEnds::wrap(Arc::new(store.clone()));
+    let storage: Storage = RetryEnds::wrap(store.clone());
     let hub = Hub::new(storage.clone(), registry.clone(), setup);
-    let cluster = join_cluster(&config, &hub, &registry).await?;
+    let cluster = join_cluster(&config, &hub, &registry, &storage).await?;
     let tcp_conn = config.conn_config(registry);
     let web_conn = ConnConfig {
         opening_timeout_ms: Some(config.web_timeout_ms),
@@ -260,12 +261,18 @@ async fn join_cluster(
     config: &ServerConfig,
     hub: &Arc<Hub>,
     registry: &Arc<Registry>,
+    storage: &Storage,
 ) -> Result<Option<Arc<Cluster>>, StartError> {
     let Some(cluster) = &config.cluster else {
         return Ok(None);
     };
-    let _ = (cluster, hub, registry);
-    Err(StartError::ClusterWithoutSharedDatabase)
+    let DbLocation::Postgres(url) = &config.db else {
+        return Err(StartError::ClusterWithoutSharedDatabase);
+    };
+    let leases = Arc::new(PgLeases::connect(url, cluster.lease).await?);
+    let joined = Cluster::join(cluster, hub, registry.clone(), leases, storage.clone()).await?;
+    tracing::info!("node {} joined the cluster at {}", cluster.node, cluster.nats);
+    Ok(Some(joined))
 }
 
 /// A listener on `addr` and the address it got.

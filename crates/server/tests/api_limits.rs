@@ -321,7 +321,7 @@ async fn no_answer_is_larger_than_the_bound() {
     let s = server_with(|c| c.api.max_response_bytes = 16 << 10).await;
     let store = &s.server.store;
     use arbiter_server::protocol::Winner;
-    use arbiter_server::storage::{GameEnd, GameStore, NewGame, PlayedMove};
+    use arbiter_server::storage::{GameEnd, NewGame, PlayedMove};
     for n in 0..20 {
         let game = NewGame {
             room: 0,
@@ -329,6 +329,8 @@ async fn no_answer_is_larger_than_the_bound() {
             settings: "{}".into(),
             players: ["a".into(), "b".into()],
             owner: None,
+            seat_tokens: [None, None],
+            fence: None,
         };
         let id = store.start_game(game).await.unwrap();
         let plies = if n == 19 { 600 } else { 20 };
@@ -338,6 +340,7 @@ async fn no_answer_is_larger_than_the_bound() {
                 ply,
                 text: "A2-A3".into(),
                 reason: "LEGAL_NON_CAPTURE_MOVE".into(),
+                fence: None,
             };
             store.record_move(played).await.unwrap();
         }
@@ -346,6 +349,7 @@ async fn no_answer_is_larger_than_the_bound() {
             end_reason: "RESIGN".into(),
             winner: Winner::First,
             record: vec!["A2-A3"; plies].join(" ") + " R#",
+            fence: None,
         };
         store.end_game(end).await.unwrap();
     }

@@ -76,7 +76,8 @@ async fn node(nats: &Nats, name: &str, leases: Arc<dyn Leases>) -> (TestServer, 
     let s = server().await;
     let config = ClusterConfig::new(nats.url.clone(), name.into(), Duration::from_secs(3));
     let registry = Registry::of::<arbiter_ai::Standard>();
-    let cluster = Cluster::join(&config, &s.server.hub, registry, leases)
+    let store = s.server.store.clone();
+    let cluster = Cluster::join(&config, &s.server.hub, registry, leases, store)
         .await
         .expect("the node joins");
     (s, cluster)
@@ -141,12 +142,13 @@ async fn players_on_two_nodes_and_a_spectator_on_a_third_connection_see_one_game
         .server
         .store
         .game(1)
+        .await
         .unwrap()
         .expect("stored on the owner");
     assert_eq!(stored.moves.len(), 4);
     assert_eq!(stored.end_reason.as_deref(), Some("RESIGN"));
     assert!(
-        b.server.store.game(1).unwrap().is_none(),
+        b.server.store.game(1).await.unwrap().is_none(),
         "a twin room on node b"
     );
 }

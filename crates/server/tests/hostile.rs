@@ -237,7 +237,11 @@ async fn shutting_down_ends_running_games_as_interrupted() {
             (END, "7", "2")
         );
     }
-    let games = store.list_games(10, 0, None).unwrap();
+    let query = arbiter_server::storage::GameQuery {
+        limit: 10,
+        ..Default::default()
+    };
+    let games = store.list_games(query).await.unwrap();
     assert_eq!(games[0].end_reason.as_deref(), Some("INTERRUPTED"));
     assert_eq!(games[0].record.as_deref(), Some("A2-A3 X#"));
 }
@@ -315,7 +319,7 @@ async fn a_second_server_on_the_same_database_is_refused() {
     let second = arbiter_server::start::<arbiter_ai::Standard>(arbiter_server::ServerConfig {
         tcp: "127.0.0.1:0".parse().unwrap(),
         http: "127.0.0.1:0".parse().unwrap(),
-        db,
+        db: db.into(),
         ..arbiter_server::ServerConfig::default()
     })
     .await;

@@ -75,6 +75,11 @@ pub fn free_port() -> u16 {
 /// Starts `arbiter serve` on free local ports with its files in `dir`; returns the TCP and HTTP
 /// ports once it accepts connections.
 pub fn start_server(dir: &std::path::Path) -> (Server, u16, u16) {
+    start_server_on(dir, dir.join("games.sqlite").as_os_str())
+}
+
+/// The same with `--db db` (a SQLite file or a PostgreSQL URL).
+pub fn start_server_on(dir: &std::path::Path, db: &std::ffi::OsStr) -> (Server, u16, u16) {
     let (tcp, http) = (free_port(), free_port());
     let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args([
@@ -85,7 +90,7 @@ pub fn start_server(dir: &std::path::Path) -> (Server, u16, u16) {
             &format!("127.0.0.1:{http}"),
         ])
         .arg("--db")
-        .arg(dir.join("games.sqlite"))
+        .arg(db)
         .arg("--records-dir")
         .arg(dir.join("records"))
         .arg("--log")

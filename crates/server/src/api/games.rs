@@ -133,6 +133,8 @@ pub(super) async fn create_game(
         settings: serde_json::Value::Object(settings).to_string(),
         players: request.players.each_ref().map(|p| player_name(p)),
         owner: Some(token.clone()),
+        seat_tokens: [None, None],
+        fence: None,
     };
     let id = state.store.start_game(new_game).await?;
     Ok(Json(serde_json::json!({ "id": id, "token": token })))
@@ -216,7 +218,7 @@ pub(super) async fn take_back(
         });
     }
     if takeback.ply < stored {
-        state.store.truncate_moves(id, takeback.ply).await?;
+        state.store.truncate_moves(id, takeback.ply, None).await?;
     }
     Ok(Json(serde_json::json!({ "id": id, "plies": takeback.ply })))
 }
@@ -298,6 +300,7 @@ async fn store_progress(
             ply: i + 1,
             text: text.clone(),
             reason: reason.name().to_string(),
+            fence: None,
         };
         store.record_move(played).await?;
     }
@@ -314,6 +317,7 @@ async fn store_progress(
             end_reason: reason.name().to_string(),
             winner,
             record: arbiter_core::outcome::record_with_end(&texts, reason),
+            fence: None,
         };
         store.end_game(end).await?;
     }

@@ -105,9 +105,79 @@ impl Leases for MemoryLeases {
     }
 }
 
+/// The rules every lease store follows (run against [`MemoryLeases`] and the database's
+/// `PgLeases`), with times in fractions of the lease's length `ttl`; `pass` lets that much time
+/// go by (advancing tokio's paused clock, or really sleeping).
+#[cfg(test)]
+pub(crate) async fn lease_rules<F, Fut>(leases: &dyn Leases, ttl: Duration, pass: F)
+where
+    F: Fn(Duration) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let tenths = |n: u32| ttl * n / 10;
+    assert_eq!(leases.claim(7, "a").await.unwrap(), Some(1));
+    assert_eq!(leases.claim(7, "b").await.unwrap(), None);
+    assert_eq!(
+        leases.claim(7, "a").await.unwrap(),
+        Some(1),
+        "its holder's claim"
+    );
+    pass(tenths(6)).await;
+    assert!(leases.renew("a", vec![(7, 1)]).await.unwrap().is_empty());
+    pass(tenths(6)).await;
+    assert_eq!(
+        leases.claim(7, "b").await.unwrap(),
+        None,
+        "renewed 0.6 ttl ago"
+    );
+    pass(tenths(5)).await;
+    assert_eq!(leases.claim(7, "b").await.unwrap(), Some(2), "lapsed");
+    assert_eq!(leases.renew("a", vec![(7, 1)]).await.unwrap(), [7]);
+    let lost = leases
+        .renew("b", vec![(7, 1), (8, 1), (7, 2)])
+        .await
+        .unwrap();
+    assert_eq!(
+        lost,
+        [7, 8],
+        "an old epoch and a room never claimed are lost"
+    );
+    leases.release(7, "a", 1).await.unwrap();
+    assert_eq!(
+        leases.claim(7, "a").await.unwrap(),
+        None,
+        "not a's to release"
+    );
+    leases.release(7, "b", 2).await.unwrap();
+    assert_eq!(leases.claim(7, "a").await.unwrap(), Some(3));
+    assert_eq!(
+        leases.claim(9, "b").await.unwrap(),
+        Some(1),
+        "rooms are apart"
+    );
+    pass(tenths(11)).await;
+    assert_eq!(
+        leases.claim(7, "a").await.unwrap(),
+        Some(4),
+        "lapsed, even for its holder"
+    );
+    assert_eq!(
+        leases.renew("b", vec![(9, 1)]).await.unwrap(),
+        [9],
+        "lapsed"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn memory_leases_follow_the_rules() {
+        let ttl = Duration::from_secs(10);
+        let leases = MemoryLeases::new(ttl);
+        lease_rules(&leases, ttl, tokio::time::advance).await;
+    }
 
     #[tokio::test(start_paused = true)]
     async fn a_lease_lapses_unless_renewed_and_the_next_owner_gets_the_next_epoch() {

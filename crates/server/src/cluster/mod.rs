@@ -26,6 +26,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::games::Registry;
+use crate::storage::{Fence, Storage};
 use crate::rooms::{ConnId, Elsewhere, Hub, Peer, RoomEvent};
 use leases::Leases;
 
@@ -87,6 +88,9 @@ pub struct Cluster {
     hub: Weak<Hub>,
     registry: Arc<Registry>,
     leases: Arc<dyn Leases>,
+    store: Storage,
+    /// How long a lease lasts unrenewed.
+    lease: Duration,
     /// Rooms this node owns, with their epochs.
     owned: Mutex<HashMap<u32, Owned>>,
     /// Each local connection's events, in order, to wherever their rooms are.
@@ -105,7 +109,14 @@ struct Owned {
     epoch: u64,
     /// The task answering the room's commands; aborted when the room is given up.
     commands: tokio::task::AbortHandle,
+    /// Until when the lease is surely this node's, by this node's clock: the last claim or
+    /// renewal was sent before the database stamped it, so its lease lasts at least this long.
+    sure_until: tokio::time::Instant,
 }
+
+/// A lease is taken as lapsed this long before it would by the database's clock (clock drift,
+/// the time a request takes).
+const LEASE_MARGIN: Duration = Duration::from_secs(1);
 
 fn room_subject(room: u32) -> String {
     format!("arbiter.room.{room}")
@@ -127,6 +138,7 @@ impl Cluster {
         hub: &Arc<Hub>,
         registry: Arc<Registry>,
         leases: Arc<dyn Leases>,
+        store: Storage,
     ) -> Result<Arc<Cluster>, ClusterError> {
         let nats =
             async_nats::connect(&config.nats)
@@ -141,6 +153,8 @@ impl Cluster {
             hub: Arc::downgrade(hub),
             registry,
             leases,
+            store,
+            lease: config.lease,
             owned: Mutex::default(),
             forwarders: Mutex::default(),
             local_peers: Mutex::default(),
@@ -186,14 +200,55 @@ impl Cluster {
                 .into_iter()
                 .filter(|(r, _)| hub.is_active(*r))
                 .collect();
+            let sent = tokio::time::Instant::now();
+            let renewing: Vec<u32> = still.iter().map(|(room, _)| *room).collect();
             match self.leases.renew(&self.node, still).await {
-                Ok(lost) => lost.into_iter().for_each(|room| {
-                    tracing::warn!("room {room}: lease lost to another node");
-                    self.give_up(room);
-                }),
+                Ok(lost) => {
+                    self.renewed(&renewing, sent);
+                    lost.into_iter().for_each(|room| {
+                        tracing::warn!("room {room}: lease lost to another node");
+                        self.give_up(room);
+                    })
+                }
                 Err(e) => tracing::error!("leases not renewed: {e}"),
             }
+            self.give_up_unsure();
         }
+    }
+
+    /// The leases renewed by a request sent at `sent` last at least a lease from then.
+    fn renewed(&self, rooms: &[u32], sent: tokio::time::Instant) {
+        let sure_until = sent + self.lease.saturating_sub(LEASE_MARGIN);
+        let mut owned = lock(&self.owned);
+        for room in rooms {
+            if let Some(o) = owned.get_mut(room) {
+                o.sure_until = sure_until;
+            }
+        }
+    }
+
+    /// Gives up the rooms whose lease this node cannot be sure of any more (it was paused, or
+    /// cut off from the database): another node may own them by now.
+    fn give_up_unsure(&self) {
+        let now = tokio::time::Instant::now();
+        let unsure: Vec<u32> = lock(&self.owned)
+            .iter()
+            .filter(|(_, o)| o.sure_until <= now)
+            .map(|(room, _)| *room)
+            .collect();
+        for room in unsure {
+            tracing::warn!("room {room}: its lease was not renewed in time; dropped here");
+            self.give_up(room);
+        }
+    }
+
+    /// Whether this node may act for `room` now: it owns the room and its lease is surely
+    /// still its own.
+    fn holds(&self, room: u32) -> bool {
+        let now = tokio::time::Instant::now();
+        lock(&self.owned)
+            .get(&room)
+            .is_some_and(|o| o.sure_until > now)
     }
 
     /// Stops answering for `room`; a room still running here (its lease was lost to another
@@ -215,6 +270,16 @@ struct Router(Arc<Cluster>);
 impl Elsewhere for Router {
     fn route(&self, id: u32, event: RoomEvent) {
         self.0.forward(id, event);
+    }
+
+    fn fence(&self, room: u32) -> Option<Fence> {
+        // A room this node no longer owns writes as epoch 0, which every lease outranks.
+        let epoch = self.0.epoch_of(room).unwrap_or(0);
+        Some(Fence { room, epoch })
+    }
+
+    fn may_run(&self, room: u32) -> bool {
+        self.0.holds(room)
     }
 
     fn rooms_page(

@@ -9,7 +9,10 @@ use futures_util::StreamExt;
 use super::gateway::{ACCEPTED, NOT_OWNER};
 use super::wire::{Command, ConnRef, Delivery};
 use super::{lock, node_subject, room_subject, Cluster, Owned};
+use crate::games::{GameSettings, Registry};
 use crate::protocol;
+use crate::rooms::RestoredGame;
+use crate::storage::LiveGame;
 use crate::rooms::outbox::{outbox, Inbox};
 use crate::rooms::{next_conn_id, Peer};
 
@@ -24,6 +27,7 @@ impl Cluster {
         if self.epoch_of(room).is_some() {
             return true;
         }
+        let sent = tokio::time::Instant::now();
         let epoch = match self.leases.claim(room, &self.node).await {
             Ok(Some(epoch)) => epoch,
             Ok(None) => return false,
@@ -56,9 +60,29 @@ impl Cluster {
         let owned = Owned {
             epoch,
             commands: task.abort_handle(),
+            sure_until: sent + self.lease.saturating_sub(super::LEASE_MARGIN),
         };
         lock(&self.owned).insert(room, owned);
+        self.take_over(room).await;
         true
+    }
+
+    /// A room just claimed: its running game, if the store has one, is restored here.
+    async fn take_over(&self, room: u32) {
+        let live = match self.store.live_game(room).await {
+            Ok(Some(live)) => live,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::error!("room {room}: its running game cannot be read: {e}");
+                return;
+            }
+        };
+        let Some(hub) = self.hub() else { return };
+        let restored = restored_game(live, &self.registry)
+            .and_then(|g| hub.restore(room, g).map_err(|e| e.to_string()));
+        if let Err(e) = restored {
+            tracing::error!("room {room}: not taken over: {e}");
+        }
     }
 
     /// One command for `room`, handed to the hub with the client's stand-in; the answer says
@@ -67,6 +91,11 @@ impl Cluster {
         let Some(epoch) = self.epoch_of(room) else {
             return NOT_OWNER.to_vec();
         };
+        if !self.holds(room) {
+            // Paused or cut off past its lease: another node may own the room by now.
+            self.give_up(room);
+            return NOT_OWNER.to_vec();
+        }
         let accepted = format!("{ACCEPTED}{epoch}").into_bytes();
         if payload == PING {
             return accepted;
@@ -172,4 +201,18 @@ struct Flags {
 /// with its op.
 fn is_chat(line: &str) -> bool {
     line.starts_with(&format!("{{\"op\":{}", protocol::CHAT))
+}
+
+/// A stored running game as a room restores it.
+fn restored_game(live: LiveGame, registry: &Registry) -> Result<RestoredGame, String> {
+    let settings = GameSettings::from_stored(registry, &live.settings)
+        .map_err(|e| format!("game {}: stored settings {}: {e}", live.id, live.settings))?;
+    Ok(RestoredGame {
+        game_id: live.id,
+        settings,
+        names: live.players,
+        tokens: live.seat_tokens,
+        started_at_ms: live.started_at,
+        moves: live.moves.into_iter().map(|m| (m.text, m.at)).collect(),
+    })
 }

@@ -14,7 +14,7 @@ use super::guard::Guard;
 use super::room::{RestoreError, RestoredGame, Room};
 use super::{log_message, send, Peer, RoomContext, RoomEvent, RoomInfo, RoomSetup};
 use crate::games::Registry;
-use crate::storage::Storage;
+use crate::storage::{Fence, Storage};
 
 /// Routes events to rooms, starting a room's task on first use and forgetting it once empty.
 ///
@@ -39,6 +39,10 @@ pub struct Hub {
 /// depend on the cluster.
 pub trait Elsewhere: Send + Sync + 'static {
     fn route(&self, id: u32, event: RoomEvent);
+    /// What the room's writes carry so a former owner's are refused.
+    fn fence(&self, room: u32) -> Option<Fence>;
+    /// Whether room `room` may still run here (this node surely holds its lease).
+    fn may_run(&self, room: u32) -> bool;
     /// One page of the open rooms of every node, as the API shows them.
     fn rooms_page(&self, after: Option<u32>, limit: usize) -> BoxFuture<'_, RoomsPage>;
 }
@@ -130,6 +134,17 @@ impl Hub {
             Some(router) => router.route(id, event),
             None => self.deliver(id, event),
         }
+    }
+
+    /// What room `id`'s writes carry (in a cluster).
+    pub fn fence_of(&self, id: u32) -> Option<Fence> {
+        self.elsewhere.get().and_then(|r| r.fence(id))
+    }
+
+    /// Whether room `id` may run here: always, but in a cluster only while this node surely
+    /// owns it.
+    pub fn may_run(&self, id: u32) -> bool {
+        self.elsewhere.get().is_none_or(|r| r.may_run(id))
     }
 
     /// Whether room `id` has a task or spectators waiting here.

@@ -1,30 +1,60 @@
-//! A store in memory, for unit tests of the layers above: the same interface as SQLite, and a
-//! switch that makes every write fail, to test what a room does when storage fails.
+//! A store in memory, for unit tests of the layers above: the same interface and rules as SQLite,
+//! a switch that makes every write fail, to test what a room does when storage fails, and room
+//! leases set by hand ([`MemoryStore::set_lease`]) to test fencing.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
 
+use super::sqlite::now_ms;
 use super::{
-    GameEnd, GameQuery, GameStore, NewGame, OwnedGame, PlayedMove, StorageError, StorageResult,
-    StoredGame, StoredMove,
+    Fence, GameEnd, GameQuery, GameStore, LiveGame, NewGame, OwnedGame, PlayedMove, StorageError,
+    StorageResult, StoredGame, StoredMove,
 };
+
+/// A game's owner secret and seat tokens.
+type Secrets = (Option<String>, [Option<String>; 2]);
 
 #[derive(Default)]
 pub struct MemoryStore {
     games: Mutex<Vec<StoredGame>>,
-    owners: Mutex<Vec<Option<String>>>,
+    /// Each game's owner secret and seat tokens, by index.
+    secrets: Mutex<Vec<Secrets>>,
+    /// The epoch of each room's lease, as the `room_leases` table would hold it.
+    leases: Mutex<HashMap<u32, u64>>,
     /// While set, every write fails.
     pub failing: AtomicBool,
 }
 
 impl MemoryStore {
-    fn write<T>(&self, f: impl FnOnce(&mut Vec<StoredGame>) -> T) -> StorageResult<T> {
+    fn write<T>(
+        &self,
+        fence: Option<Fence>,
+        f: impl FnOnce(&mut Vec<StoredGame>) -> StorageResult<T>,
+    ) -> StorageResult<T> {
         if self.failing.load(Ordering::Relaxed) {
             return Err(StorageError::Database("refused (test)".into()));
         }
-        Ok(f(&mut self.games.lock().unwrap()))
+        let leases = self.leases.lock().unwrap();
+        if let Some(fence) = fence {
+            match leases.get(&fence.room) {
+                Some(&epoch) if epoch > fence.epoch => {
+                    return Err(StorageError::Fenced {
+                        room: fence.room,
+                        epoch,
+                    })
+                }
+                _ => {}
+            }
+        }
+        f(&mut self.games.lock().unwrap())
+    }
+
+    /// Room `room`'s lease now has epoch `epoch` (a newer owner took it).
+    pub fn set_lease(&self, room: u32, epoch: u64) {
+        self.leases.lock().unwrap().insert(room, epoch);
     }
 
     /// Every game, oldest first.
@@ -39,7 +69,7 @@ fn at(games: &mut [StoredGame], id: i64) -> Option<&mut StoredGame> {
 
 impl GameStore for MemoryStore {
     fn start_game(&self, game: NewGame) -> BoxFuture<'_, StorageResult<i64>> {
-        let id = self.write(|games| {
+        let id = self.write(game.fence, |games| {
             let id = games.len() as i64 + 1;
             games.push(StoredGame {
                 id,
@@ -48,52 +78,70 @@ impl GameStore for MemoryStore {
                 settings: serde_json::from_str(&game.settings).unwrap_or_default(),
                 first: game.players[0].clone(),
                 second: game.players[1].clone(),
-                started_at: 0,
+                started_at: now_ms(),
                 ended_at: None,
                 end_reason: None,
                 winner: None,
                 record: None,
                 moves: Vec::new(),
             });
-            id
+            let secrets = (game.owner, game.seat_tokens);
+            self.secrets.lock().unwrap().push(secrets);
+            Ok(id)
         });
-        self.owners.lock().unwrap().push(game.owner);
         Box::pin(async move { id })
     }
 
     fn record_move(&self, m: PlayedMove) -> BoxFuture<'_, StorageResult<()>> {
-        let done = self.write(|games| {
-            if let Some(game) = at(games, m.game_id) {
-                game.moves.retain(|s| s.ply != m.ply);
-                game.moves.push(StoredMove {
-                    ply: m.ply,
-                    text: m.text,
-                    reason: m.reason,
-                    at: 0,
-                });
-                game.moves.sort_by_key(|s| s.ply);
+        let done = self.write(m.fence, |games| {
+            let (id, ply) = (m.game_id, m.ply);
+            let game = at(games, id).ok_or(StorageError::NoGame(id))?;
+            if let Some(stored) = game.moves.iter().find(|s| s.ply == ply) {
+                return if stored.text == m.text && stored.reason == m.reason {
+                    Ok(())
+                } else {
+                    Err(StorageError::PlyTaken { game: id, ply })
+                };
             }
+            if ply == 0 || (ply > 1 && !game.moves.iter().any(|s| s.ply == ply - 1)) {
+                return Err(StorageError::PlySkipped { game: id, ply });
+            }
+            game.moves.push(StoredMove {
+                ply,
+                text: m.text,
+                reason: m.reason,
+                at: now_ms(),
+            });
+            game.moves.sort_by_key(|s| s.ply);
+            Ok(())
         });
         Box::pin(async move { done })
     }
 
     fn end_game(&self, end: GameEnd) -> BoxFuture<'_, StorageResult<()>> {
-        let done = self.write(|games| {
+        let done = self.write(end.fence, |games| {
             if let Some(game) = at(games, end.game_id) {
-                game.ended_at = Some(0);
+                game.ended_at = Some(now_ms());
                 game.end_reason = Some(end.end_reason);
                 game.winner = Some(end.winner);
                 game.record = Some(end.record);
             }
+            Ok(())
         });
         Box::pin(async move { done })
     }
 
-    fn truncate_moves(&self, game_id: i64, keep: usize) -> BoxFuture<'_, StorageResult<()>> {
-        let done = self.write(|games| {
+    fn truncate_moves(
+        &self,
+        game_id: i64,
+        keep: usize,
+        fence: Option<Fence>,
+    ) -> BoxFuture<'_, StorageResult<()>> {
+        let done = self.write(fence, |games| {
             if let Some(game) = at(games, game_id) {
                 game.moves.retain(|m| m.ply <= keep);
             }
+            Ok(())
         });
         Box::pin(async move { done })
     }
@@ -126,8 +174,7 @@ impl GameStore for MemoryStore {
     }
 
     fn owned_game(&self, id: i64) -> BoxFuture<'_, StorageResult<Option<OwnedGame>>> {
-        let index = usize::try_from(id - 1).ok();
-        let owner = index.and_then(|i| self.owners.lock().unwrap().get(i).cloned());
+        let owner = self.secrets_of(id).map(|(owner, _)| owner);
         let game = self.games().into_iter().find(|g| g.id == id);
         let owned = game.zip(owner).map(|(g, owner)| OwnedGame {
             owner,
@@ -136,5 +183,31 @@ impl GameStore for MemoryStore {
             moves: g.moves.into_iter().map(|m| m.text).collect(),
         });
         Box::pin(async move { Ok(owned) })
+    }
+
+    fn live_game(&self, room: u32) -> BoxFuture<'_, StorageResult<Option<LiveGame>>> {
+        let games = self.games();
+        let live = games.into_iter().rev().find_map(|g| {
+            let (owner, seat_tokens) = self.secrets_of(g.id)?;
+            let live = g.room == room && g.ended_at.is_none() && owner.is_none();
+            live.then(|| LiveGame {
+                id: g.id,
+                room,
+                game: g.game,
+                settings: g.settings.to_string(),
+                players: [g.first, g.second],
+                seat_tokens,
+                started_at: g.started_at,
+                moves: g.moves,
+            })
+        });
+        Box::pin(async move { Ok(live) })
+    }
+}
+
+impl MemoryStore {
+    fn secrets_of(&self, id: i64) -> Option<Secrets> {
+        let index = usize::try_from(id - 1).ok()?;
+        self.secrets.lock().unwrap().get(index).cloned()
     }
 }

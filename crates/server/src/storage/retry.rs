@@ -10,8 +10,8 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 
 use super::{
-    GameEnd, GameQuery, GameStore, NewGame, OwnedGame, PlayedMove, Storage, StorageResult,
-    StoredGame,
+    Fence, GameEnd, GameQuery, GameStore, LiveGame, NewGame, OwnedGame, PlayedMove, Storage,
+    StorageResult, StoredGame,
 };
 
 /// The first wait before an end is tried again; it doubles up to [`LONGEST_WAIT`].
@@ -75,6 +75,13 @@ async fn retry(store: Storage, pending: Arc<Mutex<Pending>>) {
                         p.ends.remove(&id);
                     }
                 }
+                Err(e) if e.is_permanent() => {
+                    tracing::warn!("the end of game {id} is given up: {e}");
+                    let mut p = pending.lock().unwrap_or_else(|e| e.into_inner());
+                    if p.ends.get(&id) == Some(&end) {
+                        p.ends.remove(&id);
+                    }
+                }
                 Err(e) => tracing::warn!("the end of game {id} is still not stored: {e}"),
             }
         }
@@ -96,19 +103,25 @@ impl GameStore for RetryEnds {
         self.inner.record_move(played)
     }
 
-    /// Fails as the store does, but the end is kept and written once the store takes writes.
+    /// Fails as the store does, but the end is kept and written once the store takes writes
+    /// (unless it can never be: a former owner's end, refused by its fence).
     fn end_game(&self, end: GameEnd) -> BoxFuture<'_, StorageResult<()>> {
         Box::pin(async move {
             let result = self.inner.end_game(end.clone()).await;
-            if result.is_err() {
+            if result.as_ref().is_err_and(|e| !e.is_permanent()) {
                 self.keep(end);
             }
             result
         })
     }
 
-    fn truncate_moves(&self, game_id: i64, keep: usize) -> BoxFuture<'_, StorageResult<()>> {
-        self.inner.truncate_moves(game_id, keep)
+    fn truncate_moves(
+        &self,
+        game_id: i64,
+        keep: usize,
+        fence: Option<Fence>,
+    ) -> BoxFuture<'_, StorageResult<()>> {
+        self.inner.truncate_moves(game_id, keep, fence)
     }
 
     fn flush(&self) -> BoxFuture<'_, ()> {
@@ -125,6 +138,10 @@ impl GameStore for RetryEnds {
 
     fn owned_game(&self, id: i64) -> BoxFuture<'_, StorageResult<Option<OwnedGame>>> {
         self.inner.owned_game(id)
+    }
+
+    fn live_game(&self, room: u32) -> BoxFuture<'_, StorageResult<Option<LiveGame>>> {
+        self.inner.live_game(room)
     }
 }
 
@@ -146,6 +163,8 @@ mod tests {
             settings: "{}".into(),
             players: ["a".into(), "b".into()],
             owner: None,
+            seat_tokens: [None, None],
+            fence: None,
         };
         let id = store.start_game(new_game).await.unwrap();
         memory.failing.store(true, Ordering::Relaxed);
@@ -154,6 +173,7 @@ mod tests {
             end_reason: "INTERRUPTED".into(),
             winner: Winner::Nobody,
             record: "X#".into(),
+            fence: None,
         };
         assert!(store.end_game(end).await.is_err());
         // Still full a while later: the game stays open, its end kept.

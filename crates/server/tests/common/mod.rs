@@ -25,7 +25,7 @@ pub async fn server_with(adjust: impl FnOnce(&mut ServerConfig)) -> TestServer {
     let mut config = ServerConfig {
         tcp: "127.0.0.1:0".parse().unwrap(),
         http: "127.0.0.1:0".parse().unwrap(),
-        db: dir.join("games.sqlite"),
+        db: dir.join("games.sqlite").into(),
         records_dir: Some(dir.join("records")),
         // Every test client connects from this machine.
         seat_limits: arbiter_server::SeatLimits {

@@ -21,7 +21,11 @@ impl Room {
             self.members[first].name.clone(),
             self.members[second].name.clone(),
         ];
-        let Some(id) = self.store_new_game(&settings, &names).await else {
+        let tokens = [
+            self.members[first].token.clone(),
+            self.members[second].token.clone(),
+        ];
+        let Some(id) = self.store_new_game(&settings, &names, tokens).await else {
             return;
         };
         for (i, side) in [(first, Side::First), (second, Side::Second)] {
@@ -79,6 +83,7 @@ impl Room {
         &mut self,
         settings: &GameSettings,
         names: &[String; 2],
+        seat_tokens: [Option<String>; 2],
     ) -> Option<i64> {
         let new_game = NewGame {
             room: self.id,
@@ -86,6 +91,8 @@ impl Room {
             settings: serde_json::to_string(settings).expect("settings serialise"),
             players: names.clone(),
             owner: None,
+            seat_tokens,
+            fence: self.ctx.hub.fence_of(self.id),
         };
         match self.ctx.store.start_game(new_game).await {
             Ok(id) => Some(id),
@@ -125,6 +132,11 @@ impl Room {
             tracing::error!("room {}: move {ply} of game {id} not stored: {e}", self.id);
             if let Some(r) = self.running.as_mut() {
                 r.game.forget_last();
+            }
+            if matches!(e, StorageError::Fenced { .. }) {
+                // Another node runs this room now; its clients are attached there.
+                self.ctx.hub.abandon(self.id);
+                return;
             }
             // The database's own words stay in the log.
             self.interrupt(&format!("the server could not store move {ply}"))
@@ -177,10 +189,11 @@ impl Room {
                 ply,
                 text: text.to_string(),
                 reason: reason.name().to_string(),
+                fence: self.ctx.hub.fence_of(self.id),
             };
             match self.ctx.store.record_move(played).await {
                 Ok(()) => return Ok(()),
-                Err(e) if attempt + 1 >= STORE_ATTEMPTS => return Err(e),
+                Err(e) if e.is_permanent() || attempt + 1 >= STORE_ATTEMPTS => return Err(e),
                 Err(e) => tracing::warn!("room {}: move {ply} not stored yet: {e}", self.id),
             }
             attempt += 1;
@@ -232,6 +245,7 @@ impl Room {
             end_reason: reason.name().to_string(),
             winner,
             record: record.clone(),
+            fence: self.ctx.hub.fence_of(self.id),
         };
         if let Err(e) = self.ctx.store.end_game(end).await {
             tracing::error!("room {}: end of game {id} not stored: {e}", self.id);

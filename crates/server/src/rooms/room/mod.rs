@@ -163,11 +163,18 @@ impl Room {
             let event = tokio::select! {
                 event = rx.recv() => event,
                 _ = async { tokio::time::sleep_until(wake.expect("guarded")).await }, if wake.is_some() => {
+                    if !self.ctx.hub.may_run(self.id) {
+                        break;
+                    }
                     self.tick().await;
                     continue;
                 }
             };
             let Some(event) = event else { break };
+            if !self.ctx.hub.may_run(self.id) {
+                // A cluster node that lost this room's lease: it runs elsewhere now.
+                break;
+            }
             self.step(event).await;
             if self.is_empty() && self.ctx.hub.try_forget(self.id, &me, &rx) {
                 break;

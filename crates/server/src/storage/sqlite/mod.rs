@@ -18,11 +18,12 @@ use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    GameEnd, GameQuery, GameStore, NewGame, OwnedGame, PlayedMove, StorageError, StorageResult,
-    StoredGame, StoredMove,
+    migrations, Fence, GameEnd, GameQuery, GameStore, LiveGame, NewGame, OwnedGame, PlayedMove,
+    StorageError, StorageResult, StoredGame, StoredMove,
 };
 use crate::protocol::Winner;
-use writer::{checkpoint_loop, now_ms, write_loop, Write};
+pub(crate) use writer::now_ms;
+use writer::{checkpoint_loop, write_loop, Write};
 
 mod writer;
 
@@ -42,35 +43,6 @@ pub struct Store {
     pub interrupted_at_open: usize,
     _lock: Arc<File>,
 }
-
-const SCHEMA: &str = "
-PRAGMA journal_mode = WAL;
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY,
-    room INTEGER NOT NULL,
-    game TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    first_player TEXT NOT NULL,
-    second_player TEXT NOT NULL,
-    started_at INTEGER NOT NULL,
-    ended_at INTEGER,
-    end_reason TEXT,
-    winner INTEGER,
-    record TEXT
-);
-CREATE TABLE IF NOT EXISTS moves (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    ply INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    at INTEGER NOT NULL,
-    PRIMARY KEY (game_id, ply)
-);
-DROP INDEX IF EXISTS games_by_player;
-CREATE INDEX IF NOT EXISTS games_by_first ON games (first_player);
-CREATE INDEX IF NOT EXISTS games_by_second ON games (second_player);
-CREATE INDEX IF NOT EXISTS games_unfinished ON games (id) WHERE ended_at IS NULL;
-";
 
 /// Closes every game without an end as interrupted, its record ending in ` X#`.
 const CLOSE_INTERRUPTED: &str = "
@@ -97,12 +69,52 @@ fn connect(path: &Path) -> StorageResult<Connection> {
     Ok(conn)
 }
 
-/// Brings a database made by an older arbiter up to date.
-fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+/// Brings the database to the newest schema of [`migrations::SQLITE`], each migration in its own
+/// transaction with its version (`PRAGMA user_version`); refuses a database a newer arbiter made.
+/// A database of an arbiter from before numbered migrations (version 0 with its tables) gets the
+/// one column those lacked, then version 1 adopts it as it is.
+fn migrate(conn: &mut Connection, path: &Path) -> StorageResult<()> {
+    let setup = |action: &'static str| {
+        move |source| StorageError::Setup {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    };
+    let found: u32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(setup("read the schema version of"))?;
+    let pending = migrations::pending(migrations::SQLITE, found, &path.display().to_string())?;
+    if found == 0 {
+        adopt_unversioned(conn).map_err(setup("update"))?;
+    }
+    for m in pending {
+        let apply = |conn: &mut Connection| -> rusqlite::Result<()> {
+            let tx = conn.transaction()?;
+            tx.execute_batch(m.sql)?;
+            tx.execute_batch(&format!("PRAGMA user_version = {}", m.version))?;
+            tx.commit()
+        };
+        apply(conn).map_err(setup("migrate"))?;
+        tracing::info!(
+            "{}: schema migrated to version {} ({})",
+            path.display(),
+            m.version,
+            m.name
+        );
+    }
+    Ok(())
+}
+
+/// The one step arbiter took before its migrations were numbered: games got an `owner`.
+fn adopt_unversioned(conn: &Connection) -> rusqlite::Result<()> {
+    let has_games = conn
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games'")?
+        .exists([])?;
     let has_owner = conn
         .prepare("SELECT 1 FROM pragma_table_info('games') WHERE name = 'owner'")?
         .exists([])?;
-    if !has_owner {
+    if has_games && !has_owner {
         conn.execute_batch("ALTER TABLE games ADD COLUMN owner TEXT;")?;
     }
     Ok(())
@@ -256,12 +268,36 @@ impl Store {
                 )
                 .optional()?;
             let Some(mut game) = game else { return Ok(None) };
-            let mut stmt = conn.prepare_cached("SELECT ply, text, reason, at FROM moves WHERE game_id = ?1 ORDER BY ply")?;
-            game.moves = stmt
-                .query_map(params![id], |r| {
-                    Ok(StoredMove { ply: r.get::<_, i64>(0)? as usize, text: r.get(1)?, reason: r.get(2)?, at: r.get(3)? })
-                })?
-                .collect::<rusqlite::Result<_>>()?;
+            game.moves = moves_of(conn, id)?;
+            Ok(Some(game))
+        })
+    }
+
+    /// The newest game of `room` without an end (not a page's own), with its moves.
+    pub fn live_game(&self, room: u32) -> StorageResult<Option<LiveGame>> {
+        self.readers.read(|conn| {
+            let row = conn
+                .query_row(
+                    "SELECT id, game, settings, first_player, second_player, first_token, second_token, started_at
+                     FROM games WHERE room = ?1 AND ended_at IS NULL AND owner IS NULL
+                     ORDER BY id DESC LIMIT 1",
+                    params![room],
+                    |r| {
+                        Ok(LiveGame {
+                            id: r.get(0)?,
+                            room,
+                            game: r.get(1)?,
+                            settings: r.get(2)?,
+                            players: [r.get(3)?, r.get(4)?],
+                            seat_tokens: [r.get(5)?, r.get(6)?],
+                            started_at: r.get(7)?,
+                            moves: Vec::new(),
+                        })
+                    },
+                )
+                .optional()?;
+            let Some(mut game) = row else { return Ok(None) };
+            game.moves = moves_of(conn, game.id)?;
             Ok(Some(game))
         })
     }
@@ -293,10 +329,16 @@ impl GameStore for Store {
         Box::pin(self.request(|done| Write::EndGame { end, done }))
     }
 
-    fn truncate_moves(&self, game_id: i64, keep: usize) -> BoxFuture<'_, StorageResult<()>> {
+    fn truncate_moves(
+        &self,
+        game_id: i64,
+        keep: usize,
+        fence: Option<Fence>,
+    ) -> BoxFuture<'_, StorageResult<()>> {
         Box::pin(self.request(move |done| Write::TruncateMoves {
             game_id,
             keep,
+            fence,
             done,
         }))
     }
@@ -318,6 +360,10 @@ impl GameStore for Store {
     fn owned_game(&self, id: i64) -> BoxFuture<'_, StorageResult<Option<OwnedGame>>> {
         self.read_later(move |store| store.owned_game(id))
     }
+
+    fn live_game(&self, room: u32) -> BoxFuture<'_, StorageResult<Option<LiveGame>>> {
+        self.read_later(move |store| store.live_game(room))
+    }
 }
 
 /// The writer's connection, the schema set up and brought up to date, the size limit set, and
@@ -330,9 +376,11 @@ fn prepare(path: &Path, options: &StoreOptions) -> StorageResult<(Connection, us
             source,
         }
     };
-    let writer = connect(path)?;
-    writer.execute_batch(SCHEMA).map_err(setup("set up"))?;
-    migrate(&writer).map_err(setup("update"))?;
+    let mut writer = connect(path)?;
+    writer
+        .execute_batch("PRAGMA journal_mode = WAL;")
+        .map_err(setup("set up"))?;
+    migrate(&mut writer, path)?;
     // Every commit reaches the disk before the move it holds is forwarded; checkpoints run
     // elsewhere so a commit never waits for one.
     writer
@@ -405,6 +453,22 @@ impl ReaderPool {
     }
 }
 
+/// A game's moves in ply order.
+fn moves_of(conn: &Connection, id: i64) -> rusqlite::Result<Vec<StoredMove>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ply, text, reason, at FROM moves WHERE game_id = ?1 ORDER BY ply",
+    )?;
+    let moves = stmt.query_map(params![id], |r| {
+        Ok(StoredMove {
+            ply: r.get::<_, i64>(0)? as usize,
+            text: r.get(1)?,
+            reason: r.get(2)?,
+            at: r.get(3)?,
+        })
+    })?;
+    moves.collect()
+}
+
 fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
     let settings: String = r.get(3)?;
     Ok(StoredGame {
@@ -441,6 +505,8 @@ mod tests {
             settings: "{}".into(),
             players: players.map(String::from),
             owner: None,
+            seat_tokens: [None, None],
+            fence: None,
         }
     }
 
@@ -450,6 +516,7 @@ mod tests {
             ply,
             text: text.into(),
             reason: reason.into(),
+            fence: None,
         }
     }
 

@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{CHECKPOINT_EVERY, WAL_RESTART_BYTES};
-use crate::storage::{GameEnd, NewGame, PlayedMove, StorageError, StorageResult};
+use crate::storage::{Fence, GameEnd, NewGame, PlayedMove, StorageError, StorageResult};
 
 /// A write the store performs; each carries the channel its completion is reported on.
 pub(super) enum Write {
@@ -28,13 +28,14 @@ pub(super) enum Write {
     TruncateMoves {
         game_id: i64,
         keep: usize,
+        fence: Option<Fence>,
         done: oneshot::Sender<StorageResult<()>>,
     },
     /// Reports once every write queued before it is committed.
     Flush { done: oneshot::Sender<()> },
 }
 
-pub(super) fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
@@ -108,7 +109,7 @@ fn commit_batch(conn: &mut Connection, batch: &[Write]) -> Vec<Outcome> {
                 }
                 Err(e) => {
                     drop(sp);
-                    outcomes.push(Err(StorageError::from(e)));
+                    outcomes.push(Err(e));
                 }
             }
         }
@@ -125,31 +126,45 @@ fn commit_batch(conn: &mut Connection, batch: &[Write]) -> Vec<Outcome> {
     })
 }
 
-fn apply(tx: &rusqlite::Savepoint<'_>, w: &Write) -> rusqlite::Result<Option<i64>> {
+fn apply(tx: &rusqlite::Savepoint<'_>, w: &Write) -> Outcome {
     match w {
         Write::StartGame { game, .. } => {
+            check_fence(tx, game.fence)?;
             let [first, second] = &game.players;
+            let [first_token, second_token] = &game.seat_tokens;
             tx.execute(
-                "INSERT INTO games (room, game, settings, first_player, second_player, started_at, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![game.room, game.game, game.settings, first, second, now_ms(), game.owner],
+                "INSERT INTO games (room, game, settings, first_player, second_player, started_at, owner, first_token, second_token)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![game.room, game.game, game.settings, first, second, now_ms(), game.owner, first_token, second_token],
             )?;
             Ok(Some(tx.last_insert_rowid()))
         }
         Write::Move { played: m, .. } => {
+            check_fence(tx, m.fence)?;
+            if !follows_stored(tx, m)? {
+                return Ok(None);
+            }
             tx.execute(
-                "INSERT OR REPLACE INTO moves (game_id, ply, text, reason, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO moves (game_id, ply, text, reason, at) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![m.game_id, m.ply as i64, m.text, m.reason, now_ms()],
             )?;
             Ok(None)
         }
         Write::EndGame { end, .. } => {
+            check_fence(tx, end.fence)?;
             tx.execute(
                 "UPDATE games SET ended_at = ?2, end_reason = ?3, winner = ?4, record = ?5 WHERE id = ?1",
                 params![end.game_id, now_ms(), end.end_reason, end.winner, end.record],
             )?;
             Ok(None)
         }
-        Write::TruncateMoves { game_id, keep, .. } => {
+        Write::TruncateMoves {
+            game_id,
+            keep,
+            fence,
+            ..
+        } => {
+            check_fence(tx, *fence)?;
             tx.execute(
                 "DELETE FROM moves WHERE game_id = ?1 AND ply > ?2",
                 params![game_id, *keep as i64],
@@ -157,5 +172,65 @@ fn apply(tx: &rusqlite::Savepoint<'_>, w: &Write) -> rusqlite::Result<Option<i64
             Ok(None)
         }
         Write::Flush { .. } => Ok(None),
+    }
+}
+
+/// Refuses a write of a room's former owner: the room's lease holds a newer epoch.
+fn check_fence(tx: &rusqlite::Savepoint<'_>, fence: Option<Fence>) -> StorageResult<()> {
+    let Some(fence) = fence else { return Ok(()) };
+    let epoch: Option<i64> = tx
+        .query_row(
+            "SELECT epoch FROM room_leases WHERE room = ?1",
+            params![fence.room],
+            |r| r.get(0),
+        )
+        .optional()?;
+    match epoch.map(|e| e as u64) {
+        Some(epoch) if epoch > fence.epoch => Err(StorageError::Fenced {
+            room: fence.room,
+            epoch,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Whether move `m` is new and follows the stored moves: `false` when the very same move is
+/// stored already (a retry), an error when another move holds its ply or its previous ply is
+/// missing.
+fn follows_stored(tx: &rusqlite::Savepoint<'_>, m: &PlayedMove) -> StorageResult<bool> {
+    let (game, ply) = (m.game_id, m.ply);
+    let stored: Option<(String, String)> = tx
+        .query_row(
+            "SELECT text, reason FROM moves WHERE game_id = ?1 AND ply = ?2",
+            params![game, ply as i64],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    if let Some((text, reason)) = stored {
+        return if text == m.text && reason == m.reason {
+            Ok(false)
+        } else {
+            Err(StorageError::PlyTaken { game, ply })
+        };
+    }
+    let previous_stored = match ply {
+        0 => false,
+        1 => {
+            let exists = tx
+                .prepare_cached("SELECT 1 FROM games WHERE id = ?1")?
+                .exists(params![game])?;
+            if !exists {
+                return Err(StorageError::NoGame(game));
+            }
+            true
+        }
+        _ => tx
+            .prepare_cached("SELECT 1 FROM moves WHERE game_id = ?1 AND ply = ?2")?
+            .exists(params![game, ply as i64 - 1])?,
+    };
+    if previous_stored {
+        Ok(true)
+    } else {
+        Err(StorageError::PlySkipped { game, ply })
     }
 }
