@@ -6,7 +6,9 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { checkAccessibility, drawn, newPage, sharedSession, shot, typeMove, waitPly } from "./helpers.mjs";
+import {
+  checkAccessibility, drawn, newPage, sharedSession, shot, startServer, typeMove, waitPly,
+} from "./helpers.mjs";
 
 const session = sharedSession();
 
@@ -22,12 +24,12 @@ async function waitText(page, selector, re, timeout = 20000) {
 
 // Two pages seated in Surakarta 6×6 room `room`, black (moves first) and white, once the game
 // has started.
-async function seatedPair(room) {
+async function seatedPair(room, url = session.server.url) {
   const black = await newPage(session.browser);
   const white = await newPage(session.browser);
-  await black.goto(`${session.server.url}/#/online?game=surakarta&size=6&room=${room}&colour=BLACK`);
+  await black.goto(`${url}/#/online?game=surakarta&size=6&room=${room}&colour=BLACK`);
   await waitStatus(black, /Waiting for an opponent/);
-  await white.goto(`${session.server.url}/#/online?game=surakarta&size=6&room=${room}`);
+  await white.goto(`${url}/#/online?game=surakarta&size=6&room=${room}`);
   await waitStatus(black, /Black to move \(you\)/);
   await waitStatus(white, /Black to move$/);
   return [black, white];
@@ -44,18 +46,18 @@ async function play(black, white, moves) {
 }
 
 // The stored game of a room (the newest one played there), with its moves.
-async function storedOfRoom(room) {
-  const list = await (await fetch(`${session.server.url}/api/games?limit=50`)).json();
+async function storedOfRoom(room, url = session.server.url) {
+  const list = await (await fetch(`${url}/api/games?limit=50`)).json();
   const games = Array.isArray(list) ? list : list.games;
   const game = games.find((g) => g.room === room);
   assert.ok(game, `a stored game of room ${room}`);
-  return (await fetch(`${session.server.url}/api/games/${game.id}`)).json();
+  return (await fetch(`${url}/api/games/${game.id}`)).json();
 }
 
-async function waitStored(room, check, timeout = 10000) {
+async function waitStored(room, check, timeout = 10000, url = session.server.url) {
   const until = Date.now() + timeout;
   for (;;) {
-    const game = await storedOfRoom(room).catch(() => null);
+    const game = await storedOfRoom(room, url).catch(() => null);
     if (game && check(game)) return game;
     if (Date.now() > until) return game;
     await new Promise((r) => setTimeout(r, 200));
@@ -260,4 +262,39 @@ test("←/→, Home and End browse the moves during a live game; a new move stil
   await waitPly(white, 7);
   clean(black, white);
   for (const page of [black, white]) await page.close();
+});
+
+test("a spectator sees offers without answering them; an offer lapses with a move; an opponent who never comes back did not resign", { timeout: 90000 }, async () => {
+  // A short seat grace: the absent player's seat runs out in 3 s.
+  const own = await startServer(["--seat-grace", "3"]);
+  const room = 3107;
+  const [black, white] = await seatedPair(room, own.url);
+  const watcher = await newPage(session.browser);
+  await watcher.goto(`${own.url}/#/watch?room=${room}`);
+  await waitStatus(watcher, /Black to move/);
+  await play(black, white, ["B2-B3", "B5-B4"]);
+  await waitPly(watcher, 2);
+  // White offers a draw; black plays on instead, and the offer lapses for everyone.
+  await white.click("#offer-draw");
+  await waitText(watcher, "#offer", /offers a draw/);
+  assert.equal(await watcher.locator("#offer button").count(), 0, "a spectator has nothing to answer");
+  await waitText(black, "#offer", /Your opponent offers a draw/);
+  await typeMove(black, "C2-C3");
+  for (const page of [black, white, watcher]) await waitText(page, "#offer-note", /The draw offer lapsed: a move was played/);
+  assert.equal(await black.isVisible("#offer"), false);
+  // White closes the tab and does not come back.
+  await white.context().close();
+  await black.waitForSelector("#banner:not([hidden]) #claim");
+  await waitText(watcher, "#banner", /lost the connection; their seat is kept for \d+ s\.$/);
+  await waitStatus(black, /^You won: white left the game and did not come back in time/);
+  await waitStatus(watcher, /^Black won: white left the game and did not come back in time/);
+  for (const page of [black, watcher]) {
+    assert.doesNotMatch((await drawn(page)).result, /resigned/);
+    assert.equal(await page.isVisible("#banner"), false, "the seat-kept banner goes with the game");
+  }
+  const stored = await waitStored(room, (g) => g.end_reason, 10000, own.url);
+  assert.equal(stored.winner, "first");
+  clean(black, watcher);
+  for (const page of [black, watcher]) await page.close();
+  own.stop();
 });
