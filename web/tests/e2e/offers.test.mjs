@@ -149,6 +149,9 @@ test("a takeback declined waits for a move; proposed again and accepted, both bo
 test("a takeback asked on one's own turn takes back two moves, on both pages and in the store", { timeout: 60000 }, async () => {
   const room = 3103;
   const [black, white] = await seatedPair(room);
+  const watcher = await newPage(session.browser);
+  await watcher.goto(`${session.server.url}/#/watch?room=${room}`);
+  await waitStatus(watcher, /Black to move/);
   await play(black, white, ["B2-B3"]);
   const atOne = await drawn(white);
   await play(white, black, ["B5-B4"]);
@@ -157,15 +160,17 @@ test("a takeback asked on one's own turn takes back two moves, on both pages and
   await white.click("#offer-takeback");
   await waitText(black, "#offer", /asks to take back/);
   await black.click("#offer-accept");
-  for (const page of [black, white]) {
+  for (const page of [black, white, watcher]) {
     await waitPly(page, 1);
     assert.deepEqual((await drawn(page)).pieces, atOne.pieces);
+    assert.deepEqual(await page.$$eval("#moves .ply", (plies) => plies.map((p) => p.textContent)), ["B2-B3"]);
   }
   await waitStatus(white, /White to move \(you\)/);
+  await waitStatus(watcher, /White to move/);
   const stored = await waitStored(room, (g) => g.moves.length === 1);
   assert.deepEqual(stored.moves.map((m) => m.move), ["B2-B3"]);
-  clean(black, white);
-  for (const page of [black, white]) await page.close();
+  clean(black, white, watcher);
+  for (const page of [black, white, watcher]) await page.close();
 });
 
 test("abort before both players have moved: no result, stored as ABORTED", { timeout: 60000 }, async () => {
