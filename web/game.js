@@ -294,6 +294,7 @@ export class GameView {
   navigate(where) {
     if (!this.view || !this.navigable()) return false;
     const total = this.moves.length;
+    if (!total) return false;
     const at = this.browse ? this.browse.ply : total;
     const target = { first: 0, back: at - 1, forward: at + 1, last: total }[where];
     this.goToPly(target);
