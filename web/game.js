@@ -22,14 +22,22 @@ export class GameView {
     this.mySide = null; // 0 or 1 when this screen plays one side
     this.serial = new Serial((e) => this.showBanner(`Something went wrong: ${e.message}`));
     this.disposed = false;
+    // An earlier position shown while the game goes on (←/→): { ply, key, view }, or null.
+    this.browse = null;
+    this.browseSerial = 0;
+    this.positions = new Map();
+    this.pliesClickable = true;
     this.build();
     this.ticker = setInterval(() => this.tick(), 250);
     this.lastTick = performance.now();
+    this.keys = (e) => this.keyDown(e);
+    document.addEventListener("keydown", this.keys);
   }
 
   dispose() {
     this.disposed = true;
     clearInterval(this.ticker);
+    document.removeEventListener("keydown", this.keys);
     this.board.dispose();
   }
 
@@ -56,12 +64,31 @@ export class GameView {
       h("label", { for: "move-input" }, "Type a move "), this.moveInput, " ", h("button", { type: "submit" }, "Play"), this.moveError);
     this.extra = h("div", { class: "extra" });
     this.moveList = h("ol", { id: "moves", class: "moves", "aria-label": "Moves played" });
+    const pick = (e) => {
+      const ply = e.target.closest(".ply");
+      if (ply && (e.type === "click" || e.key === "Enter")) this.goToPly(Number(ply.dataset.ply));
+    };
+    this.moveList.addEventListener("click", pick);
+    this.moveList.addEventListener("keydown", pick);
+    // The moves can be browsed while the game goes on: buttons (for a phone) and ←/→, Home, End.
+    this.browseWhere = h("span", { id: "browsing", class: "hint", "aria-live": "polite" });
+    const navButton = (id, label, aria, where) => h("button", { id, type: "button", class: "small", "aria-label": aria,
+      title: aria, onclick: () => this.navigate(where) }, label);
+    this.liveButton = h("button", { id: "nav-live", type: "button", class: "small", hidden: true,
+      onclick: () => this.navigate("last") }, "Back to the game");
+    this.moveNav = h("div", { class: "move-nav", role: "group", "aria-label": "Browse the moves", hidden: true },
+      navButton("nav-first", "«", "First position (Home)", "first"),
+      navButton("nav-back", "◀", "Previous move (←)", "back"),
+      navButton("nav-forward", "▶", "Next move (→)", "forward"),
+      navButton("nav-last", "»", "The game now (End)", "last"),
+      this.liveButton, this.browseWhere);
+    this.noCapture = h("p", { id: "no-capture", class: "no-capture", hidden: true });
     this.boardWrap = h("div", { class: "board-wrap" });
     this.zoomButton = h("button", { id: "zoom", class: "small", hidden: true, onclick: () => this.board.toggleZoom() }, "Zoom");
     app.replaceChildren(h("section", { class: "game" },
       h("div", { class: "board-col" }, this.boardWrap, this.zoomButton),
-      h("aside", {}, this.title, h("div", { class: "clocks" }, ...this.clocks), this.status, this.result, this.banner,
-        this.controls, this.moveForm, this.extra, h("h2", { class: "visually-hidden" }, "Moves"), this.moveList)));
+      h("aside", {}, this.title, h("div", { class: "clocks" }, ...this.clocks), this.noCapture, this.status, this.result, this.banner,
+        this.controls, this.moveForm, this.extra, h("h2", { class: "visually-hidden" }, "Moves"), this.moveList, this.moveNav)));
     this.board = new Board(this.boardWrap, { onMove: (m) => this.serial.run(() => this.humanMove(m)) });
     this.moveInput.placeholder = this.notationExample();
     this.moveInput.title = this.look().notation || "";
@@ -122,13 +149,17 @@ export class GameView {
       return false;
     }
     if (this.disposed || (wanted && !wanted())) return false;
-    if (animate && this.view && view.ply === this.view.ply + 1) await this.board.animate(animate);
+    if (animate && !this.browse && this.view && view.ply === this.view.ply + 1) await this.board.animate(animate);
     if (wanted && !wanted()) {
       this.draw();
       return false;
     }
     const previous = this.view;
     this.view = view;
+    // A position browsed that the game no longer passes through (a takeback) is left.
+    if (this.browse && (this.browse.ply >= this.moves.length || this.browse.key !== this.moves.slice(0, this.browse.ply).join(" "))) {
+      this.browse = null;
+    }
     this.draw();
     if (view.last && previous && view.ply > previous.ply) {
       if (view.last.capture) sound.playCapture();
@@ -144,7 +175,10 @@ export class GameView {
   draw() {
     if (!this.view) return;
     try {
-      this.board.render(this.view, { interactive: this.humanToMove() });
+      // An earlier position is only looked at: the game goes on behind it.
+      if (this.browse) this.board.render(this.browse.view, { interactive: false });
+      else this.board.render(this.view, { interactive: this.humanToMove() });
+      this.boardWrap.classList.toggle("browsing", Boolean(this.browse));
     } catch (e) {
       this.showBanner(`Cannot show this game: ${e.message}.`);
       return;
@@ -178,7 +212,8 @@ export class GameView {
     if (end) {
       const names = this.names();
       let title;
-      if (end.winner === null) title = "Draw";
+      if (end.title) title = end.title;
+      else if (end.winner === null) title = "Draw";
       else if (this.mySide !== null) title = end.winner === this.mySide ? "You won" : "You lost";
       else title = `${names[end.winner][0].toUpperCase()}${names[end.winner].slice(1)} won`;
       this.resultTitle.textContent = title;
@@ -189,10 +224,117 @@ export class GameView {
     this.status.textContent = status;
     this.status.dataset.over = String(Boolean(end));
     announce(status);
-    this.moveForm.hidden = !this.humanToMove();
+    this.moveForm.hidden = !this.humanToMove() || Boolean(this.browse);
     this.renderMoves();
+    this.renderNavigation();
+    this.renderNoCapture();
     this.renderControls();
     this.renderClocks();
+  }
+
+  // The limit on moves without a capture, if the game has one and it is on (0 turns it off).
+  noCaptureLimit() {
+    const def = gameDef(this.settings.game);
+    const option = def && def.options.find((o) => o.name === "max_no_capture_round");
+    if (!option) return null;
+    const value = this.settings.max_no_capture_round;
+    const limit = value === undefined || value === null ? option.default : Number(value);
+    return limit > 0 ? { limit, help: option.help } : null;
+  }
+
+  // How many moves in a row were played without a capture, of the limit that ends the game.
+  renderNoCapture() {
+    const rule = this.noCaptureLimit();
+    const shown = this.browse ? this.browse.view : this.view;
+    const count = shown && shown.quiet_plies;
+    this.noCapture.hidden = !rule || typeof count !== "number";
+    if (this.noCapture.hidden) return;
+    this.noCapture.textContent = `Moves without a capture: ${count} of ${rule.limit}`;
+    this.noCapture.title = `${rule.help[0].toUpperCase()}${rule.help.slice(1)}: ${rule.limit}.`;
+    this.noCapture.classList.toggle("near", rule.limit - count <= Math.min(10, Math.ceil(rule.limit / 4)));
+  }
+
+  // The browsing buttons, and which position the board shows.
+  renderNavigation() {
+    if (!this.navigable()) {
+      this.moveNav.hidden = true;
+      return;
+    }
+    this.moveNav.hidden = false;
+    const total = this.moves.length;
+    const at = this.browse ? this.browse.ply : total;
+    for (const [id, off] of [["nav-first", at === 0], ["nav-back", at === 0], ["nav-forward", at >= total], ["nav-last", at >= total]]) {
+      this.moveNav.querySelector(`#${id}`).disabled = off;
+    }
+    this.liveButton.hidden = !this.browse;
+    this.browseWhere.textContent = this.browse
+      ? `Looking at move ${at} of ${total}: → or End returns to the game.`
+      : "";
+  }
+
+  // Whether this view browses its moves with the buttons under the list (a replay has its own).
+  navigable() {
+    return true;
+  }
+
+  // ←/→, Home and End anywhere on the page browse the moves, except where they mean something
+  // else: on the board (walking its points), in a box being typed in, with a dialog open.
+  keyDown(event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const where = { ArrowLeft: "back", ArrowRight: "forward", Home: "first", End: "last" }[event.key];
+    if (!where || document.querySelector("dialog[open]")) return;
+    const target = event.target instanceof Element ? event.target : null;
+    if (target && target.closest("svg.board")) return;
+    const typing = target && target.matches("input, textarea, select, [contenteditable]");
+    if (typing && !(target === this.moveInput && !target.value)) return;
+    if (this.navigate(where)) event.preventDefault();
+  }
+
+  // A step through the moves: `first`, `back`, `forward` or `last`; whether there was one.
+  navigate(where) {
+    if (!this.view || !this.navigable()) return false;
+    const total = this.moves.length;
+    if (!total) return false;
+    const at = this.browse ? this.browse.ply : total;
+    const target = { first: 0, back: at - 1, forward: at + 1, last: total }[where];
+    this.goToPly(target);
+    return true;
+  }
+
+  // Shows the position after `n` moves (the game as it is for the last one).
+  goToPly(n) {
+    this.browseTo(n);
+  }
+
+  async browseTo(n) {
+    const total = this.moves.length;
+    const ply = Math.max(0, Math.min(total, n));
+    const serial = ++this.browseSerial;
+    if (ply >= total) {
+      if (this.browse) {
+        this.browse = null;
+        this.draw();
+      }
+      return;
+    }
+    const moves = this.moves.slice(0, ply);
+    const key = moves.join(" ");
+    let view = this.positions.get(key);
+    if (!view) {
+      try {
+        view = await api("/api/state", { ...gameOptions(this.settings), moves });
+      } catch (e) {
+        this.showBanner(`The server cannot show that position: ${e.message}`);
+        return;
+      }
+      if (this.positions.size > 400) this.positions.clear();
+      this.positions.set(key, view);
+    }
+    if (this.disposed || serial !== this.browseSerial) return;
+    // The game went on (or back) while the position was asked for: still one of its positions?
+    if (ply >= this.moves.length || this.moves.slice(0, ply).join(" ") !== key) return;
+    this.browse = { ply, key, view };
+    this.draw();
   }
 
   renderControls() {}
@@ -204,7 +346,9 @@ export class GameView {
 
   // One line per full move: the first player's ply and the second's.
   renderMoves() {
-    const { moves, played } = this.listedMoves();
+    const listed = this.listedMoves();
+    const { moves } = listed;
+    const played = this.browse ? this.browse.ply : listed.played;
     const items = [];
     for (let i = 0; i < moves.length; i += 2) {
       const ply = (j) => h("span", {
@@ -216,7 +360,9 @@ export class GameView {
       items.push(h("li", {}, ply(i), i + 1 < moves.length ? ply(i + 1) : ""));
     }
     this.moveList.replaceChildren(...items);
-    this.moveList.scrollTop = this.moveList.scrollHeight;
+    const current = this.browse && this.moveList.querySelector(".ply.current");
+    if (current) this.moveList.scrollTop = current.offsetTop - this.moveList.offsetTop - this.moveList.clientHeight / 2;
+    else this.moveList.scrollTop = this.moveList.scrollHeight;
   }
 
   tick() {
@@ -246,6 +392,8 @@ export class GameView {
 
   showBanner(text, action = null) {
     this.banner.hidden = false;
+    this.banner.dataset.kind = "";
+    this.banner.setAttribute("role", "alert");
     this.banner.replaceChildren(h("span", {}, text), action ? " " : "", action || "");
   }
 
@@ -257,7 +405,7 @@ export class GameView {
   typedMove(event) {
     event.preventDefault();
     const text = this.moveInput.value.trim().replace(/\s+/g, "");
-    if (!text || !this.view) return;
+    if (!text || !this.view || this.browse) return;
     const wanted = text.toLowerCase().replace(/([a-z]\d+)([a-z]\d+)/, "$1-$2");
     const move = this.view.legal.find((m) => m.text.toLowerCase() === wanted);
     if (!move) {

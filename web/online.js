@@ -1,6 +1,7 @@
 // Playing online and watching, over the course protocol on the server's WebSocket. A reload or a
 // dropped connection rejoins the same seat (a token kept in this tab); leaving a running game
-// asks first.
+// asks first. Players offer each other draws and takebacks, abort before both have moved, and
+// claim the game when the opponent's connection has been gone a while (the extension's OFFER).
 
 import { GameView } from "./game.js";
 import { Connection } from "./net.js";
@@ -22,11 +23,29 @@ function timeWords(m) {
   return `${Number(m.timeout_ms) / 1000} s a move`;
 }
 
-// What both online views share: the connection and the end of a game.
+// The words for an offer's kind.
+const OFFERED = { draw: "a draw", takeback: "a takeback" };
+const NOUN = { draw: "draw", takeback: "takeback" };
+
+// What both online views share: the connection, offers and absences as the room tells them, and
+// the end of a game.
 class NetworkView extends GameView {
+  build() {
+    super.build();
+    // An offer waiting for its answer, and what became of the last one.
+    this.offerText = h("span", { id: "offer-text" });
+    this.offerButtons = h("span", { class: "offer-buttons" });
+    this.offerBox = h("div", { id: "offer", class: "offer", hidden: true }, this.offerText, this.offerButtons);
+    this.offerNote = h("p", { id: "offer-note", class: "note", "aria-live": "polite" });
+    this.banner.after(this.offerBox, this.offerNote);
+    this.pending = null; // { kind, mine }
+    this.away = null; // the opponent (or a player watched) whose connection dropped: { name, until, claimAt }
+  }
+
   dispose() {
     super.dispose();
     clearTimeout(this.retry);
+    clearTimeout(this.noteTimer);
     if (this.connection) this.connection.close();
   }
 
@@ -40,6 +59,11 @@ class NetworkView extends GameView {
   // The END message, told in the game's words: the board's own end, or resign/time/server.
   async endFrom(m) {
     this.deadline = null;
+    const away = this.away;
+    this.away = null;
+    this.hideAway();
+    this.pending = null;
+    this.renderOffer();
     const plies = Number(m.plies);
     if (Number.isInteger(plies) && plies < this.moves.length) this.moves.length = plies;
     await this.refresh();
@@ -48,8 +72,17 @@ class NetworkView extends GameView {
     const loser = winner === null ? null : names[1 - winner];
     const name = PROTOCOL.end_reasons[Number(m.data2)] || "NONE";
     const why = name === "ILLIGAL_MOVE" ? (PROTOCOL.move_reasons[Number(m.data1)] || "").toLowerCase().replace(/_/g, " ") : m.error;
-    const reason = endWords(name, loser, why) || (this.view && this.view.end) || name.toLowerCase().replace(/_/g, " ");
-    this.outcome = { winner, reason };
+    let reason = endWords(name, loser, why) || (this.view && this.view.end) || name.toLowerCase().replace(/_/g, " ");
+    // A player whose connection dropped did not resign: the seat ran out, or the game was claimed.
+    if (name === "RESIGN" && away && loser !== null) {
+      reason = this.claimed
+        ? `${loser} left the game and ${this.claimed} claimed the win`
+        : `${loser} left the game and did not come back in time`;
+    }
+    this.claimed = null;
+    // An aborted or interrupted game has no result.
+    const title = name === "ABORTED" ? "Aborted" : name === "INTERRUPTED" ? "Interrupted" : null;
+    this.outcome = { winner, reason, title };
     this.draw();
     sound.playEnd();
   }
@@ -86,12 +119,161 @@ class NetworkView extends GameView {
         this.chat.append(h("p", {}, `${m.data1}: ${m.data2}`));
         return true;
       case OP.NOTICE:
-        if (m.data1 === "away") this.showBanner(`${m.data2} lost the connection; their seat is kept for ${m.data3} s.`);
-        else this.hideBanner();
+        if (m.data1 === "away") this.opponentAway(m.data2, Number(m.data3));
+        else if (m.data1 === "back") this.opponentBack(m.data2);
+        return true;
+      case OP.OFFER:
+        this.offerMessage(m);
         return true;
       default:
         return false;
     }
+  }
+
+  // A player's connection dropped: the seat is kept `seconds`, and after a while (10 s, or the
+  // whole grace if shorter) the other player may claim the game.
+  opponentAway(name, seconds) {
+    const now = Date.now();
+    const kept = Number.isFinite(seconds) ? seconds * 1000 : null;
+    this.away = { name, until: kept === null ? null : now + kept, claimAt: now + Math.min(10000, kept === null ? 0 : kept) };
+    this.showAway();
+  }
+
+  opponentBack(name) {
+    this.away = null;
+    this.hideAway();
+    this.note(`${name || "Your opponent"} is back.`);
+  }
+
+  // The banner about an absent player, built once and counted down by the ticker (the count
+  // is not read out every second: the banner is polite, and the numbers are hidden from it).
+  showAway() {
+    this.awayText = h("span", { id: "away-text" }, `${this.away.name} lost the connection; `);
+    this.awayCount = h("span", { "aria-hidden": "true" });
+    this.banner.hidden = false;
+    this.banner.dataset.kind = "away";
+    this.banner.setAttribute("role", "status");
+    this.banner.replaceChildren(this.awayText, this.awayCount, ...this.awayActions());
+    this.renderAway();
+  }
+
+  awayActions() {
+    return [];
+  }
+
+  hideAway() {
+    if (this.banner.dataset.kind === "away") this.hideBanner();
+  }
+
+  renderAway() {
+    if (!this.away || this.banner.dataset.kind !== "away") return;
+    const text = this.awayWords();
+    if (this.awayCount.textContent !== text) this.awayCount.textContent = text;
+  }
+
+  awayWords() {
+    const left = this.away.until === null ? null : Math.max(0, Math.ceil((this.away.until - Date.now()) / 1000));
+    return left === null ? "their seat is kept for a while." : `their seat is kept for ${left} s.`;
+  }
+
+  tick() {
+    super.tick();
+    this.renderAway();
+  }
+
+  // A short line about what happened to an offer, shown a few seconds (and kept in the chat).
+  note(text) {
+    clearTimeout(this.noteTimer);
+    this.offerNote.textContent = text;
+    if (!text) return;
+    if (this.chat) this.chat.append(h("p", { class: "note" }, text));
+    this.noteTimer = setTimeout(() => {
+      if (this.offerNote.textContent === text) this.offerNote.textContent = "";
+    }, 12000);
+  }
+
+  // OFFER(kind, action, name) from the room: an offer made, answered, withdrawn or lapsed; an
+  // abort or a claim (the END follows); or, to its sender alone, a refusal and why.
+  offerMessage(m) {
+    const [kind, action, who] = [m.data1, m.data2, m.data3];
+    const noun = NOUN[kind] || kind;
+    const pending = this.pending;
+    switch (action) {
+      case "offer":
+        this.pending = { kind, mine: this.offerIsMine(kind, who), by: who };
+        if (this.pending.mine) this.madeOffer(kind);
+        break;
+      case "accept":
+        this.pending = null;
+        this.note(this.actorWords(pending, true, `accepted the ${noun}`, who));
+        break;
+      case "decline":
+        this.pending = null;
+        if (pending && pending.mine) this.blockOffer(kind);
+        this.note(this.actorWords(pending, true, `declined the ${noun}`, who));
+        break;
+      case "withdraw":
+        this.pending = null;
+        if (pending && pending.mine) this.blockOffer(kind);
+        this.note(this.actorWords(pending, false, `withdrew the ${noun} offer`, who));
+        break;
+      case "lapse":
+        this.pending = null;
+        this.note(`The ${noun} offer lapsed: a move was played.`);
+        break;
+      case "refused":
+        this.offerRefused(kind, who);
+        break;
+      case "":
+        if (kind === "abort") this.note(`${this.nameWords(who)} aborted the game.`);
+        if (kind === "claim") {
+          this.claimed = this.nameWords(who, true);
+          this.note(`${this.nameWords(who)} claimed the win.`);
+        }
+        break;
+      default:
+        break;
+    }
+    this.renderOffer();
+    this.renderControls();
+  }
+
+  // Who made an offer of `kind` announced with `who`'s name (a spectator makes none).
+  offerIsMine() {
+    return false;
+  }
+
+  madeOffer() {}
+
+  blockOffer() {}
+
+  offerRefused() {}
+
+  // A player's name as a spectator says it.
+  nameWords(who) {
+    return who || "A player";
+  }
+
+  // Who answered (`answerer`: the offer's receiver, else its maker) and what they did.
+  actorWords(pending, answerer, did, who) {
+    return `${this.nameWords(who)} ${did}.`;
+  }
+
+  // The offer waiting for an answer, and what this page may do about it.
+  renderOffer() {
+    const p = this.pending;
+    this.offerBox.hidden = !p;
+    if (!p) return;
+    this.offerText.textContent = this.offerWords(p);
+    this.offerButtons.replaceChildren(...this.offerActions(p));
+  }
+
+  offerWords(p) {
+    return p.kind === "takeback" ? `${this.nameWords(p.by)} asks to take back a move.` : `${this.nameWords(p.by)} offers ${OFFERED[p.kind] || p.kind}.`;
+  }
+
+  offerActions() {
+    return [];
   }
 
   // A move from the room (the opponent's, or the game watched).
@@ -161,8 +343,13 @@ export class OnlineView extends NetworkView {
   buildExtras() {
     const link = `${location.origin}${location.pathname}#/online?${this.params}`;
     this.resignButton = this.button("resign", "Resign", () => this.serial.run(() => this.resign()));
+    this.drawButton = this.button("offer-draw", "Offer a draw", () => this.offer("draw"));
+    this.takebackButton = this.button("offer-takeback", "Propose a takeback", () => this.offer("takeback"));
+    this.abortButton = this.button("abort", "Abort", () => this.abort(), { hidden: true });
     this.rematchButton = this.button("rematch", "Rematch", () => this.serial.run(() => this.rematch()));
-    this.controls.replaceChildren(this.resignButton, this.rematchButton, ...this.commonButtons());
+    this.controls.replaceChildren(this.resignButton, this.drawButton, this.takebackButton, this.abortButton,
+      this.rematchButton, ...this.commonButtons());
+    this.resetOffers();
     this.chat = h("div", { id: "chat", class: "chat", "aria-live": "polite" });
     const chatInput = h("input", { id: "chat-input", placeholder: "say something", size: 18 });
     const send = (e) => {
@@ -187,8 +374,149 @@ export class OnlineView extends NetworkView {
 
   renderControls() {
     if (!this.resignButton) return;
-    this.resignButton.disabled = !this.playing() || this.lost;
+    const live = this.playing() && !this.lost;
+    this.resignButton.disabled = !live;
     this.rematchButton.disabled = this.lost || this.refused || !this.started || this.playing();
+    this.drawButton.disabled = !this.mayOffer("draw");
+    this.takebackButton.disabled = !this.mayOffer("takeback") || !this.hasMoveToTakeBack();
+    // Abort: only before both players have moved.
+    this.abortButton.hidden = !live || this.moves.length >= 2;
+    this.abortButton.disabled = this.sentAbort;
+  }
+
+  // What the server allows (it checks again): one offer at a time, not again after a decline or
+  // a withdrawal until a move is played, at most three of a kind a game.
+  mayOffer(kind) {
+    return this.playing() && !this.lost && !this.pending && !this.sentOffer
+      && this.moves.length >= this.blockedUntil[kind] && this.made[kind] < 3;
+  }
+
+  // A takeback undoes this side's last move (and the answer to it): there must be one.
+  hasMoveToTakeBack() {
+    if (!this.view || this.mySide === null) return false;
+    const myTurn = this.colours().indexOf(this.view.to_move) === this.mySide;
+    return this.moves.length >= (myTurn ? 2 : 1);
+  }
+
+  resetOffers() {
+    this.pending = null;
+    this.sentOffer = null;
+    this.sentAbort = false;
+    this.sentClaim = false;
+    this.made = { draw: 0, takeback: 0 };
+    this.blockedUntil = { draw: 0, takeback: 0 };
+    this.away = null;
+    this.claimed = null;
+    this.hideAway();
+    this.note("");
+    this.renderOffer();
+  }
+
+  sendOffer(kind, action) {
+    if (!this.connection || !this.connection.send(OP.OFFER, kind, action, "")) {
+      this.connectionLost();
+      return false;
+    }
+    return true;
+  }
+
+  offer(kind) {
+    if (!this.mayOffer(kind)) return;
+    if (this.sendOffer(kind, "offer")) this.sentOffer = kind;
+    this.renderControls();
+  }
+
+  answer(kind, action) {
+    if (!this.pending) return;
+    this.sendOffer(kind, action);
+    // The room's answer (accept, decline, withdraw) clears the offer for everyone.
+    for (const b of this.offerButtons.querySelectorAll("button")) b.disabled = true;
+  }
+
+  abort() {
+    if (!this.playing() || this.moves.length >= 2) return;
+    if (this.sendOffer("abort", "")) this.sentAbort = true;
+    this.renderControls();
+  }
+
+  claim() {
+    if (!this.away || Date.now() < this.away.claimAt || !this.playing()) return;
+    if (this.sendOffer("claim", "")) this.sentClaim = true;
+    this.renderAway();
+  }
+
+  offerIsMine(kind, who) {
+    const mine = this.sentOffer === kind && (who === this.myName || this.myName === this.opponentName);
+    if (this.sentOffer === kind) this.sentOffer = null;
+    return mine || (who === this.myName && this.myName !== this.opponentName);
+  }
+
+  madeOffer(kind) {
+    if (kind in this.made) this.made[kind] += 1;
+  }
+
+  blockOffer(kind) {
+    this.blockedUntil[kind] = this.moves.length + 1;
+  }
+
+  offerRefused(kind, why) {
+    if (this.sentOffer === kind) this.sentOffer = null;
+    if (kind === "abort") this.sentAbort = false;
+    if (kind === "claim") this.sentClaim = false;
+    if (/play a move before/.test(why)) this.blockOffer(kind);
+    if (/times this game/.test(why) && kind in this.made) this.made[kind] = 3;
+    this.note(`Not done: ${why}.`);
+  }
+
+  nameWords(who, lower = false) {
+    if (who && who === this.myName && this.myName !== this.opponentName) return lower ? "you" : "You";
+    return lower ? "your opponent" : "Your opponent";
+  }
+
+  // `answerer`: the action is the receiver's (accept, decline), else the maker's (withdraw).
+  actorWords(pending, answerer, did) {
+    if (!pending) return `The ${did.split(" ").pop()} offer was answered.`;
+    const me = answerer ? !pending.mine : pending.mine;
+    if (did.startsWith("withdrew")) return me ? `You ${did}.` : `Your opponent ${did}.`;
+    const noun = NOUN[pending.kind] || pending.kind;
+    const verb = did.split(" ")[0];
+    return me ? `You ${verb} the ${noun}.` : `Your opponent ${verb} your ${noun} offer.`;
+  }
+
+  offerWords(p) {
+    if (p.mine) return p.kind === "takeback" ? "You asked to take back your last move." : "You offered a draw.";
+    return p.kind === "takeback" ? "Your opponent asks to take back their last move." : "Your opponent offers a draw.";
+  }
+
+  offerActions(p) {
+    if (this.mySide === null || !this.playing()) return [];
+    if (p.mine) return [this.button("offer-withdraw", "Withdraw", () => this.answer(p.kind, "withdraw"), { class: "small" })];
+    return [
+      this.button("offer-accept", "Accept", () => this.answer(p.kind, "accept"), { class: "small primary" }),
+      this.button("offer-decline", "Decline", () => this.answer(p.kind, "decline"), { class: "small" }),
+    ];
+  }
+
+  // The claim button beside the countdown to when the server allows it.
+  awayActions() {
+    if (!this.playing()) return [];
+    this.claimButton = this.button("claim", "Claim the win", () => this.claim(), { class: "small", disabled: true });
+    return [" ", this.claimButton];
+  }
+
+  awayWords() {
+    const words = super.awayWords();
+    if (!this.playing()) return words;
+    const wait = Math.ceil((this.away.claimAt - Date.now()) / 1000);
+    return `${words} ${wait > 0 ? `You may claim the win in ${wait} s.` : "You may claim the win now."}`;
+  }
+
+  renderAway() {
+    super.renderAway();
+    if (!this.away || this.banner.dataset.kind !== "away" || !this.claimButton) return;
+    const can = Date.now() >= this.away.claimAt && this.playing() && !this.lost;
+    const disabled = !can || this.sentClaim;
+    if (this.claimButton.disabled !== disabled) this.claimButton.disabled = disabled;
   }
 
   statusText() {
@@ -211,6 +539,7 @@ export class OnlineView extends NetworkView {
   sendReady() {
     this.lost = false;
     this.hideBanner();
+    this.myName = playerName();
     const extra = { ...gameOptions(this.settings), token: this.token, ...(this.tc ? this.tc.keys : {}), ...(this.training ? { training: 1 } : {}) };
     const colour = this.params.get("colour") || "";
     this.connection.send(OP.READY, playerName(), colour, String(this.room), extra);
@@ -253,9 +582,11 @@ export class OnlineView extends NetworkView {
     this.started = true;
     this.mySide = this.colours().indexOf(m.data2);
     this.opponent = m.data1 || "anonymous";
+    this.opponentName = m.data1;
     this.moves = [];
     this.outcome = null;
     this.pendingResign = false;
+    this.resetOffers();
     this.clocksMs = this.clockMs ? [this.clockMs, this.clockMs] : null;
     this.clocksAt = Date.now();
     this.hideBanner();
@@ -272,6 +603,9 @@ export class OnlineView extends NetworkView {
   async caughtUp(m) {
     const snap = JSON.parse(m.data1);
     this.moves = snap.moves || [];
+    // A page that comes back while the opponent is away: how long they have been is not said.
+    const away = (snap.away || []).find((name) => name === this.opponentName);
+    if (away && !this.away && snap.status === "playing") this.opponentAway(away, NaN);
     if (snap.clocks) {
       this.clocksMs = snap.clocks;
       this.clocksAt = Date.now();
@@ -292,7 +626,7 @@ export class OnlineView extends NetworkView {
 
   async humanMove(move) {
     // No engine's help in a game between people unless both asked for a training room.
-    if (!this.humanToMove()) return;
+    if (!this.humanToMove() || this.browse) return;
     if (this.training && !(await this.confirmSafe(move))) return;
     if (!this.connection.send(OP.MOVE, move.from, move.to, "")) {
       this.connectionLost();
@@ -382,6 +716,8 @@ export class WatchView extends NetworkView {
       this.clocksMs = snap.clocks || null;
       this.clocksAt = Date.now();
       if (snap.status === "playing") this.startDeadline(snap.turn_left_ms);
+      const away = snap.status === "playing" && (snap.away || [])[0];
+      if (away && !this.away) this.opponentAway(away, NaN);
       await this.refresh();
     } else {
       await this.common(m);

@@ -13,13 +13,6 @@ export class ReplayView extends GameView {
     this.cursor = 0;
     this.trying = false;
     this.title.textContent = `Replay of game ${this.id}`;
-    this.pliesClickable = true;
-    const pick = (e) => {
-      const ply = e.target.closest(".ply");
-      if (ply && (e.type === "click" || e.key === "Enter")) this.step(Number(ply.dataset.ply));
-    };
-    this.moveList.addEventListener("click", pick);
-    this.moveList.addEventListener("keydown", pick);
     this.serial.run(() => this.load());
   }
 
@@ -47,7 +40,8 @@ export class ReplayView extends GameView {
     const names = this.names();
     const winner = game.winner === "first" ? 0 : game.winner === "second" ? 1 : null;
     const loser = winner === null ? null : names[1 - winner];
-    this.finalOutcome = game.end_reason ? { winner, reason: endWords(game.end_reason, loser) } : null;
+    const title = game.end_reason === "ABORTED" ? "Aborted" : game.end_reason === "INTERRUPTED" ? "Interrupted" : null;
+    this.finalOutcome = game.end_reason ? { winner, reason: endWords(game.end_reason, loser), title } : null;
     this.buildControls();
     await this.seek(0);
   }
@@ -78,7 +72,7 @@ export class ReplayView extends GameView {
     if (this.cursor !== this.record.length) return null;
     const rules = super.end();
     if (!this.finalOutcome) return rules;
-    return { winner: this.finalOutcome.winner, reason: this.finalOutcome.reason || (rules && rules.reason) || "the game is over" };
+    return { winner: this.finalOutcome.winner, title: this.finalOutcome.title, reason: this.finalOutcome.reason || (rules && rules.reason) || "the game is over" };
   }
 
   statusText() {
@@ -89,6 +83,22 @@ export class ReplayView extends GameView {
   // A user's step: stops playback, then shows position `n`.
   step(n) {
     this.steps.jump(n);
+  }
+
+  // A click on a move in the list.
+  goToPly(n) {
+    if (this.steps) this.step(n);
+  }
+
+  // The replay steps with its own controls, and with ←/→, Home and End.
+  navigable() {
+    return false;
+  }
+
+  navigate(where) {
+    if (!this.steps || this.trying) return false;
+    this.step({ first: 0, back: this.cursor - 1, forward: this.cursor + 1, last: this.record.length }[where]);
+    return true;
   }
 
   listedMoves() {

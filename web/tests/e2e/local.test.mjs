@@ -170,3 +170,33 @@ test("the piece that captured is not crossed out (Duck Chess and Surakarta)", { 
   assert.deepEqual(page.errors, []);
   assert.deepEqual(page.consoleErrors, []);
 });
+
+test("the no-capture count starts again at a capture and is hidden when the limit is off; ← looks back", { timeout: 60000 }, async () => {
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/play?game=rc02&size=4&mode=local`);
+  await waitPly(page, 0);
+  assert.match(await page.textContent("#no-capture"), /^Moves without a capture: 0 of 80$/);
+  await typeMove(page, "b1-b2");
+  await typeMove(page, "c1-b1");
+  assert.match(await page.textContent("#no-capture"), /: 2 of 80$/);
+  await typeMove(page, "b4-b3");
+  assert.match(await page.textContent("#no-capture"), /: 0 of 80$/);
+  // A look back: read-only, with the count of that position; End comes back to play on.
+  await page.click("h1");
+  await page.keyboard.press("ArrowLeft");
+  await waitPly(page, 2);
+  assert.match(await page.textContent("#no-capture"), /: 2 of 80$/);
+  assert.equal(await page.isVisible("#move-input"), false);
+  await page.keyboard.press("End");
+  await waitPly(page, 3);
+  assert.equal(await page.isVisible("#move-input"), true);
+  const off = await newPage(session.browser);
+  await off.goto(`${session.server.url}/#/play?game=duck&mode=local&max_no_capture_round=0`);
+  await waitPly(off, 0);
+  assert.equal(await off.isVisible("#no-capture"), false);
+  for (const p of [page, off]) {
+    assert.deepEqual(p.errors, []);
+    assert.deepEqual(p.consoleErrors, []);
+    await p.close();
+  }
+});

@@ -83,3 +83,30 @@ test("a game that does not exist says so", { timeout: 30000 }, async () => {
   await page.waitForSelector("#banner:not([hidden])");
   assert.match(await page.textContent("#banner"), /Cannot load game 999999/);
 });
+
+test("←/→, Home and End step through the replay; the no-capture count follows the position", { timeout: 60000 }, async () => {
+  const page = await newPage(session.browser);
+  await page.goto(`${session.server.url}/#/replay?id=${gameId}`);
+  await waitPly(page, 0);
+  assert.match(await page.textContent("#no-capture"), /^Moves without a capture: 0 of 40$/);
+  await page.click("h1");
+  await page.keyboard.press("ArrowRight");
+  await waitPly(page, 1);
+  await page.keyboard.press("ArrowRight");
+  await waitPly(page, 2);
+  assert.match(await page.textContent("#no-capture"), /: 2 of 40$/);
+  await page.keyboard.press("End");
+  await waitPly(page, RECORD.length);
+  await page.keyboard.press("ArrowLeft");
+  await waitPly(page, RECORD.length - 1);
+  assert.match((await drawn(page)).statusText, new RegExp(`^Move ${RECORD.length - 1} of ${RECORD.length}`));
+  await page.keyboard.press("Home");
+  await waitPly(page, 0);
+  // In the go-to box the keys are the box's own.
+  await page.click("#goto");
+  await page.keyboard.press("End");
+  await page.waitForTimeout(300);
+  assert.equal((await drawn(page)).ply, 0);
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(page.consoleErrors, []);
+});

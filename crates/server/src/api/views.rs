@@ -156,6 +156,9 @@ pub struct StateView {
     /// The squares of the pieces in check.
     pub checked: Vec<String>,
     pub ply: usize,
+    /// Moves (plies) played in a row without a capture, up to this position: the count the
+    /// game's `max_no_capture_round` limit ends the game at (the page shows it by the clocks).
+    pub quiet_plies: usize,
     /// The first move of the request that could not be played (the rest were ignored).
     pub rejected: Option<Rejected>,
 }
@@ -264,14 +267,20 @@ pub fn replayed<C: Catalogue>(request: &GameRequest) -> Result<Replayed, ViewErr
     visit::<C, _, _>(request, Replay(&request.moves))
 }
 
-/// Plays the request's moves from `start` (stopping at the first illegal one).
-fn replay<G: Rules>(start: G, moves: &[String]) -> (G, Option<MoveView>, Option<Rejected>) {
+/// Plays the request's moves from `start` (stopping at the first illegal one); the last move,
+/// the refused one, and the moves played since the last capture.
+fn replay<G: Rules>(
+    start: G,
+    moves: &[String],
+) -> (G, Option<MoveView>, Option<Rejected>, usize) {
     let mut pos = start;
     let mut last = None;
+    let mut quiet = 0;
     for (index, text) in moves.iter().enumerate() {
         match pos.parse_move(text) {
             Ok(mv) => {
                 let mut view = move_view(&pos, mv);
+                quiet = if view.capture { 0 } else { quiet + 1 };
                 let before = (index + 1 == moves.len()).then(|| pos.clone());
                 pos.play(mv);
                 if let Some(before) = before {
@@ -288,16 +297,17 @@ fn replay<G: Rules>(start: G, moves: &[String]) -> (G, Option<MoveView>, Option<
                         text: text.clone(),
                         reason: e.reason,
                     }),
+                    quiet,
                 )
             }
         }
     }
-    (pos, last, None)
+    (pos, last, None, quiet)
 }
 
 fn describe<G: Rules>(start: G, moves: &[String]) -> StateView {
     let def = G::definition();
-    let (pos, last, rejected) = replay(start, moves);
+    let (pos, last, rejected, quiet_plies) = replay(start, moves);
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
     let (status, winner) = match pos.status() {
@@ -322,6 +332,7 @@ fn describe<G: Rules>(start: G, moves: &[String]) -> StateView {
         check: !board.checked.is_empty(),
         checked: board.checked,
         ply: rejected.as_ref().map_or(moves.len(), |r| r.index),
+        quiet_plies,
         rejected,
     }
 }
@@ -365,7 +376,7 @@ fn ai_move<G: FullGame>(
     request: &GameRequest,
     stop: &AtomicBool,
 ) -> Result<AiMove, ViewError> {
-    let (pos, _, rejected) = replay(start, &request.moves);
+    let (pos, _, rejected, _) = replay(start, &request.moves);
     if let Some(r) = rejected {
         return Err(ViewError::rejected(r));
     }
@@ -424,7 +435,7 @@ fn analysis<G: FullGame>(
     request: &GameRequest,
     stop: &AtomicBool,
 ) -> Result<AnalysisView, ViewError> {
-    let (pos, _, rejected) = replay(start, &request.moves);
+    let (pos, _, rejected, _) = replay(start, &request.moves);
     if let Some(r) = rejected {
         return Err(ViewError::rejected(r));
     }
@@ -533,6 +544,33 @@ mod tests {
         assert_eq!(taken, [("b1", "BLUE")]);
         r.moves.pop();
         assert!(state(&r).unwrap().last.unwrap().captured.is_empty());
+    }
+
+    #[test]
+    fn the_moves_since_the_last_capture_are_counted_to_the_limit() {
+        // Duck Chess drawn after four quiet moves: the count reaches the limit with the end.
+        let mut duck = request("duck", &["a0-a1", "a9-a8", "a1-a0"]);
+        duck.options.insert("max_no_capture_round".into(), 4);
+        let s = state(&duck).unwrap();
+        assert_eq!((s.quiet_plies, s.status), (3, "ongoing"));
+        duck.moves.push("a8-a9".into());
+        let s = state(&duck).unwrap();
+        assert_eq!((s.quiet_plies, s.status), (4, "drawn"));
+        // Surakarta's limit, by the course's rule: three quiet moves of three end the game.
+        let mut sura = request("surakarta", &["A2-A3", "A5-A4"]);
+        sura.options.insert("max_no_capture_round".into(), 3);
+        assert_eq!(state(&sura).unwrap().quiet_plies, 2);
+        sura.moves.push("B2-B3".into());
+        let s = state(&sura).unwrap();
+        // Equal pieces: drawn.
+        assert_eq!((s.quiet_plies, s.status), (3, "drawn"));
+        // A capture starts the count again.
+        let mut rc = request("rc02", &["b1-b2", "c1-b1", "b4-b3"]);
+        rc.options.insert("size".into(), 4);
+        assert_eq!(state(&rc).unwrap().quiet_plies, 0);
+        rc.moves.pop();
+        assert_eq!(state(&rc).unwrap().quiet_plies, 2);
+        assert_eq!(state(&request("duck", &[])).unwrap().quiet_plies, 0);
     }
 
     #[test]
