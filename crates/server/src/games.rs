@@ -247,7 +247,8 @@ impl GameSettings {
         let mut options = Vec::new();
         for option in game.options {
             if let Some(value) = number(option.name) {
-                let value = u32::try_from(value).map_err(|_| format!("{} too large", option.name))?;
+                let value =
+                    u32::try_from(value).map_err(|_| format!("{} too large", option.name))?;
                 options.push((option.name, value));
             }
         }

@@ -271,7 +271,11 @@ async fn join_cluster(
     };
     let leases = Arc::new(PgLeases::connect(url, cluster.lease).await?);
     let joined = Cluster::join(cluster, hub, registry.clone(), leases, storage.clone()).await?;
-    tracing::info!("node {} joined the cluster at {}", cluster.node, cluster.nats);
+    tracing::info!(
+        "node {} joined the cluster at {}",
+        cluster.node,
+        cluster.nats
+    );
     Ok(Some(joined))
 }
 

@@ -3,78 +3,19 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_server::cluster::leases::{Leases, MemoryLeases};
+use arbiter_server::cluster::testing::TestNats;
 use arbiter_server::cluster::{Cluster, ClusterConfig};
 use arbiter_server::games::Registry;
 use arbiter_server::protocol::{END, MOVE, READY, RESIGN, STATE, WATCH};
 use common::{server, Client, TestServer};
 
-/// A nats-server on a free port, stopped when dropped.
-struct Nats {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Nats {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn nats_binary() -> String {
-    let found = ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists());
-    if let Some(path) = found {
-        return path.to_string();
-    }
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scripts/ensure-packages.sh"
-    );
-    let installed = Command::new("bash").args([script, "nats-server"]).status();
-    assert!(
-        installed.is_ok_and(|s| s.success()),
-        "nats-server is missing and {script} could not install it"
-    );
-    "/usr/sbin/nats-server".to_string()
-}
-
-async fn nats() -> Nats {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(nats_binary())
-        .args(["-a", "127.0.0.1", "-p", &port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("nats-server starts");
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    Nats {
-        child,
-        url: format!("nats://127.0.0.1:{port}"),
-    }
-}
-
-async fn node(nats: &Nats, name: &str, leases: Arc<dyn Leases>) -> (TestServer, Arc<Cluster>) {
+async fn node(nats: &TestNats, name: &str, leases: Arc<dyn Leases>) -> (TestServer, Arc<Cluster>) {
     let s = server().await;
-    let config = ClusterConfig::new(nats.url.clone(), name.into(), Duration::from_secs(3));
+    let config = ClusterConfig::new(nats.url(), name.into(), Duration::from_secs(3));
     let registry = Registry::of::<arbiter_ai::Standard>();
     let store = s.server.store.clone();
     let cluster = Cluster::join(&config, &s.server.hub, registry, leases, store)
@@ -85,7 +26,7 @@ async fn node(nats: &Nats, name: &str, leases: Arc<dyn Leases>) -> (TestServer, 
 
 #[tokio::test]
 async fn players_on_two_nodes_and_a_spectator_on_a_third_connection_see_one_game() {
-    let nats = nats().await;
+    let nats = TestNats::start();
     let leases: Arc<dyn Leases> = Arc::new(MemoryLeases::new(Duration::from_secs(10)));
     let (a, _ca) = node(&nats, "a", leases.clone()).await;
     let (b, _cb) = node(&nats, "b", leases.clone()).await;

@@ -269,10 +269,7 @@ pub fn replayed<C: Catalogue>(request: &GameRequest) -> Result<Replayed, ViewErr
 
 /// Plays the request's moves from `start` (stopping at the first illegal one); the last move,
 /// the refused one, and the moves played since the last capture.
-fn replay<G: Rules>(
-    start: G,
-    moves: &[String],
-) -> (G, Option<MoveView>, Option<Rejected>, usize) {
+fn replay<G: Rules>(start: G, moves: &[String]) -> (G, Option<MoveView>, Option<Rejected>, usize) {
     let mut pos = start;
     let mut last = None;
     let mut quiet = 0;

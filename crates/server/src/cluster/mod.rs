@@ -11,6 +11,7 @@
 //! `arbiter.alive` (every node's heartbeat).
 
 pub mod leases;
+pub mod testing;
 pub mod wire;
 
 mod attach;
@@ -26,8 +27,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::games::Registry;
-use crate::storage::{Fence, Storage};
 use crate::rooms::{ConnId, Elsewhere, Hub, Peer, RoomEvent};
+use crate::storage::{Fence, Storage};
 use leases::Leases;
 
 /// How a node joins a cluster.

@@ -11,10 +11,10 @@ use super::wire::{Command, ConnRef, Delivery};
 use super::{lock, node_subject, room_subject, Cluster, Owned};
 use crate::games::{GameSettings, Registry};
 use crate::protocol;
-use crate::rooms::RestoredGame;
-use crate::storage::LiveGame;
 use crate::rooms::outbox::{outbox, Inbox};
+use crate::rooms::RestoredGame;
 use crate::rooms::{next_conn_id, Peer};
+use crate::storage::LiveGame;
 
 /// Subscribers of a room's subject in this queue group share its commands: only one answers.
 const OWNERS: &str = "owner";
