@@ -8,10 +8,11 @@
 //! and keep the files small.
 //!
 //! [`generate`] makes a suite reproducibly: for each requested length it plays random legal
-//! plies from a seeded generator, skips positions already taken (by their full state) and any
-//! that ended, and keeps those whose value by the project's alpha-beta at a fixed depth (a
-//! fresh table for each, so the value does not depend on what was searched before) is within
-//! `max_eval` of level. The same arguments give the same file on any machine.
+//! plies from a seeded generator of its own, skips positions that length already has (by
+//! their full state) and any that ended, and keeps those whose value by the project's
+//! alpha-beta at a fixed depth (a fresh table for each, so the value does not depend on what
+//! was searched before) is within `max_eval` of level. The same arguments give the same file
+//! on any machine, and a smaller `count` gives a prefix of each length's openings.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -234,7 +235,6 @@ pub fn generate<G: FullGame>(
     config: &GenerateConfig,
     progress: &mut dyn FnMut(usize),
 ) -> Generated {
-    let mut seen: HashSet<String> = HashSet::new();
     let mut search = AlphaBeta::<G>::new(Default::default(), AlphaBetaConfig::default());
     let mut out = Generated {
         openings: Vec::new(),
@@ -244,6 +244,8 @@ pub fn generate<G: FullGame>(
     for (i, &plies) in config.plies.iter().enumerate() {
         let wanted = config.count / lengths + usize::from(i < config.count % lengths);
         let mut rng = SplitMix64::new(config.seed ^ (u64::from(plies) << 48));
+        // Per length, so the first openings of a length do not depend on the others' count.
+        let mut seen: HashSet<String> = HashSet::new();
         let (mut tried, mut kept) = (0, 0);
         for _ in 0..wanted.saturating_mul(config.tries_per_opening) {
             if kept == wanted {
@@ -320,5 +322,117 @@ impl Generated {
             let _ = writeln!(out, "{}", moves.join(" "));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use arbiter_core::{Game, Rules};
+    use arbiter_surakarta::Position;
+
+    use super::*;
+
+    fn surakarta(size: u64) -> Position {
+        let def = <Position as Rules>::definition();
+        Position::start(&def.options_from([("size", size)]).unwrap())
+    }
+
+    #[test]
+    fn a_suite_parses_and_plays_out() {
+        let text =
+            "#! game=surakarta size=6\n# a comment\n\nA2-A3 F5-F4\n  B2-B3   E5-E4 B3-B4 E4-E3 \n";
+        let suite = OpeningSuite::parse(text).unwrap();
+        assert_eq!(suite.game.as_deref(), Some("surakarta"));
+        assert_eq!(suite.size, Some(6));
+        assert_eq!(suite.lines.len(), 2);
+        assert_eq!(suite.lines[1].0, 5);
+        assert_eq!(suite.lengths(), vec![(2, 1), (4, 1)]);
+        let positions = suite.positions(&surakarta(6)).unwrap();
+        assert_eq!(positions[1].0.ply(), 4);
+        assert_eq!(suite.clone().with_plies(&[4]).lines.len(), 1);
+        assert!(suite.clone().with_plies(&[6]).lines.is_empty());
+        assert_eq!(suite.clone().with_plies(&[]).lines.len(), 2);
+    }
+
+    #[test]
+    fn bad_suites_are_refused_with_their_line() {
+        let start = surakarta(6);
+        let illegal = OpeningSuite::parse("A2-A3 F5-F4\nA2-A3 A3-A4\n").unwrap();
+        let err = illegal.positions(&start).unwrap_err().to_string();
+        assert!(err.starts_with("line 2: move 2 `A3-A4`"), "{err}");
+        let other_size = OpeningSuite::parse("#! game=surakarta size=8\nA2-A3\n").unwrap();
+        let err = other_size.positions(&start).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "the suite is for surakarta size 8, not surakarta size 6"
+        );
+        let other_game = OpeningSuite::parse("#! game=duck\na3-a4\n").unwrap();
+        assert!(other_game.positions(&start).is_err());
+        assert!(OpeningSuite::parse("#! colour=red\n").is_err());
+        assert!(OpeningSuite::parse("# nothing\n")
+            .unwrap()
+            .positions(&start)
+            .is_err());
+    }
+
+    #[test]
+    fn the_order_is_a_seeded_shuffle() {
+        let a = seeded_order(1000, 7);
+        let mut sorted = a.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..1000).collect::<Vec<_>>());
+        assert_eq!(a, seeded_order(1000, 7));
+        assert_ne!(a, seeded_order(1000, 8));
+        assert_ne!(a, sorted);
+        // Fixed by this code alone: the first numbers of SplitMix64 from 0.
+        let mut rng = SplitMix64::new(0);
+        assert_eq!(rng.next_u64(), 0xE220_A839_7B1D_CDAF);
+    }
+
+    #[test]
+    fn generation_is_reproducible_and_level() {
+        let start = surakarta(6);
+        let config = GenerateConfig {
+            plies: vec![2, 4],
+            count: 12,
+            seed: 3,
+            depth: 3,
+            max_eval: 40,
+            tries_per_opening: 50,
+        };
+        let first = generate(&start, &config, &mut |_| {});
+        let again = generate(&start, &config, &mut |_| {});
+        let options = start.options();
+        assert_eq!(first.text(&options, "cmd"), again.text(&options, "cmd"));
+        assert_eq!(first.openings.len(), 12);
+        assert!(first.openings.iter().all(|(_, v)| v.abs() <= 40));
+        // A smaller count keeps a prefix of each length's openings.
+        let fewer = generate(
+            &start,
+            &GenerateConfig {
+                count: 4,
+                ..config.clone()
+            },
+            &mut |_| {},
+        );
+        let of_length = |g: &Generated, n: usize| -> Vec<Vec<String>> {
+            g.openings
+                .iter()
+                .filter(|(m, _)| m.len() == n)
+                .map(|(m, _)| m.clone())
+                .collect()
+        };
+        for n in [2, 4] {
+            assert_eq!(of_length(&fewer, n)[..], of_length(&first, n)[..2]);
+        }
+        // The file reads back as the same openings, for the same game.
+        let suite = OpeningSuite::parse(&first.text(&options, "cmd")).unwrap();
+        assert_eq!(suite.lines.len(), 12);
+        assert_eq!(suite.positions(&start).unwrap().len(), 12);
+        let other = GenerateConfig { seed: 4, ..config };
+        assert_ne!(
+            generate(&start, &other, &mut |_| {}).openings,
+            first.openings
+        );
     }
 }
