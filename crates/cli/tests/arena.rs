@@ -419,7 +419,13 @@ fn a_suite_is_played_in_pairs_and_counted_by_pairs() {
     assert_eq!(counts.iter().sum::<u64>(), 3, "{penta}");
     assert_eq!(penta["pairs"], 3);
     assert_eq!(penta["unpaired"], 1);
-    // Both games of a pair start with the same 4-ply line of the suite, colours swapped.
+    check_pairs_share_suite_lines(&dir, &suite);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Games 1 and 2, 3 and 4, 5 and 6 of `ab` against `rnd` in `dir` each start with the same
+/// 4-ply line of `suite`, colours swapped.
+fn check_pairs_share_suite_lines(dir: &std::path::Path, suite: &str) {
     let openings: Vec<&str> = suite.lines().filter(|l| !l.starts_with('#')).collect();
     let record = |n: usize| {
         let name = format!(
@@ -437,7 +443,6 @@ fn a_suite_is_played_in_pairs_and_counted_by_pairs() {
         );
         assert!(openings.contains(&line.join(" ").as_str()), "{line:?}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
