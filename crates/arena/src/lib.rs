@@ -270,7 +270,8 @@ fn pentanomial_line(p: &PentanomialTotals) -> String {
         let _ = write!(line, ", Elo {elo}, LOS {:.1}%", 100.0 * p.los);
     }
     if p.unpaired > 0 {
-        let _ = write!(line, "; {} games unpaired", p.unpaired);
+        let games = if p.unpaired == 1 { "game" } else { "games" };
+        let _ = write!(line, "; {} {games} unpaired", p.unpaired);
     }
     line
 }

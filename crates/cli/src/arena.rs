@@ -48,7 +48,8 @@ pub struct ArenaArgs {
     /// Write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Stop a two-player match early once an SPRT between these Elo differences decides.
+    /// Stop a two-player match early once an SPRT between these Elo differences decides
+    /// (counted by pairs of games on one opening: the pentanomial GSPRT).
     #[arg(long, value_name = "ELO0,ELO1")]
     sprt: Option<String>,
     /// Adjudicate games that reach this many plies as draws (default: the game's own cap).

@@ -402,7 +402,7 @@ fn a_suite_is_played_in_pairs_and_counted_by_pairs() {
     );
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("  pairs: 3 (LL "), "{table}");
-    assert!(table.contains("; 1 games unpaired"), "{table}");
+    assert!(table.contains("; 1 game unpaired"), "{table}");
     assert!(
         table.contains("SPRT: no decision after 7 games, 3 pairs (pentanomial LLR"),
         "{table}"
