@@ -297,7 +297,8 @@ impl Results<'_, '_> {
         self.outcomes.push(outcome);
         let last = self.outcomes.last().expect("just pushed");
         (self.progress)(self.outcomes.len(), self.total, last);
-        if let (Some(sprt), 2) = (self.config.sprt, self.entrants.len()) {
+        // The first decision stands: games still running when it came do not change it.
+        if let (Some(sprt), 2, None) = (self.config.sprt, self.entrants.len(), &self.sprt_note) {
             let (pairs, _) = pentanomial_between(&self.outcomes, 0, 1);
             let llr = pairs.log_likelihood_ratio(sprt.elo0, sprt.elo1);
             if sprt.verdict_of_llr(llr) != SprtVerdict::Continue {
