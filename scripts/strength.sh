@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The standard strength matches of docs/strength.md, each an arena run with its table printed:
+# The strength matches of docs/strength.md, each an arena run with its table printed.
+#
+# Standard matches (without --grid):
 #   1. Duck Chess: alphabeta:ms=100 against Fairy-Stockfish at 100 ms a move (installs the
 #      Debian package `fairy-stockfish` when it is missing; the adapter and the P5380 variant
 #      definition come from ../shared/peers/fairy-stockfish);
@@ -9,20 +11,55 @@
 #   3. the levels: easy, medium and hard on Surakarta 6×6 and RC-02 6×6.
 # Usage: scripts/strength.sh [--games N] [--baseline PATH-TO-OLD-arbiter [--old-protocol]]
 #                            [--only duck|surakarta|rc02|levels]
+#
+# The grid (issue 31): one match per cell of opening length × quiet-move rule × games at once
+# × time a move × machine load × seed, every cell on the game's opening suite
+# (tests/data/openings), each opening played with both colours; a markdown table row per cell
+# (W-D-L, pentanomial counts, score, Elo ± from the pairs) is appended to --table as cells end.
+#   scripts/strength.sh --grid [--game duck|surakarta|rc02] [--games 40]
+#       [--a NAME=SPEC] [--b NAME=SPEC]           players (default: alphabeta against
+#                                                 Fairy-Stockfish for duck, mcts otherwise)
+#       [--plies 2,4,6,8] [--quiet default,off] [--concurrency 1,2] [--times 100,1000]
+#       [--load idle,busy] [--seeds 1,2,3] [--table FILE] [--arbiter BIN]
+# `busy` runs `yes > /dev/null` pinned to the last core (taskset) for the cell's duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-games=40
+games=""
 baseline=""
 only=""
 old_protocol=""
+grid=""
+grid_game="duck"
+a_player=""
+b_player=""
+plies_list="2,4,6,8"
+quiet_list="default,off"
+concurrency_list="1,2"
+times_list="100,1000"
+load_list="idle,busy"
+seeds_list="1,2,3"
+table=""
+arbiter=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --games) games="$2"; shift 2 ;;
     --baseline) baseline="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --old-protocol) old_protocol=1; shift ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --grid) grid=1; shift ;;
+    --game) grid_game="$2"; shift 2 ;;
+    --a) a_player="$2"; shift 2 ;;
+    --b) b_player="$2"; shift 2 ;;
+    --plies) plies_list="$2"; shift 2 ;;
+    --quiet) quiet_list="$2"; shift 2 ;;
+    --concurrency) concurrency_list="$2"; shift 2 ;;
+    --times) times_list="$2"; shift 2 ;;
+    --load) load_list="$2"; shift 2 ;;
+    --seeds) seeds_list="$2"; shift 2 ;;
+    --table) table="$2"; shift 2 ;;
+    --arbiter) arbiter="$2"; shift 2 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "strength.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -30,19 +67,127 @@ done
 peers="$(cd .. && pwd)/shared/peers/fairy-stockfish"
 out="target/strength"
 mkdir -p "$out"
-cargo build --release --locked
-arbiter=target/release/arbiter
+if [ -z "$arbiter" ]; then
+  cargo build --release --locked
+  arbiter=target/release/arbiter
+fi
 
 wanted() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
-if wanted duck; then
-  if [ ! -x /usr/games/fairy-stockfish ]; then
-    echo "installing fairy-stockfish …"
-    if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fairy-stockfish > /dev/null
-  fi
+# Installs Debian packages that are missing (as root, or through sudo).
+apt_install() {
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  echo "installing $* …"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" > /dev/null
+}
+
+need_fairy_stockfish() {
+  [ -x /usr/games/fairy-stockfish ] || apt_install fairy-stockfish
   [ -x "$peers/adapter" ] || { echo "no adapter at $peers/adapter" >&2; exit 2; }
+}
+
+# ---------------------------------------------------------------------------------------- grid
+busy_pid=""
+stop_busy() {
+  if [ -n "$busy_pid" ]; then
+    kill "$busy_pid" 2> /dev/null || true
+    wait "$busy_pid" 2> /dev/null || true
+    busy_pid=""
+  fi
+}
+trap stop_busy EXIT
+
+start_busy() {
+  local core
+  core=$(( $(nproc) - 1 ))
+  if command -v taskset > /dev/null; then
+    taskset -c "$core" yes > /dev/null &
+  else
+    yes > /dev/null &
+  fi
+  busy_pid=$!
+}
+
+# One markdown row from an arena --json file: the first pair, from the first player's side.
+grid_row() {
+  local json="$1" conditions="$2"
+  jq -r --arg cond "$conditions" '
+    .pairs[0] as $p | $p.pentanomial as $q
+    | ($p.wins + $p.draws + $p.losses) as $n
+    | (if $n > 0 then (100 * ($p.wins + 0.5 * $p.draws) / $n) else 50 end) as $score
+    | (if $q.elo == null then (if $score > 50 then "+inf" else "-inf" end)
+       else ((if $q.elo >= 0 then "+" else "" end) + ($q.elo | round | tostring)
+             + " ± " + ($q.elo_error | round | tostring)) end) as $elo
+    | "| \($cond) | \($n) | \($p.wins)-\($p.draws)-\($p.losses) | "
+      + ($q.counts | map(tostring) | join("-"))
+      + " | \($score * 10 | round / 10)% | \($elo) |"' "$json"
+}
+
+run_grid() {
+  command -v jq > /dev/null || apt_install jq
+  local suite="tests/data/openings/$grid_game.txt" size_args=()
+  case "$grid_game" in
+    duck) ;;
+    surakarta|rc02) size_args=(--size 6); suite="tests/data/openings/$grid_game-6.txt" ;;
+    *) echo "--game must be duck, surakarta or rc02" >&2; exit 2 ;;
+  esac
+  [ -f "$suite" ] || { echo "no opening suite $suite" >&2; exit 2; }
+  if [ -z "$a_player" ]; then a_player="ab=alphabeta"; fi
+  if [ -z "$b_player" ]; then
+    if [ "$grid_game" = duck ]; then
+      need_fairy_stockfish
+      b_player="fsf=cmd:$peers/adapter"
+    else
+      b_player="mc=mcts"
+    fi
+  fi
+  : "${games:=40}"
+  : "${table:=$out/grid-$grid_game.md}"
+  if [ ! -s "$table" ]; then
+    {
+      echo "$grid_game: ${a_player%%=*} (\`${a_player#*=}\`) against ${b_player%%=*} (\`${b_player#*=}\`), W-D-L and pentanomial (LL-LD-DD/WL-WD-WW) for the first; Elo ± from the pairs"
+      echo
+      echo "| plies | quiet-move rule | at once | ms a move | load | seed | games | W-D-L | pentanomial | score | Elo |"
+      echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    } > "$table"
+  fi
+  local plies quiet conc ms load seed
+  for seed in ${seeds_list//,/ }; do
+  for ms in ${times_list//,/ }; do
+  for load in ${load_list//,/ }; do
+  for conc in ${concurrency_list//,/ }; do
+  for quiet in ${quiet_list//,/ }; do
+  for plies in ${plies_list//,/ }; do
+    local rule_args=() cell="$out/grid-$grid_game-p$plies-q$quiet-c$conc-t$ms-$load-s$seed"
+    case "$quiet" in
+      default) ;;
+      # Surakarta's rule cannot be 0: a limit no game reaches turns it off.
+      off) if [ "$grid_game" = surakarta ]; then rule_args=(--max-no-capture-round 1000000)
+           else rule_args=(--max-no-capture-round 0); fi ;;
+      *) echo "--quiet takes default and off" >&2; exit 2 ;;
+    esac
+    echo "== $grid_game: $plies plies, quiet rule $quiet, $conc at once, $ms ms, $load, seed $seed"
+    [ "$load" = busy ] && start_busy
+    "$arbiter" arena "$grid_game" "${size_args[@]}" "${rule_args[@]}" \
+      --player "$a_player" --player "$b_player" --games "$games" --time-per-move "$ms" \
+      --concurrency "$conc" --suite "$suite" --openings "$plies" --seed "$seed" \
+      --out "$cell" --json "$cell.json"
+    stop_busy
+    grid_row "$cell.json" "$plies | $quiet | $conc | $ms | $load | $seed" >> "$table"
+  done; done; done; done; done; done
+  echo "grid table in $table"
+}
+
+if [ -n "$grid" ]; then
+  run_grid
+  exit 0
+fi
+
+# ------------------------------------------------------------------------- standard matches
+: "${games:=40}"
+if wanted duck; then
+  need_fairy_stockfish
   echo "== Duck Chess: alphabeta:ms=100 vs Fairy-Stockfish 100 ms, $games games"
   # P5380 has no quiet-move draw, and Fairy-Stockfish's variant knows none.
   "$arbiter" arena duck --max-no-capture-round 0 --player ab=alphabeta:ms=100 \

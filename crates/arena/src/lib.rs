@@ -1,13 +1,17 @@
 //! Matches and tournaments: arbiter's players and outside engines play each other.
 //!
 //! Every pair of entrants plays `games` games (a round robin; with two entrants, a gauntlet):
-//! each opening — a few random plies from the start — is played twice with the colours
-//! swapped. Games run `concurrency` at a time; an outside engine that crashes, hangs past its
-//! time or plays an illegal move loses that game and the arena records why. A game longer than
+//! each opening — a few random plies from the start, or a line of an [`openings`] suite in a
+//! seeded order — is played twice with the colours swapped, and the two games are a pair.
+//! Games run `concurrency` at a time; an outside engine that crashes, hangs past its time or
+//! plays an illegal move loses that game and the arena records why. A game longer than
 //! `max_plies` is adjudicated a draw. [`stats`] turns the results into scores, Elo differences
-//! with their 95% intervals, the likelihood of superiority, and an optional SPRT.
+//! with their 95% intervals and the likelihood of superiority; [`pentanomial`] does the same
+//! from the pairs, whose SPRT decides `--sprt`.
 
 mod contestant;
+pub mod openings;
+pub mod pentanomial;
 pub mod stats;
 mod tournament;
 
@@ -22,6 +26,8 @@ use serde::Serialize;
 use thiserror::Error;
 
 pub use contestant::Forfeit;
+pub use openings::OpeningSuite;
+pub use pentanomial::Pentanomial;
 pub use stats::{Sprt, SprtVerdict, Tally};
 pub use tournament::run;
 
@@ -40,8 +46,11 @@ pub struct ArenaConfig {
     /// Thinking time for players whose spec sets no limit, and for outside engines.
     pub time_per_move: Duration,
     pub concurrency: usize,
-    /// Random plies played from the start to make each opening.
+    /// Random plies played from the start to make each opening (without a suite).
     pub opening_plies: u32,
+    /// Openings to play instead of random ones, in an order shuffled by `seed`; each is played
+    /// twice, once with each colour.
+    pub suite: Option<OpeningSuite>,
     pub seed: u64,
     /// Where each game's record is written.
     pub out_dir: Option<PathBuf>,
@@ -57,6 +66,7 @@ impl Default for ArenaConfig {
             time_per_move: Duration::from_millis(100),
             concurrency: 1,
             opening_plies: 4,
+            suite: None,
             seed: 1,
             out_dir: None,
             max_plies: None,
@@ -76,6 +86,8 @@ pub enum ArenaError {
     Spec(#[from] arbiter_ai::SpecError),
     #[error("engine `{name}` cannot play: {why}")]
     Engine { name: String, why: String },
+    #[error("opening suite: {0}")]
+    Suite(#[from] openings::SuiteError),
     #[error("cannot write game records to {path}: {error}")]
     Records {
         path: PathBuf,
@@ -87,6 +99,8 @@ pub enum ArenaError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct GameOutcome {
     pub index: usize,
+    /// The opening's number in the schedule: the two games of a pair share it.
+    pub opening: usize,
     /// Entrant indices of the first and second player (red/black first).
     pub first: usize,
     pub second: usize,
@@ -130,6 +144,36 @@ pub struct PairTotals {
     /// Likelihood of superiority of `a`: the chance, from the decisive games, that `a` is the
     /// stronger (0.5 with none).
     pub los: f64,
+    /// The same pair counted by pairs of games on one opening.
+    pub pentanomial: PentanomialTotals,
+}
+
+/// A pair of entrants' results counted by pairs of games (see [`Pentanomial`]), from `a`'s side.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PentanomialTotals {
+    /// Pairs that scored 0, ½, 1, 1½ and 2 points for `a`: `[LL, LD, DD+WL, WD, WW]`.
+    pub counts: [u32; 5],
+    pub pairs: u32,
+    /// Games not in a complete pair (an odd `--games`, or a pair cut short by the SPRT).
+    pub unpaired: u32,
+    /// The Elo difference from the pairs' mean score; `null` at 0% or 100%.
+    pub elo: Option<f64>,
+    /// Half the width of its 95% interval from the pentanomial variance; `null` with it.
+    pub elo_error: Option<f64>,
+    pub los: f64,
+}
+
+impl PentanomialTotals {
+    pub fn new(p: &Pentanomial, unpaired: u32) -> PentanomialTotals {
+        PentanomialTotals {
+            counts: p.counts,
+            pairs: p.pairs(),
+            unpaired,
+            elo: p.finite_elo(),
+            elo_error: p.finite_elo().map(|_| p.elo_error()),
+            los: p.likelihood_of_superiority(),
+        }
+    }
 }
 
 /// Everything a tournament produced.
@@ -187,11 +231,7 @@ impl Report {
                 draws: pair.draws,
                 losses: pair.losses,
             };
-            let elo = match (pair.elo, pair.elo_error) {
-                (None, _) => format!("{}inf", if pair.wins > pair.losses { "+" } else { "-" }),
-                (Some(elo), Some(error)) if error < 1500.0 => format!("{elo:+.0} ± {error:.0}"),
-                (Some(elo), _) => format!("{elo:+.0}"),
-            };
+            let elo = elo_text(pair.elo, pair.elo_error, tally.score() > 0.5);
             let _ = writeln!(
                 out,
                 "{} vs {}: {games} games, +{} ={} -{} ({:.1}%), Elo {elo}, LOS {:.1}%",
@@ -203,12 +243,37 @@ impl Report {
                 100.0 * tally.score(),
                 100.0 * pair.los
             );
+            let _ = writeln!(out, "  {}", pentanomial_line(&pair.pentanomial));
         }
         if let Some(sprt) = &self.sprt {
             let _ = writeln!(out, "SPRT: {sprt}");
         }
         out
     }
+}
+
+/// `+35 ± 40`, `+inf` or `-inf` (a score of 100% or 0%), `+1200` (no useful interval).
+fn elo_text(elo: Option<f64>, error: Option<f64>, ahead: bool) -> String {
+    match (elo, error) {
+        (None, _) => format!("{}inf", if ahead { "+" } else { "-" }),
+        (Some(elo), Some(error)) if error < 1500.0 => format!("{elo:+.0} ± {error:.0}"),
+        (Some(elo), _) => format!("{elo:+.0}"),
+    }
+}
+
+/// `pairs: 20 (LL 1, LD 2, DD/WL 10, WD 5, WW 2), Elo +35 ± 40, LOS 95.0%`.
+fn pentanomial_line(p: &PentanomialTotals) -> String {
+    let counts = Pentanomial { counts: p.counts };
+    let mut line = format!("pairs: {} ({})", p.pairs, counts.text());
+    if p.pairs > 0 {
+        let elo = elo_text(p.elo, p.elo_error, counts.score() > 0.5);
+        let _ = write!(line, ", Elo {elo}, LOS {:.1}%", 100.0 * p.los);
+    }
+    if p.unpaired > 0 {
+        let games = if p.unpaired == 1 { "game" } else { "games" };
+        let _ = write!(line, "; {} {games} unpaired", p.unpaired);
+    }
+    line
 }
 
 /// A game's record in the course's notation: the moves, then the end letter (`C#`, `S#`, …;

@@ -101,8 +101,30 @@ impl Tally {
         let variance =
             (self.variance() * n + 0.5 * (1.0 - p).powi(2) + 0.5 * p.powi(2)) / (n + 1.0);
         let (s0, s1) = (score_of_elo(elo0), score_of_elo(elo1));
-        self.games() as f64 * (s1 - s0) * (2.0 * self.score() - s0 - s1) / (2.0 * variance)
+        gsprt_llr(n, p, variance, s0, s1)
     }
+}
+
+/// The log-likelihood ratio of "the mean score is `s1`" against "it is `s0`" after `n`
+/// independent samples whose mean is `mean` and variance `variance` (the generalised SPRT's
+/// normal approximation, as fishtest computes it).
+///
+/// Each sample `x_j` (a game's score, or a pair's mean score) is taken as normal with the
+/// observed variance `σ²` under both hypotheses, so its log-likelihood ratio is
+/// `((x_j − s0)² − (x_j − s1)²) / (2σ²)`. Summed over the samples the squares of `x_j` cancel:
+///
+/// ```text
+/// LLR = n · ((x̄ − s0)² − (x̄ − s1)²) / (2σ²) = n · (s1 − s0) · (2x̄ − s0 − s1) / (2σ²)
+/// ```
+///
+/// It grows with `n` when `x̄` lies nearer `s1` than `s0` and falls otherwise; a smaller
+/// variance (for paired games, the correlation between the two games of a pair removed from
+/// it) makes every sample count for more. Zero when the variance is zero.
+pub fn gsprt_llr(n: f64, mean: f64, variance: f64, s0: f64, s1: f64) -> f64 {
+    if variance <= 0.0 || n <= 0.0 {
+        return 0.0;
+    }
+    n * ((mean - s0).powi(2) - (mean - s1).powi(2)) / (2.0 * variance)
 }
 
 /// A sequential probability ratio test between two Elo hypotheses, at 5% error rates.
@@ -135,7 +157,11 @@ impl Sprt {
     }
 
     pub fn verdict(&self, tally: &Tally) -> SprtVerdict {
-        let llr = tally.log_likelihood_ratio(self.elo0, self.elo1);
+        self.verdict_of_llr(tally.log_likelihood_ratio(self.elo0, self.elo1))
+    }
+
+    /// What a log-likelihood ratio (of [`Tally`] or of [`crate::Pentanomial`]) decides.
+    pub fn verdict_of_llr(&self, llr: f64) -> SprtVerdict {
         let (lower, upper) = Self::bounds();
         if llr >= upper {
             SprtVerdict::AcceptH1

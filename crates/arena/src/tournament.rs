@@ -13,9 +13,11 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::contestant::{Contestant, External, Internal};
+use crate::openings::seeded_order;
+use crate::pentanomial::between as pentanomial_between;
 use crate::{
     record_text, ArenaConfig, ArenaError, Ending, Entrant, Forfeit, GameOutcome, PairTotals,
-    PlayerTotals, Report, Sprt, SprtVerdict, Tally,
+    PentanomialTotals, PlayerTotals, Report, Sprt, SprtVerdict, Tally,
 };
 
 struct Job {
@@ -23,6 +25,38 @@ struct Job {
     first: usize,
     second: usize,
     opening: usize,
+}
+
+/// Where each game's opening comes from.
+enum Openings<G> {
+    /// This many random plies, from a seed for each opening.
+    Random(u32),
+    /// A suite's openings played out, in the seeded order; used again from the first when the
+    /// schedule needs more.
+    Suite(Vec<(G, Vec<String>)>),
+}
+
+impl<G: FullGame> Openings<G> {
+    fn new(start: &G, config: &ArenaConfig) -> Result<Openings<G>, ArenaError> {
+        let Some(suite) = &config.suite else {
+            return Ok(Openings::Random(config.opening_plies));
+        };
+        let mut positions: Vec<Option<(G, Vec<String>)>> =
+            suite.positions(start)?.into_iter().map(Some).collect();
+        let order = seeded_order(positions.len(), config.seed);
+        let ordered = order.iter().filter_map(|&i| positions[i].take()).collect();
+        Ok(Openings::Suite(ordered))
+    }
+
+    /// The position after opening number `n` of the schedule, and its moves.
+    fn get(&self, start: &G, seed: u64, n: usize) -> (G, Vec<String>) {
+        match self {
+            Openings::Random(plies) => {
+                opening(start, *plies, seed.wrapping_mul(31).wrapping_add(n as u64))
+            }
+            Openings::Suite(lines) => lines[n % lines.len()].clone(),
+        }
+    }
 }
 
 /// A random opening: `plies` random moves from `start` that do not end the game.
@@ -143,6 +177,7 @@ pub fn run<G: FullGame>(
             error,
         })?;
     }
+    let openings = Openings::new(start, config)?;
     let jobs = schedule(entrants.len(), config.games as usize);
     let next = AtomicUsize::new(0);
     let halt = AtomicBool::new(false);
@@ -161,14 +196,14 @@ pub fn run<G: FullGame>(
     std::thread::scope(|scope| {
         for _ in 0..config.concurrency.max(1) {
             let tx = tx.clone();
-            let (jobs, next, halt) = (&jobs, &next, &halt);
+            let (jobs, next, halt, openings) = (&jobs, &next, &halt, &openings);
             scope.spawn(move || loop {
                 if halt.load(Ordering::Relaxed) {
                     break;
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
-                let outcome = run_job(start, entrants, config, job, max_plies);
+                let outcome = run_job(start, entrants, config, openings, job, max_plies);
                 if tx.send(outcome).is_err() {
                     break;
                 }
@@ -262,9 +297,12 @@ impl Results<'_, '_> {
         self.outcomes.push(outcome);
         let last = self.outcomes.last().expect("just pushed");
         (self.progress)(self.outcomes.len(), self.total, last);
-        if let (Some(sprt), 2) = (self.config.sprt, self.entrants.len()) {
-            if let Some(note) = sprt_decision(sprt, &tally_between(&self.outcomes, 0, 1)) {
-                self.sprt_note = Some(note);
+        // The first decision stands: games still running when it came do not change it.
+        if let (Some(sprt), 2, None) = (self.config.sprt, self.entrants.len(), &self.sprt_note) {
+            let (pairs, _) = pentanomial_between(&self.outcomes, 0, 1);
+            let llr = pairs.log_likelihood_ratio(sprt.elo0, sprt.elo1);
+            if sprt.verdict_of_llr(llr) != SprtVerdict::Continue {
+                self.sprt_note = Some(sprt_note(sprt, llr, self.outcomes.len(), pairs.pairs()));
                 self.halt.store(true, Ordering::Relaxed);
             }
         }
@@ -280,31 +318,32 @@ impl Results<'_, '_> {
         }
         let mut outcomes = self.outcomes;
         outcomes.sort_by_key(|o| o.index);
-        Ok((outcomes, self.sprt_note))
+        let undecided = match (self.config.sprt, self.entrants.len()) {
+            (Some(sprt), 2) if self.sprt_note.is_none() => {
+                let (pairs, _) = pentanomial_between(&outcomes, 0, 1);
+                let llr = pairs.log_likelihood_ratio(sprt.elo0, sprt.elo1);
+                Some(sprt_note(sprt, llr, outcomes.len(), pairs.pairs()))
+            }
+            _ => None,
+        };
+        Ok((outcomes, self.sprt_note.or(undecided)))
     }
 }
 
-/// What the SPRT decided on `tally`, if it did.
-fn sprt_decision(sprt: Sprt, tally: &Tally) -> Option<String> {
-    let verdict = sprt.verdict(tally);
-    if verdict == SprtVerdict::Continue {
-        return None;
-    }
+/// The SPRT's state in words: decided or not, after how many games and pairs, with the
+/// pentanomial log-likelihood ratio and its bounds.
+fn sprt_note(sprt: Sprt, llr: f64, games: usize, pairs: u32) -> String {
     let (lower, upper) = Sprt::bounds();
-    Some(format!(
-        "{} after {} games (LLR {:.2}, bounds {:.2}..{:.2}, H0 Elo {}, H1 Elo {})",
-        if verdict == SprtVerdict::AcceptH1 {
-            "H1 accepted"
-        } else {
-            "H0 accepted"
-        },
-        tally.games(),
-        tally.log_likelihood_ratio(sprt.elo0, sprt.elo1),
-        lower,
-        upper,
-        sprt.elo0,
-        sprt.elo1
-    ))
+    let verdict = match sprt.verdict_of_llr(llr) {
+        SprtVerdict::AcceptH1 => "H1 accepted",
+        SprtVerdict::AcceptH0 => "H0 accepted",
+        SprtVerdict::Continue => "no decision",
+    };
+    format!(
+        "{verdict} after {games} games, {pairs} pairs (pentanomial LLR {llr:.2}, bounds \
+         {lower:.2}..{upper:.2}, H0 Elo {}, H1 Elo {})",
+        sprt.elo0, sprt.elo1
+    )
 }
 
 /// `games.tsv`: one line for each game with its record file.
@@ -363,17 +402,11 @@ fn run_job<G: FullGame>(
     start: &G,
     entrants: &[Entrant],
     config: &ArenaConfig,
+    openings: &Openings<G>,
     job: &Job,
     max_plies: u32,
 ) -> GameOutcome {
-    let (from, opening_moves) = opening(
-        start,
-        config.opening_plies,
-        config
-            .seed
-            .wrapping_mul(31)
-            .wrapping_add(job.opening as u64),
-    );
+    let (from, opening_moves) = openings.get(start, config.seed, job.opening);
     let game_seed = config.seed ^ (job.index as u64).wrapping_mul(0x2545_F491_4F6C_DD1D);
     let make = |entrant: usize, salt: u64| {
         contestant(start, &entrants[entrant].spec, config, game_seed ^ salt)
@@ -420,6 +453,7 @@ fn game_outcome(job: &Job, first_side: Side, ending: Ending, moves: Vec<String>)
     };
     GameOutcome {
         index: job.index,
+        opening: job.opening,
         first: job.first,
         second: job.second,
         winner,
@@ -479,6 +513,7 @@ fn build_report<G: FullGame>(
     for a in 0..entrants.len() {
         for b in a + 1..entrants.len() {
             let t = tally_between(&outcomes, a, b);
+            let (pentanomial, unpaired) = pentanomial_between(&outcomes, a, b);
             pairs.push(PairTotals {
                 a: entrants[a].name.clone(),
                 b: entrants[b].name.clone(),
@@ -488,6 +523,7 @@ fn build_report<G: FullGame>(
                 elo: t.finite_elo(),
                 elo_error: t.finite_elo().map(|_| t.elo_error()),
                 los: t.likelihood_of_superiority(),
+                pentanomial: PentanomialTotals::new(&pentanomial, unpaired),
             });
         }
     }

@@ -61,6 +61,9 @@ enum Command {
     Engine,
     /// Play a tournament between players or outside engines and report Elo differences.
     Arena(arena::ArenaArgs),
+    /// Make a balanced opening suite for `arena --suite`: random openings of the given
+    /// lengths, each kept when a fixed-depth search finds it roughly level (reproducible).
+    Openings(arena::OpeningsArgs),
     /// Fit the evaluation's weights to the results of arena games (Texel tuning) and print
     /// them as a player spec to check in the arena.
     Tune(tune::TuneArgs),
@@ -183,6 +186,7 @@ fn run<C: Catalogue>(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Arena(args) => arena::run::<C>(args),
+        Command::Openings(args) => arena::openings_command::<C>(args),
         Command::Tune(args) => tune::run::<C>(args),
         Command::Serve(args) => net::serve::<C>(*args),
         Command::Connect(args) => net::connect_command::<C>(args),

@@ -351,3 +351,138 @@ fn a_one_sided_pair_has_no_finite_elo() {
     assert!(pair["los"].as_f64().unwrap() > 0.9, "{pair}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `arbiter openings` with a shallow search: the same arguments write the same suite.
+fn small_suite() -> String {
+    let args = [
+        "openings",
+        "surakarta",
+        "--plies",
+        "2,4",
+        "--count",
+        "8",
+        "--seed",
+        "2",
+        "--depth",
+        "2",
+    ];
+    let first = arbiter(&args, b"");
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert_eq!(first.stdout, arbiter(&args, b"").stdout);
+    String::from_utf8(first.stdout).unwrap()
+}
+
+#[test]
+fn a_suite_is_played_in_pairs_and_counted_by_pairs() {
+    let suite = small_suite();
+    assert!(suite.starts_with("#! game=surakarta size=6\n"), "{suite}");
+    assert!(suite.contains("made by: arbiter openings surakarta --size 6 --plies 2,4 --count 8"));
+    let dir = temp_dir("suite");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("suite.txt");
+    std::fs::write(&file, &suite).unwrap();
+    let json = dir.join("result.json");
+    #[rustfmt::skip]
+    let out = arbiter(
+        &[
+            "arena", "surakarta", "--player", "ab=alphabeta:depth=2", "--player", "rnd=random",
+            "--games", "7", "--suite", file.to_str().unwrap(), "--openings", "4",
+            "--sprt", "0,50", "--out", dir.to_str().unwrap(), "--json", json.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("  pairs: 3 (LL "), "{table}");
+    assert!(table.contains("; 1 game unpaired"), "{table}");
+    assert!(
+        table.contains("SPRT: no decision after 7 games, 3 pairs (pentanomial LLR"),
+        "{table}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let penta = &report["pairs"][0]["pentanomial"];
+    let counts: Vec<u64> = penta["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    assert_eq!(counts.iter().sum::<u64>(), 3, "{penta}");
+    assert_eq!(penta["pairs"], 3);
+    assert_eq!(penta["unpaired"], 1);
+    check_pairs_share_suite_lines(&dir, &suite);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Games 1 and 2, 3 and 4, 5 and 6 of `ab` against `rnd` in `dir` each start with the same
+/// 4-ply line of `suite`, colours swapped.
+fn check_pairs_share_suite_lines(dir: &std::path::Path, suite: &str) {
+    let openings: Vec<&str> = suite.lines().filter(|l| !l.starts_with('#')).collect();
+    let record = |n: usize| {
+        let name = format!(
+            "game-000{n}-{}.txt",
+            if n % 2 == 1 { "ab-vs-rnd" } else { "rnd-vs-ab" }
+        );
+        std::fs::read_to_string(dir.join(name)).unwrap()
+    };
+    for pair in [1, 3, 5] {
+        let (a, b) = (record(pair), record(pair + 1));
+        let line: Vec<&str> = a.split_whitespace().take(4).collect();
+        assert_eq!(
+            line[..],
+            b.split_whitespace().take(4).collect::<Vec<_>>()[..]
+        );
+        assert!(openings.contains(&line.join(" ").as_str()), "{line:?}");
+    }
+}
+
+#[test]
+fn a_suite_with_an_illegal_line_is_refused_with_the_line() {
+    let dir = temp_dir("bad-suite");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("suite.txt");
+    std::fs::write(
+        &file,
+        "#! game=surakarta size=6\nA2-A3 F5-F4\nA2-A3 A3-A4\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "arena",
+            "surakarta",
+            "--player",
+            "a=random",
+            "--player",
+            "b=random",
+        ];
+        args.extend_from_slice(&["--suite", file.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        arbiter(&args, b"")
+    };
+    let out = run(&[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("opening suite: line 3: move 2 `A3-A4`"),
+        "{err}"
+    );
+    let out = run(&["--openings", "6"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no opening of 6 plies"), "{err}");
+    let out = run(&["--size", "8"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the suite is for surakarta size 6, not surakarta size 8"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
