@@ -45,16 +45,7 @@ async fn players_on_two_nodes_and_a_spectator_on_a_third_connection_see_one_game
         (rb.op, rb.data1.as_str(), rb.data2.as_str()),
         (READY, "alice", "WHITE")
     );
-    // Node b lists the room node a runs, once.
-    let (status, body) = common::http(b.server.http_addr, "GET", "/api/rooms", "", "").await;
-    assert_eq!(status, 200, "{body}");
-    let listed: serde_json::Value = serde_json::from_str(&body).unwrap();
-    let rooms = listed["rooms"].as_array().unwrap();
-    assert_eq!(rooms.len(), 1, "{body}");
-    assert_eq!(
-        (rooms[0]["room"].as_u64(), rooms[0]["status"].as_str()),
-        (Some(5), Some("playing"))
-    );
+    assert_lists_one_playing_room(&b, 5).await;
     let mut carol = Client::connect(&b).await;
     carol.send(WATCH, "5", "", "").await;
     assert_eq!(carol.recv().await.op, STATE);
@@ -78,7 +69,25 @@ async fn players_on_two_nodes_and_a_spectator_on_a_third_connection_see_one_game
     assert_eq!(alice.recv().await.op, END);
     assert_eq!(bob.recv().await.op, END);
     assert_eq!(carol.recv().await.op, END);
-    // The game is stored once, by the owner, with every move.
+    assert_stored_once_by(&a, &b).await;
+}
+
+/// Node `node` lists room `room`, run by another node, once.
+async fn assert_lists_one_playing_room(node: &TestServer, room: u64) {
+    let (status, body) = common::http(node.server.http_addr, "GET", "/api/rooms", "", "").await;
+    assert_eq!(status, 200, "{body}");
+    let listed: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let rooms = listed["rooms"].as_array().unwrap();
+    assert_eq!(rooms.len(), 1, "{body}");
+    assert_eq!(
+        (rooms[0]["room"].as_u64(), rooms[0]["status"].as_str()),
+        (Some(room), Some("playing"))
+    );
+}
+
+/// The game is stored once, by the owner `a` (each node has a store of its own here), with
+/// every move.
+async fn assert_stored_once_by(a: &TestServer, b: &TestServer) {
     let stored = a
         .server
         .store

@@ -13,6 +13,7 @@ use rand::Rng;
 
 use super::wire::{Command, WireEvent, WireRequest};
 use super::{lock, Cluster};
+use crate::games::Requested;
 use crate::protocol::{self, Message};
 use crate::rooms::{ConnId, Peer, RoomEvent};
 
@@ -34,7 +35,6 @@ impl Cluster {
     /// must travel: a course client's READY with its hidden token, a course client's closed
     /// socket as the LEAVE it means.
     pub(super) fn note_attachment(&self, conn: ConnId, room: u32, event: RoomEvent) -> RoomEvent {
-        let mut attached = lock(&self.attachments);
         match event {
             RoomEvent::Ready {
                 peer,
@@ -44,26 +44,9 @@ impl Cluster {
                 request,
                 token,
             } => {
-                // A READY sent again for a course client keeps its token hidden.
-                let hidden_token = token.is_none()
-                    || attached
-                        .get(&(conn, room))
-                        .is_some_and(|a| a.hidden_token && a.token() == token.as_deref());
-                let token = Some(token.unwrap_or_else(hidden_seat_token));
-                let wire = WireEvent::Ready {
-                    message: message.clone(),
-                    name: name.clone(),
-                    colour: colour.map(Side::index),
-                    request: WireRequest::of(&request),
-                    token: token.clone(),
-                };
-                let attachment = Attachment {
-                    event: wire,
-                    peer: peer.clone(),
-                    epoch: 0,
-                    hidden_token,
-                };
-                attached.insert((conn, room), attachment);
+                let token = Some(
+                    self.attach_seat(conn, room, &peer, &message, &name, colour, &request, token),
+                );
                 RoomEvent::Ready {
                     peer,
                     message,
@@ -74,30 +57,15 @@ impl Cluster {
                 }
             }
             RoomEvent::Watch { peer, message } => {
-                let wire = WireEvent::Watch {
-                    message: message.clone(),
-                };
-                let seat = attached.get(&(conn, room)).is_some_and(is_seat);
-                if !seat {
-                    let attachment = Attachment {
-                        event: wire,
-                        peer: peer.clone(),
-                        epoch: 0,
-                        hidden_token: false,
-                    };
-                    attached.insert((conn, room), attachment);
-                }
+                self.attach_watcher(conn, room, &peer, &message);
                 RoomEvent::Watch { peer, message }
             }
             RoomEvent::Leave { peer, message } => {
-                let gone = attached.remove(&(conn, room));
-                let message = message.or_else(|| gone.and_then(|a| left_socket(&a)));
-                if message.is_none() {
-                    attached.retain(|(c, _), _| *c != conn);
-                }
+                let message = self.detach(conn, room, message);
                 RoomEvent::Leave { peer, message }
             }
             RoomEvent::Unwatch { conn } => {
+                let mut attached = lock(&self.attachments);
                 if !attached.get(&(conn, room)).is_some_and(is_seat) {
                     attached.remove(&(conn, room));
                 }
@@ -105,6 +73,71 @@ impl Cluster {
             }
             other => other,
         }
+    }
+
+    /// A READY: remembered with its seat token (made here for a course client); the token.
+    #[allow(clippy::too_many_arguments)]
+    fn attach_seat(
+        &self,
+        conn: ConnId,
+        room: u32,
+        peer: &Peer,
+        message: &Message,
+        name: &str,
+        colour: Option<Side>,
+        request: &Requested,
+        token: Option<String>,
+    ) -> String {
+        let mut attached = lock(&self.attachments);
+        // A READY sent again for a course client keeps its token hidden.
+        let hidden_token = token.is_none()
+            || attached
+                .get(&(conn, room))
+                .is_some_and(|a| a.hidden_token && a.token() == token.as_deref());
+        let token = token.unwrap_or_else(hidden_seat_token);
+        let event = WireEvent::Ready {
+            message: message.clone(),
+            name: name.to_string(),
+            colour: colour.map(Side::index),
+            request: WireRequest::of(request),
+            token: Some(token.clone()),
+        };
+        let attachment = Attachment {
+            event,
+            peer: peer.clone(),
+            epoch: 0,
+            hidden_token,
+        };
+        attached.insert((conn, room), attachment);
+        token
+    }
+
+    /// A WATCH, unless the connection already plays in the room.
+    fn attach_watcher(&self, conn: ConnId, room: u32, peer: &Peer, message: &Message) {
+        let mut attached = lock(&self.attachments);
+        if attached.get(&(conn, room)).is_some_and(is_seat) {
+            return;
+        }
+        let attachment = Attachment {
+            event: WireEvent::Watch {
+                message: message.clone(),
+            },
+            peer: peer.clone(),
+            epoch: 0,
+            hidden_token: false,
+        };
+        attached.insert((conn, room), attachment);
+    }
+
+    /// A LEAVE (`None`: the connection closed): the attachment forgotten; the LEAVE to send.
+    fn detach(&self, conn: ConnId, room: u32, message: Option<Message>) -> Option<Message> {
+        let mut attached = lock(&self.attachments);
+        let gone = attached.remove(&(conn, room));
+        let message = message.or_else(|| gone.and_then(|a| left_socket(&a)));
+        if message.is_none() {
+            attached.retain(|(c, _), _| *c != conn);
+        }
+        message
     }
 
     /// The owner of `room` answered `conn`'s command with `epoch`: true when the connection

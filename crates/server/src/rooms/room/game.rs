@@ -129,19 +129,7 @@ impl Room {
         let (id, text) = (running.id, running.game.moves[ply - 1].clone());
         // Stored before anyone hears of it: a move the database refuses is never forwarded.
         if let Err(e) = self.store_move(id, ply, &text, verdict.reason).await {
-            tracing::error!("room {}: move {ply} of game {id} not stored: {e}", self.id);
-            if let Some(r) = self.running.as_mut() {
-                r.game.forget_last();
-            }
-            if matches!(e, StorageError::Fenced { .. }) {
-                // Another node runs this room now; its clients are attached there.
-                self.ctx.hub.abandon(self.id);
-                return;
-            }
-            // The database's own words stay in the log.
-            self.interrupt(&format!("the server could not store move {ply}"))
-                .await;
-            return;
+            return self.move_not_stored(id, ply, e).await;
         }
         // Before the move is forwarded, so the answer can never race the flag.
         self.mark_awaited();
@@ -172,6 +160,22 @@ impl Room {
                 running.deadline = Some(running.turn_deadline());
             }
         }
+    }
+
+    /// The store refused move `ply`: it never happened for anyone. A former owner's move
+    /// (fenced) drops the room, which runs on another node now; otherwise the game cannot go on.
+    async fn move_not_stored(&mut self, id: i64, ply: usize, e: StorageError) {
+        tracing::error!("room {}: move {ply} of game {id} not stored: {e}", self.id);
+        if let Some(r) = self.running.as_mut() {
+            r.game.forget_last();
+        }
+        if matches!(e, StorageError::Fenced { .. }) {
+            self.ctx.hub.abandon(self.id);
+            return;
+        }
+        // The database's own words stay in the log.
+        self.interrupt(&format!("the server could not store move {ply}"))
+            .await;
     }
 
     /// Stores a move, trying again a few times when the database is busy or failing.

@@ -190,17 +190,22 @@ impl Room {
         if peer.extension.load(AtomicOrdering::Relaxed) {
             let ready = ready_message(&settings, &opponent.unwrap_or_default(), side, self.id);
             self.send_to(&peer, ready);
-            let snapshot = self.snapshot();
-            self.send_to(&peer, snapshot);
-        }
-        if self.restored && peer.extension.load(AtomicOrdering::Relaxed) {
-            // The page says the game moved to another server and the pause cost no one time.
-            let m = Message::new(protocol::NOTICE, "restored", "", "");
-            self.send_to(&peer, m);
+            self.tell_the_game_so_far(&peer);
         }
         if was_away {
             let name = self.members[i].name.clone();
             self.notice("back", &name, 0);
+        }
+    }
+
+    /// A page that came back: the snapshot, and that the game moved to another server (the
+    /// pause cost no one time) if it did.
+    fn tell_the_game_so_far(&mut self, peer: &Peer) {
+        let snapshot = self.snapshot();
+        self.send_to(peer, snapshot);
+        if self.restored {
+            let m = Message::new(protocol::NOTICE, "restored", "", "");
+            self.send_to(peer, m);
         }
     }
 
