@@ -121,6 +121,9 @@ class NetworkView extends GameView {
       case OP.NOTICE:
         if (m.data1 === "away") this.opponentAway(m.data2, Number(m.data3));
         else if (m.data1 === "back") this.opponentBack(m.data2);
+        else if (m.data1 === "restored") {
+          this.note("The server running this game stopped; another one carries it on from the last stored move. The pause was charged to no one's clock.");
+        }
         return true;
       case OP.OFFER:
         this.offerMessage(m);
