@@ -6,7 +6,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -134,10 +133,11 @@ impl Cluster {
                 .request(room_subject(room), payload.clone().into())
                 .await
             {
-                Ok(answer) => match accepted_by(&answer.payload) {
-                    Some(epoch) => return Some(epoch),
-                    None => {}
-                },
+                Ok(answer) => {
+                    if let Some(epoch) = accepted_by(&answer.payload) {
+                        return Some(epoch);
+                    }
+                }
                 Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
                     if self.claim(room).await {
                         continue;
@@ -194,23 +194,13 @@ impl Cluster {
 
     /// Takes this node's deliveries from NATS and queues each on its connection.
     pub(super) async fn take_deliveries(self: &Arc<Self>) -> Result<(), ClusterError> {
-        let subject = node_subject(&self.node);
-        let mut deliveries = self
-            .nats
-            .subscribe(subject.clone())
-            .await
-            .map_err(|source| ClusterError::Subscribe { subject, source })?;
-        let me = Arc::downgrade(self);
-        tokio::spawn(async move {
-            while let Some(message) = deliveries.next().await {
-                let Some(me) = me.upgrade() else { return };
-                match serde_json::from_slice::<Delivery>(&message.payload) {
-                    Ok(delivery) => me.hand_over(delivery),
-                    Err(e) => tracing::warn!("a delivery that is not one: {e}"),
-                }
+        self.on_each(node_subject(&self.node), |me, message| async move {
+            match serde_json::from_slice::<Delivery>(&message.payload) {
+                Ok(delivery) => me.hand_over(delivery),
+                Err(e) => tracing::warn!("a delivery that is not one: {e}"),
             }
-        });
-        Ok(())
+        })
+        .await
     }
 
     fn hand_over(&self, delivery: Delivery) {

@@ -172,6 +172,32 @@ impl Cluster {
         Ok(cluster)
     }
 
+    /// Subscribes to `subject` and hands each message to `handle` with this node, while the
+    /// node lives.
+    async fn on_each<F, Fut>(
+        self: &Arc<Self>,
+        subject: String,
+        handle: F,
+    ) -> Result<(), ClusterError>
+    where
+        F: Fn(Arc<Cluster>, async_nats::Message) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send,
+    {
+        let mut messages = self
+            .nats
+            .subscribe(subject.clone())
+            .await
+            .map_err(|source| ClusterError::Subscribe { subject, source })?;
+        let me = Arc::downgrade(self);
+        tokio::spawn(async move {
+            while let Some(message) = futures_util::StreamExt::next(&mut messages).await {
+                let Some(me) = me.upgrade() else { return };
+                handle(me, message).await;
+            }
+        });
+        Ok(())
+    }
+
     fn hub(&self) -> Option<Arc<Hub>> {
         self.hub.upgrade()
     }

@@ -31,28 +31,17 @@ struct PageAnswer {
 impl Cluster {
     /// Answers other nodes' questions for this node's rooms.
     pub(super) async fn answer_room_lists(self: &Arc<Self>) -> Result<(), ClusterError> {
-        let subject = ROOMS_SUBJECT.to_string();
-        let mut asked = self
-            .nats
-            .subscribe(subject.clone())
-            .await
-            .map_err(|source| ClusterError::Subscribe { subject, source })?;
-        let me = Arc::downgrade(self);
-        tokio::spawn(async move {
-            while let Some(message) = asked.next().await {
-                let (Some(me), Some(reply)) = (me.upgrade(), message.reply) else {
-                    continue;
-                };
-                let Ok(page) = serde_json::from_slice::<PageAsked>(&message.payload) else {
-                    continue;
-                };
-                let Some(hub) = me.hub() else { return };
-                let (rooms, next) = hub.rooms_json(page.after, page.limit).await;
-                let answer = serde_json::to_vec(&PageAnswer { rooms, next }).expect("serialises");
-                let _ = me.nats.publish(reply, answer.into()).await;
-            }
-        });
-        Ok(())
+        self.on_each(ROOMS_SUBJECT.to_string(), |me, message| async move {
+            let Some(reply) = message.reply else { return };
+            let Ok(page) = serde_json::from_slice::<PageAsked>(&message.payload) else {
+                return;
+            };
+            let Some(hub) = me.hub() else { return };
+            let (rooms, next) = hub.rooms_json(page.after, page.limit).await;
+            let answer = serde_json::to_vec(&PageAnswer { rooms, next }).expect("serialises");
+            let _ = me.nats.publish(reply, answer.into()).await;
+        })
+        .await
     }
 
     /// One page of every node's rooms (this node's included: it answers too).

@@ -7,7 +7,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use tokio::time::Instant;
 
 use super::gateway::accepted_by;
@@ -24,24 +23,12 @@ const SILENT: Duration = Duration::from_secs(5);
 impl Cluster {
     /// Hears the other nodes' heartbeats, and sends this node's.
     pub(super) async fn hear_heartbeats(self: &Arc<Self>) -> Result<(), ClusterError> {
-        let mut beats =
-            self.nats
-                .subscribe(ALIVE)
-                .await
-                .map_err(|source| ClusterError::Subscribe {
-                    subject: ALIVE.into(),
-                    source,
-                })?;
-        let me = Arc::downgrade(self);
-        tokio::spawn(async move {
-            while let Some(beat) = beats.next().await {
-                let Some(me) = me.upgrade() else { return };
-                if let Ok(node) = std::str::from_utf8(&beat.payload) {
-                    me.heard_of(node);
-                }
+        self.on_each(ALIVE.to_string(), |me, beat| async move {
+            if let Ok(node) = std::str::from_utf8(&beat.payload) {
+                me.heard_of(node);
             }
-        });
-        Ok(())
+        })
+        .await
     }
 
     pub(super) fn heard_of(&self, node: &str) {

@@ -78,6 +78,12 @@ impl Hub {
 
     /// Starts room `id`'s task, with the spectators that were waiting for it.
     fn spawn_room(&self, id: u32) -> mpsc::UnboundedSender<RoomEvent> {
+        let room = Room::new(id, self.room_context());
+        self.run_room(id, room)
+    }
+
+    /// Runs `room`'s task, with the spectators that were waiting for it.
+    fn run_room(&self, id: u32, room: Room) -> mpsc::UnboundedSender<RoomEvent> {
         let (tx, rx) = mpsc::unbounded_channel();
         let watchers = self
             .idle_watchers
@@ -85,8 +91,7 @@ impl Hub {
             .unwrap_or_else(|e| e.into_inner())
             .remove(&id)
             .unwrap_or_default();
-        let room = Room::new(id, self.room_context()).with_spectators(watchers);
-        tokio::spawn(room.run(rx, tx.downgrade()));
+        tokio::spawn(room.with_spectators(watchers).run(rx, tx.downgrade()));
         tx
     }
 
@@ -180,16 +185,8 @@ impl Hub {
         if rooms.contains_key(&id) {
             return Ok(false);
         }
-        let watchers = self
-            .idle_watchers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&id)
-            .unwrap_or_default();
-        let room = Room::restored(id, self.room_context(), stored)?.with_spectators(watchers);
-        let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(room.run(rx, tx.downgrade()));
-        rooms.insert(id, tx);
+        let room = Room::restored(id, self.room_context(), stored)?;
+        rooms.insert(id, self.run_room(id, room));
         Ok(true)
     }
 

@@ -15,7 +15,7 @@ fn stored_game(t: &Table) -> RestoredGame {
         }),
         ..t.request("surakarta", &[])
     };
-    let defaults = t.room.ctx.setup.defaults.clone();
+    let defaults = t.room.ctx.setup.defaults;
     RestoredGame {
         game_id: 7,
         settings: request.fresh(&defaults).unwrap(),
