@@ -575,7 +575,83 @@ impl GameStore for PgStore {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::cluster::leases::Leases;
+    use testing::TestPostgres;
+
+    /// An owner keeps writing while its lease lapses and another node takes the room: from the
+    /// first refusal on, none of its writes commits, nor any that started after the claim.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn no_write_of_the_old_owner_commits_after_a_newer_claim() {
+        let (url, _pg) = TestPostgres::start();
+        let store = Arc::new(PgStore::connect(&url).await.unwrap());
+        let leases = PgLeases::new(&store, Duration::from_millis(300));
+        let old = Fence {
+            room: 5,
+            epoch: leases.claim(5, "a").await.unwrap().unwrap(),
+        };
+        let game = NewGame {
+            room: 5,
+            game: "surakarta".into(),
+            settings: "{}".into(),
+            players: ["a".into(), "b".into()],
+            owner: None,
+            seat_tokens: [None, None],
+            fence: Some(old),
+        };
+        let id = store.start_game(game).await.unwrap();
+        let writer = {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let mut outcomes = Vec::new();
+                for ply in 1..=20_000 {
+                    let started = tokio::time::Instant::now();
+                    let played = PlayedMove {
+                        game_id: id,
+                        ply,
+                        text: "A2-A3".into(),
+                        reason: "LEGAL_NON_CAPTURE_MOVE".into(),
+                        fence: Some(old),
+                    };
+                    let result = store.record_move(played).await;
+                    let refused = result.is_err();
+                    outcomes.push((started, result));
+                    if refused {
+                        break;
+                    }
+                }
+                outcomes
+            })
+        };
+        let claimed = loop {
+            if let Some(epoch) = leases.claim(5, "b").await.unwrap() {
+                break (tokio::time::Instant::now(), epoch);
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        let outcomes = writer.await.unwrap();
+        let (last_started, last) = outcomes.last().unwrap();
+        assert!(
+            matches!(last, Err(StorageError::Fenced { room: 5, epoch }) if *epoch == claimed.1),
+            "{last:?}"
+        );
+        assert!(*last_started <= claimed.0 + Duration::from_secs(5));
+        for (started, result) in &outcomes {
+            assert!(
+                *started <= claimed.0 || result.is_err(),
+                "a write after the claim"
+            );
+        }
+        let stored = store.game(id).await.unwrap().unwrap().moves.len();
+        assert_eq!(
+            stored,
+            outcomes.len() - 1,
+            "every acknowledged write, no other"
+        );
+        assert!(stored > 0);
+    }
 
     #[test]
     fn urls_are_described_without_user_or_password() {
