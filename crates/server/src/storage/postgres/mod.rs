@@ -653,6 +653,49 @@ mod tests {
         assert!(stored > 0);
     }
 
+    /// PostgreSQL restarts (an immediate shutdown, as a crash): what was committed is there, and
+    /// the pool's connections are made again — a write fails at most while the database is down.
+    #[tokio::test]
+    async fn the_store_carries_on_after_postgres_restarts() {
+        let (url, mut pg) = TestPostgres::start();
+        let store = PgStore::connect(&url).await.unwrap();
+        let game = NewGame {
+            room: 2,
+            game: "duck".into(),
+            settings: "{}".into(),
+            players: ["a".into(), "b".into()],
+            owner: None,
+            seat_tokens: [Some("t".into()), None],
+            fence: None,
+        };
+        let id = store.start_game(game).await.unwrap();
+        let played = |ply| PlayedMove {
+            game_id: id,
+            ply,
+            text: format!("m{ply}"),
+            reason: "LEGAL".into(),
+            fence: None,
+        };
+        store.record_move(played(1)).await.unwrap();
+        pg.stop();
+        let down = store.record_move(played(2)).await.unwrap_err();
+        assert!(matches!(down, StorageError::Database(_)), "{down}");
+        assert!(!down.is_permanent());
+        pg.restart();
+        let mut result = Err(down);
+        for _ in 0..20 {
+            result = store.record_move(played(2)).await;
+            if result.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        result.unwrap();
+        let live = store.live_game(2).await.unwrap().unwrap();
+        let texts: Vec<&str> = live.moves.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(texts, ["m1", "m2"]);
+    }
+
     #[test]
     fn urls_are_described_without_user_or_password() {
         let url = "postgres://ann:s3cret@db.example:6543/games";
