@@ -149,13 +149,14 @@ async fn migrate(client: &mut deadpool_postgres::Client, target: &str) -> Storag
         )
         .await
         .map_err(db_error)?;
-        tracing::info!(
-            "{target}: schema migrated to version {} ({})",
-            m.version,
-            m.name
-        );
     }
-    tx.commit().await.map_err(db_error)
+    tx.commit().await.map_err(db_error)?;
+    // A new database is no news; an older one brought up to date is worth a line.
+    if let Some(last) = pending.last().filter(|_| found > 0) {
+        let to = last.version;
+        tracing::info!("{target}: schema migrated from version {found} to {to}");
+    }
+    Ok(())
 }
 
 /// A statement's failure: the database's own words (code and message) when it answered.
