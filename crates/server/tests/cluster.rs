@@ -141,13 +141,8 @@ async fn players_on_two_nodes_and_a_spectator_on_a_third_connection_see_one_game
     assert_eq!(bob.recv().await.op, END);
     assert_eq!(carol.recv().await.op, END);
     // The game is stored once, by the owner, with every move.
-    let stored = a
-        .server
-        .store
-        .game(1)
-        .await
-        .unwrap()
-        .expect("stored on the owner");
+    let stored = a.server.store.game(1).await.unwrap();
+    let stored = stored.expect("stored on the owner");
     assert_eq!(stored.moves.len(), 4);
     assert_eq!(stored.end_reason.as_deref(), Some("RESIGN"));
     assert!(

@@ -217,6 +217,51 @@ async fn check_fence(
     }
 }
 
+/// Whether move `m` (at `ply`) is new and follows the stored moves: `false` when the very same
+/// move is stored already (a retry whose answer was lost), an error when another move holds its
+/// ply or its previous ply is missing.
+async fn follows_stored(
+    tx: &deadpool_postgres::Transaction<'_>,
+    m: &PlayedMove,
+    ply: i32,
+) -> StorageResult<bool> {
+    let game = m.game_id;
+    let query = |sql: &'static str| async move { tx.prepare_cached(sql).await.map_err(db_error) };
+    let stmt = query("SELECT text, reason FROM moves WHERE game_id = $1 AND ply = $2").await?;
+    if let Some(row) = tx
+        .query_opt(&stmt, &[&game, &ply])
+        .await
+        .map_err(db_error)?
+    {
+        let (text, reason): (String, String) = (row.get(0), row.get(1));
+        return if text == m.text && reason == m.reason {
+            Ok(false)
+        } else {
+            Err(StorageError::PlyTaken { game, ply: m.ply })
+        };
+    }
+    let previous = match ply {
+        0 => None,
+        1 => {
+            let stmt = query("SELECT 1 FROM games WHERE id = $1").await?;
+            let found = tx.query_opt(&stmt, &[&game]).await.map_err(db_error)?;
+            if found.is_none() {
+                return Err(StorageError::NoGame(game));
+            }
+            Some(())
+        }
+        _ => {
+            let stmt = query("SELECT 1 FROM moves WHERE game_id = $1 AND ply = $2").await?;
+            let found = tx.query_opt(&stmt, &[&game, &(ply - 1)]).await;
+            found.map_err(db_error)?.map(drop)
+        }
+    };
+    match previous {
+        Some(()) => Ok(true),
+        None => Err(StorageError::PlySkipped { game, ply: m.ply }),
+    }
+}
+
 const GAME_COLUMNS: &str = "id, room, game, settings, first_player, second_player, started_at, \
                             ended_at, end_reason, winner, record";
 
@@ -304,55 +349,17 @@ impl PgStore {
     }
 
     async fn record_move(&self, m: PlayedMove) -> StorageResult<()> {
-        let (game, ply) = (m.game_id, m.ply);
-        let skipped = StorageError::PlySkipped { game, ply };
-        let Ok(ply32) = i32::try_from(ply) else {
-            return Err(skipped);
+        let Ok(ply) = i32::try_from(m.ply) else {
+            return Err(StorageError::PlySkipped {
+                game: m.game_id,
+                ply: m.ply,
+            });
         };
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db_error)?;
         check_fence(&tx, m.fence).await?;
-        let stmt = tx
-            .prepare_cached("SELECT text, reason FROM moves WHERE game_id = $1 AND ply = $2")
-            .await
-            .map_err(db_error)?;
-        if let Some(row) = tx
-            .query_opt(&stmt, &[&game, &ply32])
-            .await
-            .map_err(db_error)?
-        {
-            let (text, reason): (String, String) = (row.get(0), row.get(1));
-            // The very same move again (a retry whose answer was lost) is already stored.
-            return if text == m.text && reason == m.reason {
-                Ok(())
-            } else {
-                Err(StorageError::PlyTaken { game, ply })
-            };
-        }
-        let previous = match ply32 {
-            0 => false,
-            1 => {
-                let stmt = tx
-                    .prepare_cached("SELECT 1 FROM games WHERE id = $1")
-                    .await
-                    .map_err(db_error)?;
-                let found = tx.query_opt(&stmt, &[&game]).await.map_err(db_error)?;
-                if found.is_none() {
-                    return Err(StorageError::NoGame(game));
-                }
-                true
-            }
-            _ => {
-                let stmt = tx
-                    .prepare_cached("SELECT 1 FROM moves WHERE game_id = $1 AND ply = $2")
-                    .await
-                    .map_err(db_error)?;
-                let found = tx.query_opt(&stmt, &[&game, &(ply32 - 1)]).await;
-                found.map_err(db_error)?.is_some()
-            }
-        };
-        if !previous {
-            return Err(skipped);
+        if !follows_stored(&tx, &m, ply).await? {
+            return Ok(());
         }
         let stmt = tx
             .prepare_cached(&format!(
@@ -361,18 +368,18 @@ impl PgStore {
             ))
             .await
             .map_err(db_error)?;
-        let inserted = tx
-            .execute(&stmt, &[&game, &ply32, &m.text, &m.reason])
-            .await;
-        match inserted {
+        match tx
+            .execute(&stmt, &[&m.game_id, &ply, &m.text, &m.reason])
+            .await
+        {
             // Another writer stored this ply between the check and the insert.
-            Err(e) if is_code(&e, &SqlState::UNIQUE_VIOLATION) => {
-                return Err(StorageError::PlyTaken { game, ply })
-            }
-            Err(e) => return Err(db_error(e)),
-            Ok(_) => {}
+            Err(e) if is_code(&e, &SqlState::UNIQUE_VIOLATION) => Err(StorageError::PlyTaken {
+                game: m.game_id,
+                ply: m.ply,
+            }),
+            Err(e) => Err(db_error(e)),
+            Ok(_) => tx.commit().await.map_err(db_error),
         }
-        tx.commit().await.map_err(db_error)
     }
 
     async fn end_game(&self, end: GameEnd) -> StorageResult<()> {
@@ -575,137 +582,4 @@ impl GameStore for PgStore {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use super::*;
-    use crate::cluster::leases::Leases;
-    use testing::TestPostgres;
-
-    /// An owner keeps writing while its lease lapses and another node takes the room: from the
-    /// first refusal on, none of its writes commits, nor any that started after the claim.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn no_write_of_the_old_owner_commits_after_a_newer_claim() {
-        let (url, _pg) = TestPostgres::start();
-        let store = Arc::new(PgStore::connect(&url).await.unwrap());
-        let leases = PgLeases::new(&store, Duration::from_millis(300));
-        let old = Fence {
-            room: 5,
-            epoch: leases.claim(5, "a").await.unwrap().unwrap(),
-        };
-        let game = NewGame {
-            room: 5,
-            game: "surakarta".into(),
-            settings: "{}".into(),
-            players: ["a".into(), "b".into()],
-            owner: None,
-            seat_tokens: [None, None],
-            fence: Some(old),
-        };
-        let id = store.start_game(game).await.unwrap();
-        let writer = {
-            let store = store.clone();
-            tokio::spawn(async move {
-                let mut outcomes = Vec::new();
-                for ply in 1..=20_000 {
-                    let started = tokio::time::Instant::now();
-                    let played = PlayedMove {
-                        game_id: id,
-                        ply,
-                        text: "A2-A3".into(),
-                        reason: "LEGAL_NON_CAPTURE_MOVE".into(),
-                        fence: Some(old),
-                    };
-                    let result = store.record_move(played).await;
-                    let refused = result.is_err();
-                    outcomes.push((started, result));
-                    if refused {
-                        break;
-                    }
-                }
-                outcomes
-            })
-        };
-        let claimed = loop {
-            if let Some(epoch) = leases.claim(5, "b").await.unwrap() {
-                break (tokio::time::Instant::now(), epoch);
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        };
-        let outcomes = writer.await.unwrap();
-        let (last_started, last) = outcomes.last().unwrap();
-        assert!(
-            matches!(last, Err(StorageError::Fenced { room: 5, epoch }) if *epoch == claimed.1),
-            "{last:?}"
-        );
-        assert!(*last_started <= claimed.0 + Duration::from_secs(5));
-        for (started, result) in &outcomes {
-            assert!(
-                *started <= claimed.0 || result.is_err(),
-                "a write after the claim"
-            );
-        }
-        let stored = store.game(id).await.unwrap().unwrap().moves.len();
-        assert_eq!(
-            stored,
-            outcomes.len() - 1,
-            "every acknowledged write, no other"
-        );
-        assert!(stored > 0);
-    }
-
-    /// PostgreSQL restarts (an immediate shutdown, as a crash): what was committed is there, and
-    /// the pool's connections are made again — a write fails at most while the database is down.
-    #[tokio::test]
-    async fn the_store_carries_on_after_postgres_restarts() {
-        let (url, mut pg) = TestPostgres::start();
-        let store = PgStore::connect(&url).await.unwrap();
-        let game = NewGame {
-            room: 2,
-            game: "duck".into(),
-            settings: "{}".into(),
-            players: ["a".into(), "b".into()],
-            owner: None,
-            seat_tokens: [Some("t".into()), None],
-            fence: None,
-        };
-        let id = store.start_game(game).await.unwrap();
-        let played = |ply| PlayedMove {
-            game_id: id,
-            ply,
-            text: format!("m{ply}"),
-            reason: "LEGAL".into(),
-            fence: None,
-        };
-        store.record_move(played(1)).await.unwrap();
-        pg.stop();
-        let down = store.record_move(played(2)).await.unwrap_err();
-        assert!(matches!(down, StorageError::Database(_)), "{down}");
-        assert!(!down.is_permanent());
-        pg.restart();
-        let mut result = Err(down);
-        for _ in 0..20 {
-            result = store.record_move(played(2)).await;
-            if result.is_ok() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        result.unwrap();
-        let live = store.live_game(2).await.unwrap().unwrap();
-        let texts: Vec<&str> = live.moves.iter().map(|m| m.text.as_str()).collect();
-        assert_eq!(texts, ["m1", "m2"]);
-    }
-
-    #[test]
-    fn urls_are_described_without_user_or_password() {
-        let url = "postgres://ann:s3cret@db.example:6543/games";
-        assert_eq!(describe_url(url), "db.example:6543/games");
-        assert_eq!(describe_url("postgresql://ann@h/x"), "h:5432/x");
-        assert!(!describe_url(url).contains("s3cret"));
-        assert!(matches!(
-            check_url("postgres:///x"),
-            Err(StorageError::BadUrl(_))
-        ));
-    }
-}
+mod tests;
