@@ -409,6 +409,7 @@ async fn postgres_out_of_reach_is_named_without_the_password() {
     let url = format!("postgres://zoe:s3cret@127.0.0.1:{port}/games");
     let location = DbLocation::parse(&url).unwrap();
     assert_eq!(location.to_string(), format!("127.0.0.1:{port}/games"));
+    assert!(!format!("{location:?}").contains("s3cret"));
     let e = open(&location, &StoreOptions::default())
         .await
         .err()

@@ -182,8 +182,8 @@ pub struct LiveGame {
     pub moves: Vec<StoredMove>,
 }
 
-/// Where the games are: `--db` as given.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Where the games are: `--db` as given. Shown (`Display` and `Debug`) without a password.
+#[derive(Clone, PartialEq, Eq)]
 pub enum DbLocation {
     /// A SQLite file (the default, `arbiter.sqlite`).
     Sqlite(PathBuf),
@@ -220,6 +220,19 @@ impl From<PathBuf> for DbLocation {
 impl From<&Path> for DbLocation {
     fn from(path: &Path) -> DbLocation {
         DbLocation::Sqlite(path.to_path_buf())
+    }
+}
+
+/// A URL's password must not reach a log through a `{config:?}`.
+impl fmt::Debug for DbLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DbLocation::Sqlite(path) => f.debug_tuple("Sqlite").field(path).finish(),
+            DbLocation::Postgres(url) => f
+                .debug_tuple("Postgres")
+                .field(&postgres::describe_url(url))
+                .finish(),
+        }
     }
 }
 
