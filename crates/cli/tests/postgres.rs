@@ -32,12 +32,8 @@ fn server_record(dir: &std::path::Path) -> String {
     std::fs::read_to_string(&latest).unwrap()
 }
 
-#[test]
-fn serve_stores_games_in_postgres_and_gives_them_back() {
-    let (url, _pg) = TestPostgres::start();
-    let dir = temp("serve");
-    let (server, tcp, http_port) = start_server_on(&dir, url.as_ref());
-    // A course game between two clients, stored by the rooms.
+/// Two `arbiter connect` clients play a course game in room 5; the server's record.
+fn play_a_course_game(dir: &std::path::Path, tcp: u16) -> String {
     let clients: Vec<_> = [("BLACK", "team_a"), ("WHITE", "team_b")]
         .iter()
         .map(|(colour, name)| {
@@ -64,30 +60,39 @@ fn serve_stores_games_in_postgres_and_gives_them_back() {
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{said}");
     }
-    let record = server_record(&dir);
+    let record = server_record(dir);
     assert_eq!(
         std::fs::read_to_string(dir.join("team_a.txt")).unwrap(),
         record
     );
+    record
+}
+
+/// The stored course game, as `GET /api/games/{id}` gives it, matches the record; its id.
+fn check_stored_course_game(http_port: u16, record: &str) -> i64 {
     let (status, body) = http(http_port, "GET", "/api/games?player=team_a", "");
     assert_eq!(status, 200, "{body}");
-    let listed = json(&body);
-    let id = listed[0]["id"].as_i64().expect("the course game is listed");
+    let id = json(&body)[0]["id"]
+        .as_i64()
+        .expect("the course game is listed");
     let (status, body) = http(http_port, "GET", &format!("/api/games/{id}"), "");
     assert_eq!(status, 200, "{body}");
     let game = json(&body);
     assert_eq!(game["room"], 5, "{game}");
-    assert_eq!(game["record"].as_str(), Some(record.as_str()), "{game}");
+    assert_eq!(game["record"].as_str(), Some(record), "{game}");
     let moves = game["moves"].as_array().unwrap();
     let texts: Vec<&str> = moves.iter().map(|m| m["move"].as_str().unwrap()).collect();
-    let (played, _end) = record.rsplit_once(' ').unwrap_or(("", &record));
+    let (played, _end) = record.rsplit_once(' ').unwrap_or(("", record));
     assert_eq!(texts.join(" "), played, "{game}");
     for (i, m) in moves.iter().enumerate() {
         assert_eq!(m["ply"], i + 1, "{game}");
         assert!(m["at"].as_i64().unwrap() > 1_600_000_000_000, "ms: {game}");
     }
+    id
+}
 
-    // A page's own game: created, one move at a time, a resignation.
+/// A page's own game over the API: created, one move at a time, a resignation; its id.
+fn play_a_page_game(http_port: u16) -> i64 {
     let create = r#"{"game":"surakarta","mode":"local","players":["me","you"]}"#;
     let (status, body) = http(http_port, "POST", "/api/games", create);
     assert_eq!(status, 200, "{body}");
@@ -96,29 +101,29 @@ fn serve_stores_games_in_postgres_and_gives_them_back() {
         created["id"].as_i64().unwrap(),
         created["token"].as_str().unwrap(),
     );
+    let moves = format!("/api/games/{page}/moves");
     for (ply, mv) in [(1, "A2-A3"), (2, "F5-E4")] {
         let append = format!(r#"{{"token":"{token}","ply":{ply},"move":"{mv}"}}"#);
-        let (status, body) = http(
-            http_port,
-            "POST",
-            &format!("/api/games/{page}/moves"),
-            &append,
-        );
+        let (status, body) = http(http_port, "POST", &moves, &append);
         assert_eq!(status, 200, "{body}");
     }
     // The same ply again is refused, not stored twice.
     let again = format!(r#"{{"token":"{token}","ply":2,"move":"F5-F4"}}"#);
-    let (status, _) = http(
-        http_port,
-        "POST",
-        &format!("/api/games/{page}/moves"),
-        &again,
-    );
-    assert_eq!(status, 409);
+    assert_eq!(http(http_port, "POST", &moves, &again).0, 409);
     let resign = format!(r#"{{"token":"{token}","moves":["A2-A3","F5-E4"],"resign":"first"}}"#);
     let (status, body) = http(http_port, "PUT", &format!("/api/games/{page}"), &resign);
     assert_eq!(status, 200, "{body}");
+    page
+}
 
+#[test]
+fn serve_stores_games_in_postgres_and_gives_them_back() {
+    let (url, _pg) = TestPostgres::start();
+    let dir = temp("serve");
+    let (server, tcp, http_port) = start_server_on(&dir, url.as_ref());
+    let record = play_a_course_game(&dir, tcp);
+    let id = check_stored_course_game(http_port, &record);
+    let page = play_a_page_game(http_port);
     // Another server on the same database finds both.
     drop(server);
     let (_again, _, http_port) = start_server_on(&dir, url.as_ref());
@@ -127,8 +132,8 @@ fn serve_stores_games_in_postgres_and_gives_them_back() {
     let stored = json(&body);
     assert_eq!(stored["end_reason"], "RESIGN", "{stored}");
     assert_eq!(stored["record"], "A2-A3 F5-E4 R#", "{stored}");
-    let (_, body) = http(http_port, "GET", &format!("/api/games/{id}"), "");
-    assert_eq!(json(&body)["record"].as_str(), Some(record.as_str()));
+    check_stored_course_game(http_port, &record);
+    assert!(id > 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

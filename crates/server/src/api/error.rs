@@ -104,6 +104,10 @@ impl ApiError {
             GameOver | MovesDiverge(_) | NotNextPly { .. } | TakebackBeyond { .. } => {
                 StatusCode::CONFLICT
             }
+            // Two requests raced to store one ply: the store kept the first.
+            Storage(StorageError::PlyTaken { .. } | StorageError::PlySkipped { .. }) => {
+                StatusCode::CONFLICT
+            }
             InputTooLarge { .. }
             | BodyTooLarge { .. }
             | AnswerTooLarge { .. }
@@ -121,7 +125,11 @@ impl ApiError {
     /// A failure of the server itself, not of the request: logged, and answered generically.
     fn is_internal(&self) -> bool {
         match self {
-            ApiError::Storage(_) | ApiError::Internal(_) => true,
+            ApiError::Storage(e) => !matches!(
+                e,
+                StorageError::PlyTaken { .. } | StorageError::PlySkipped { .. }
+            ),
+            ApiError::Internal(_) => true,
             ApiError::View(e) => e.is_internal(),
             _ => false,
         }
@@ -130,7 +138,9 @@ impl ApiError {
     /// The text a client may read: the error's own, or a generic one for the server's failures.
     fn public_text(&self) -> String {
         match self {
-            ApiError::Storage(_) => "the game store is not available now; try again later".into(),
+            ApiError::Storage(_) if self.is_internal() => {
+                "the game store is not available now; try again later".into()
+            }
             _ if self.is_internal() => "the server failed to answer; the failure is logged".into(),
             other => other.to_string(),
         }
@@ -216,6 +226,14 @@ mod tests {
             assert_eq!(got, status);
             assert!(!text.contains("sqlite") && !text.contains("disk"), "{text}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_ply_stored_by_a_racing_request_is_a_conflict() {
+        let taken = ApiError::Storage(StorageError::PlyTaken { game: 3, ply: 2 });
+        let (status, text) = answer(taken).await;
+        assert_eq!(status, StatusCode::CONFLICT);
+        assert_eq!(text, "game 3 already has another move 2");
     }
 
     #[tokio::test]

@@ -1,6 +1,11 @@
 //! Who owns a room: a lease (room, node, epoch, expiry) that its owner renews and that lapses
 //! when the owner stops renewing it. A node that takes a lapsed lease gets the next epoch, so
 //! every owner of a room has its own number and a write can be fenced by it.
+//!
+//! A cluster keeps them in PostgreSQL ([`crate::storage::PgLeases`], on the database's clock);
+//! [`MemoryLeases`] follows the same rules in one process. Both pass `lease_rules`. A write that
+//! carries its owner's epoch ([`crate::storage::Fence`]) is refused by the store once a newer
+//! epoch is in the database.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -149,13 +149,14 @@ async fn migrate(client: &mut deadpool_postgres::Client, target: &str) -> Storag
         )
         .await
         .map_err(db_error)?;
-        tracing::info!(
-            "{target}: schema migrated to version {} ({})",
-            m.version,
-            m.name
-        );
     }
-    tx.commit().await.map_err(db_error)
+    tx.commit().await.map_err(db_error)?;
+    // A new database is no news; an older one brought up to date is worth a line.
+    if let Some(last) = pending.last().filter(|_| found > 0) {
+        let to = last.version;
+        tracing::info!("{target}: schema migrated from version {found} to {to}");
+    }
+    Ok(())
 }
 
 /// A statement's failure: the database's own words (code and message) when it answered.
@@ -213,6 +214,51 @@ async fn check_fence(
             epoch,
         }),
         _ => Ok(()),
+    }
+}
+
+/// Whether move `m` (at `ply`) is new and follows the stored moves: `false` when the very same
+/// move is stored already (a retry whose answer was lost), an error when another move holds its
+/// ply or its previous ply is missing.
+async fn follows_stored(
+    tx: &deadpool_postgres::Transaction<'_>,
+    m: &PlayedMove,
+    ply: i32,
+) -> StorageResult<bool> {
+    let game = m.game_id;
+    let query = |sql: &'static str| async move { tx.prepare_cached(sql).await.map_err(db_error) };
+    let stmt = query("SELECT text, reason FROM moves WHERE game_id = $1 AND ply = $2").await?;
+    if let Some(row) = tx
+        .query_opt(&stmt, &[&game, &ply])
+        .await
+        .map_err(db_error)?
+    {
+        let (text, reason): (String, String) = (row.get(0), row.get(1));
+        return if text == m.text && reason == m.reason {
+            Ok(false)
+        } else {
+            Err(StorageError::PlyTaken { game, ply: m.ply })
+        };
+    }
+    let previous = match ply {
+        0 => None,
+        1 => {
+            let stmt = query("SELECT 1 FROM games WHERE id = $1").await?;
+            let found = tx.query_opt(&stmt, &[&game]).await.map_err(db_error)?;
+            if found.is_none() {
+                return Err(StorageError::NoGame(game));
+            }
+            Some(())
+        }
+        _ => {
+            let stmt = query("SELECT 1 FROM moves WHERE game_id = $1 AND ply = $2").await?;
+            let found = tx.query_opt(&stmt, &[&game, &(ply - 1)]).await;
+            found.map_err(db_error)?.map(drop)
+        }
+    };
+    match previous {
+        Some(()) => Ok(true),
+        None => Err(StorageError::PlySkipped { game, ply: m.ply }),
     }
 }
 
@@ -303,55 +349,17 @@ impl PgStore {
     }
 
     async fn record_move(&self, m: PlayedMove) -> StorageResult<()> {
-        let (game, ply) = (m.game_id, m.ply);
-        let skipped = StorageError::PlySkipped { game, ply };
-        let Ok(ply32) = i32::try_from(ply) else {
-            return Err(skipped);
+        let Ok(ply) = i32::try_from(m.ply) else {
+            return Err(StorageError::PlySkipped {
+                game: m.game_id,
+                ply: m.ply,
+            });
         };
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db_error)?;
         check_fence(&tx, m.fence).await?;
-        let stmt = tx
-            .prepare_cached("SELECT text, reason FROM moves WHERE game_id = $1 AND ply = $2")
-            .await
-            .map_err(db_error)?;
-        if let Some(row) = tx
-            .query_opt(&stmt, &[&game, &ply32])
-            .await
-            .map_err(db_error)?
-        {
-            let (text, reason): (String, String) = (row.get(0), row.get(1));
-            // The very same move again (a retry whose answer was lost) is already stored.
-            return if text == m.text && reason == m.reason {
-                Ok(())
-            } else {
-                Err(StorageError::PlyTaken { game, ply })
-            };
-        }
-        let previous = match ply32 {
-            0 => false,
-            1 => {
-                let stmt = tx
-                    .prepare_cached("SELECT 1 FROM games WHERE id = $1")
-                    .await
-                    .map_err(db_error)?;
-                let found = tx.query_opt(&stmt, &[&game]).await.map_err(db_error)?;
-                if found.is_none() {
-                    return Err(StorageError::NoGame(game));
-                }
-                true
-            }
-            _ => {
-                let stmt = tx
-                    .prepare_cached("SELECT 1 FROM moves WHERE game_id = $1 AND ply = $2")
-                    .await
-                    .map_err(db_error)?;
-                let found = tx.query_opt(&stmt, &[&game, &(ply32 - 1)]).await;
-                found.map_err(db_error)?.is_some()
-            }
-        };
-        if !previous {
-            return Err(skipped);
+        if !follows_stored(&tx, &m, ply).await? {
+            return Ok(());
         }
         let stmt = tx
             .prepare_cached(&format!(
@@ -360,18 +368,18 @@ impl PgStore {
             ))
             .await
             .map_err(db_error)?;
-        let inserted = tx
-            .execute(&stmt, &[&game, &ply32, &m.text, &m.reason])
-            .await;
-        match inserted {
+        match tx
+            .execute(&stmt, &[&m.game_id, &ply, &m.text, &m.reason])
+            .await
+        {
             // Another writer stored this ply between the check and the insert.
-            Err(e) if is_code(&e, &SqlState::UNIQUE_VIOLATION) => {
-                return Err(StorageError::PlyTaken { game, ply })
-            }
-            Err(e) => return Err(db_error(e)),
-            Ok(_) => {}
+            Err(e) if is_code(&e, &SqlState::UNIQUE_VIOLATION) => Err(StorageError::PlyTaken {
+                game: m.game_id,
+                ply: m.ply,
+            }),
+            Err(e) => Err(db_error(e)),
+            Ok(_) => tx.commit().await.map_err(db_error),
         }
-        tx.commit().await.map_err(db_error)
     }
 
     async fn end_game(&self, end: GameEnd) -> StorageResult<()> {
@@ -574,18 +582,4 @@ impl GameStore for PgStore {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls_are_described_without_user_or_password() {
-        let url = "postgres://ann:s3cret@db.example:6543/games";
-        assert_eq!(describe_url(url), "db.example:6543/games");
-        assert_eq!(describe_url("postgresql://ann@h/x"), "h:5432/x");
-        assert!(!describe_url(url).contains("s3cret"));
-        assert!(matches!(
-            check_url("postgres:///x"),
-            Err(StorageError::BadUrl(_))
-        ));
-    }
-}
+mod tests;

@@ -88,10 +88,15 @@ impl TestPostgres {
     pub fn start() -> (String, TestPostgres) {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("arbiter-pg-{}-{n}", std::process::id()));
+        let ids = server_ids();
+        // The server's user must reach the folder: root's TMPDIR may be private to root.
+        let base = match ids {
+            Some(_) => PathBuf::from("/tmp"),
+            None => std::env::temp_dir(),
+        };
+        let dir = base.join(format!("arbiter-pg-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("a temporary folder");
-        let ids = server_ids();
         if let Some((uid, gid)) = ids {
             std::os::unix::fs::chown(&dir, Some(uid), Some(gid)).expect("chown to postgres");
         }

@@ -96,12 +96,11 @@ fn migrate(conn: &mut Connection, path: &Path) -> StorageResult<()> {
             tx.commit()
         };
         apply(conn).map_err(setup("migrate"))?;
-        tracing::info!(
-            "{}: schema migrated to version {} ({})",
-            path.display(),
-            m.version,
-            m.name
-        );
+    }
+    // A new database is no news; an older one brought up to date is worth a line.
+    if let Some(last) = pending.last().filter(|_| found > 0) {
+        let (db, to) = (path.display(), last.version);
+        tracing::info!("{db}: schema migrated from version {found} to {to}");
     }
     Ok(())
 }

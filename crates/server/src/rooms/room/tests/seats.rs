@@ -76,6 +76,25 @@ pub(super) async fn started_with_tokens() -> (Table, Client, Client) {
     (t, alice, bob)
 }
 
+/// The seat tokens are stored with the game, so a room's next owner (another node of a
+/// cluster) can give the seats back.
+#[tokio::test(start_paused = true)]
+async fn the_seat_tokens_are_stored_with_the_game() {
+    use crate::storage::GameStore;
+    let (mut t, alice, _bob) = started_with_tokens().await;
+    t.play(&alice, "A2", "A3").await;
+    let live = t
+        .store
+        .live_game(1)
+        .await
+        .unwrap()
+        .expect("the running game");
+    let tokens = [Some(ALICE_TOKEN.to_string()), Some(BOB_TOKEN.to_string())];
+    assert_eq!(live.seat_tokens, tokens);
+    assert_eq!(live.players, ["alice".to_string(), "bob".to_string()]);
+    assert_eq!(live.moves.len(), 1);
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_player_with_a_token_keeps_its_seat_and_comes_back_to_its_game() {
     let (mut t, mut alice, bob) = started_with_tokens().await;
