@@ -62,6 +62,9 @@ impl Drop for Node {
 struct Player {
     reader: BufReader<TcpStream>,
     writer: TcpStream,
+    /// The game's moves as this client knows them: its own, those forwarded to it, and those
+    /// of a snapshot.
+    moves: Vec<String>,
 }
 
 impl Player {
@@ -71,7 +74,11 @@ impl Player {
             .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
         let reader = BufReader::new(writer.try_clone().unwrap());
-        Player { reader, writer }
+        Player {
+            reader,
+            writer,
+            moves: Vec::new(),
+        }
     }
 
     fn send(&mut self, op: i64, d1: &str, d2: &str, d3: &str, extra: Value) {
@@ -80,13 +87,29 @@ impl Player {
             m.extend(extra.clone());
         }
         writeln!(self.writer, "{m}").unwrap();
+        if op == MOVE {
+            self.moves.push(format!("{d1}-{d2}"));
+        }
     }
 
     fn next(&mut self) -> Value {
         let mut line = String::new();
         let read = self.reader.read_line(&mut line);
         assert!(read.is_ok_and(|n| n > 0), "the connection ended");
-        serde_json::from_str(&line).unwrap()
+        let m: Value = serde_json::from_str(&line).unwrap();
+        if m["op"] == MOVE {
+            let text = |k: &str| m[k].as_str().unwrap_or_default().to_string();
+            self.moves
+                .push(format!("{}-{}", text("data1"), text("data2")));
+        } else if m["op"] == STATE {
+            let state: Value = serde_json::from_str(m["data1"].as_str().unwrap()).unwrap();
+            let moves = state["moves"].as_array().cloned().unwrap_or_default();
+            self.moves = moves
+                .iter()
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect();
+        }
+        m
     }
 
     /// The next message with this op (others are skipped).
@@ -102,25 +125,13 @@ impl Player {
     /// Waits until the game has `moves`: forwarded one by one, or in the snapshot a page gets
     /// when its room changed owner.
     fn sees_moves(&mut self, moves: &[&str]) {
-        let mut seen: Vec<String> = Vec::new();
-        while seen != moves {
-            let m = self.next();
-            if m["op"] == MOVE {
-                seen.push(format!(
-                    "{}-{}",
-                    m["data1"].as_str().unwrap(),
-                    m["data2"].as_str().unwrap()
-                ));
-            } else if m["op"] == STATE {
-                let state: Value = serde_json::from_str(m["data1"].as_str().unwrap()).unwrap();
-                seen = state["moves"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|v| v.as_str().unwrap().to_string())
-                    .collect();
-            }
-            assert!(seen.len() <= moves.len(), "{seen:?} is not {moves:?}");
+        while self.moves != moves {
+            assert!(
+                self.moves.len() <= moves.len(),
+                "{:?} is not {moves:?}",
+                self.moves
+            );
+            self.next();
         }
     }
 }
@@ -249,4 +260,49 @@ fn the_game_goes_on_when_the_node_owning_its_room_is_killed() {
     assert_eq!(moves_of(&game), ["A2-A3", "F5-E4", "B2-B3", "E4-D4"]);
     assert_eq!(game["end_reason"], "RESIGN");
     eprintln!("failover: {failover:?} from the kill to the next move forwarded");
+}
+
+/// Sends a signal to a node's process.
+fn signal(node: &Node, name: &str) {
+    let pid = node.child.id().to_string();
+    let sent = Command::new("kill").args([name, &pid]).status().unwrap();
+    assert!(sent.success(), "kill {name} {pid}");
+}
+
+#[test]
+fn an_owner_paused_past_its_lease_gives_the_room_up_and_its_player_moves_over() {
+    let (db, _pg) = TestPostgres::start();
+    let nats = TestNats::start();
+    let dir = temp("paused");
+    let nodes: Vec<Node> = ["a", "b"]
+        .iter()
+        .map(|n| Node::start(n, &db, &nats.url(), &dir))
+        .collect();
+    let seat = |who: char| json!({"game": "surakarta", "token": token(who)});
+    let mut alice = Player::connect(&nodes[0]);
+    alice.send(READY, "alice", "BLACK", "11", seat('a'));
+    std::thread::sleep(Duration::from_millis(300));
+    let mut bob = Player::connect(&nodes[1]);
+    bob.send(READY, "bob", "WHITE", "11", seat('b'));
+    alice.expect(READY);
+    bob.expect(READY);
+    alice.send(MOVE, "A2", "A3", "", json!({}));
+    bob.sees_moves(&["A2-A3"]);
+    // Node a stops past its lease: node b takes the room over and seats Bob again.
+    signal(&nodes[0], "-STOP");
+    bob.expect(STATE);
+    bob.send(MOVE, "F5", "E4", "", json!({}));
+    // Node a comes back: it must not run the room any more, and Alice is moved to node b's.
+    signal(&nodes[0], "-CONT");
+    alice.sees_moves(&["A2-A3", "F5-E4"]);
+    alice.send(MOVE, "B2", "B3", "", json!({}));
+    bob.sees_moves(&["A2-A3", "F5-E4", "B2-B3"]);
+    let game = stored_game(&nodes[1], 11);
+    assert_eq!(moves_of(&game), ["A2-A3", "F5-E4", "B2-B3"]);
+    let log_a = std::fs::read_to_string(dir.join("a.log")).unwrap();
+    assert!(
+        log_a.contains("room 11: its lease was not renewed in time")
+            || log_a.contains("room 11: lease lost"),
+        "node a never gave room 11 up"
+    );
 }

@@ -159,6 +159,7 @@ impl Cluster {
             room,
             conn: self.conn_ref(conn, Some(&a.peer)),
             event: a.event,
+            seq: 0,
         })
     }
 

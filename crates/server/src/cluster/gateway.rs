@@ -21,12 +21,18 @@ const FORWARDER_IDLE: Duration = Duration::from_secs(30);
 
 /// What an owner answers to a command it took: `ok:` and its epoch.
 pub(super) const ACCEPTED: &str = "ok:";
-pub(super) const NOT_OWNER: &[u8] = b"not-owner";
 
 /// The owner's epoch in its answer; `None` when it did not take the command.
 pub(super) fn accepted_by(answer: &[u8]) -> Option<u64> {
     let text = std::str::from_utf8(answer).ok()?;
     text.strip_prefix(ACCEPTED)?.parse().ok()
+}
+
+/// Nobody answers for the room: it has no owner, or its owner is dead, paused or cut off — a
+/// claim settles which (it succeeds only once the lease has lapsed).
+pub(super) fn owner_gone(e: &async_nats::RequestError) -> bool {
+    use async_nats::RequestErrorKind::{NoResponders, TimedOut};
+    matches!(e.kind(), NoResponders | TimedOut)
 }
 
 /// Whether the event attaches its connection to the room (a READY or a WATCH).
@@ -66,9 +72,13 @@ impl Cluster {
         conn: ConnId,
         mut queue: mpsc::UnboundedReceiver<(u32, RoomEvent)>,
     ) {
+        let mut seq = 0;
         loop {
             match tokio::time::timeout(FORWARDER_IDLE, queue.recv()).await {
-                Ok(Some((room, event))) => self.route_one(conn, room, event).await,
+                Ok(Some((room, event))) => {
+                    seq += 1;
+                    self.route_one(conn, room, event, seq).await
+                }
                 Ok(None) => break,
                 Err(_) => {
                     let closed = lock(&self.local_peers)
@@ -86,7 +96,7 @@ impl Cluster {
 
     /// Delivers one event to its room's owner, claiming the room when it has none. A client
     /// whose room changed owner since it attached is attached again first.
-    async fn route_one(self: &Arc<Self>, conn: ConnId, room: u32, event: RoomEvent) {
+    async fn route_one(self: &Arc<Self>, conn: ConnId, room: u32, event: RoomEvent, seq: u64) {
         let attaches = attaches(&event);
         if let Some(epoch) = self.epoch_of(room) {
             if self.moved_on(conn, room, epoch) && !attaches {
@@ -101,6 +111,7 @@ impl Cluster {
             room,
             conn: self.conn_ref(conn, peer.as_ref()),
             event: wire,
+            seq,
         };
         match self.command(command.clone(), peer.clone()).await {
             Some(epoch) if self.moved_on(conn, room, epoch) && !attaches => {
@@ -138,7 +149,7 @@ impl Cluster {
                         return Some(epoch);
                     }
                 }
-                Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
+                Err(e) if owner_gone(&e) => {
                     if self.claim(room).await {
                         continue;
                     }

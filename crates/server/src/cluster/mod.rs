@@ -2,8 +2,8 @@
 //! runs on the one node that holds its lease ([`leases`]). A client's events go through the
 //! hub's router ([`crate::rooms::Elsewhere`]), here: to the local hub when this node owns the
 //! room, else over NATS to the owner (request/reply on the room's subject, which only the owner
-//! subscribes to, in a queue group). A room nobody owns is claimed by the node that first needs
-//! it. The owner's room writes to a stand-in for each remote client, whose lines travel back to
+//! subscribes to; a former owner that lingers stays silent and gives the room up). A room
+//! nobody owns is claimed by the node that first needs it. The owner's room writes to a stand-in for each remote client, whose lines travel back to
 //! the client's node ([`wire::Delivery`]).
 //!
 //! Subjects: `arbiter.room.<room>` (commands for the room's owner), `arbiter.node.<node>`
@@ -100,6 +100,8 @@ pub struct Cluster {
     local_peers: Mutex<HashMap<ConnId, Peer>>,
     /// Stand-ins for other nodes' clients in rooms owned here, by (room, node, connection).
     stand_ins: Mutex<HashMap<(u32, String, ConnId), Peer>>,
+    /// The last command taken from each remote connection, by (room, node, connection).
+    seen_seq: Mutex<HashMap<(u32, String, ConnId), u64>>,
     /// What attached each local connection to each room, to send again to a new owner.
     attachments: Mutex<HashMap<(ConnId, u32), attach::Attachment>>,
     /// When each other node was last heard of (its heartbeat on `arbiter.alive`).
@@ -114,6 +116,9 @@ struct Owned {
     /// renewal was sent before the database stamped it, so its lease lasts at least this long.
     sure_until: tokio::time::Instant,
 }
+
+/// How long a node waits for another node's answer.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A lease is taken as lapsed this long before it would by the database's clock (clock drift,
 /// the time a request takes).
@@ -141,13 +146,16 @@ impl Cluster {
         leases: Arc<dyn Leases>,
         store: Storage,
     ) -> Result<Arc<Cluster>, ClusterError> {
-        let nats =
-            async_nats::connect(&config.nats)
-                .await
-                .map_err(|source| ClusterError::Nats {
-                    url: config.nats.clone(),
-                    source,
-                })?;
+        let nats = async_nats::ConnectOptions::new()
+            // A live owner answers in milliseconds; one that does not within this is paused,
+            // cut off or dead, and its room may be claimed once its lease lapses.
+            .request_timeout(Some(REQUEST_TIMEOUT))
+            .connect(&config.nats)
+            .await
+            .map_err(|source| ClusterError::Nats {
+                url: config.nats.clone(),
+                source,
+            })?;
         let cluster = Arc::new(Cluster {
             node: config.node.clone(),
             nats,
@@ -160,6 +168,7 @@ impl Cluster {
             forwarders: Mutex::default(),
             local_peers: Mutex::default(),
             stand_ins: Mutex::default(),
+            seen_seq: Mutex::default(),
             attachments: Mutex::default(),
             alive: Mutex::default(),
         });

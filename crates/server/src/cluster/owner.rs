@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures_util::StreamExt;
 
-use super::gateway::{ACCEPTED, NOT_OWNER};
+use super::gateway::ACCEPTED;
 use super::wire::{Command, ConnRef, Delivery};
 use super::{lock, node_subject, room_subject, Cluster, Owned};
 use crate::games::{GameSettings, Registry};
@@ -16,8 +16,6 @@ use crate::rooms::RestoredGame;
 use crate::rooms::{next_conn_id, Peer};
 use crate::storage::LiveGame;
 
-/// Subscribers of a room's subject in this queue group share its commands: only one answers.
-const OWNERS: &str = "owner";
 /// A command that only asks who owns the room (the gateway's watchdog).
 pub(super) const PING: &[u8] = b"ping";
 
@@ -37,7 +35,7 @@ impl Cluster {
             }
         };
         let subject = room_subject(room);
-        let commands = match self.nats.queue_subscribe(subject, OWNERS.into()).await {
+        let commands = match self.nats.subscribe(subject).await {
             Ok(commands) => commands,
             Err(e) => {
                 tracing::error!("room {room}: cannot take its commands: {e}");
@@ -52,7 +50,7 @@ impl Cluster {
             while let Some(message) = commands.next().await {
                 let Some(me) = me.upgrade() else { return };
                 let answer = me.serve_command(room, &message.payload);
-                if let Some(reply) = message.reply {
+                if let (Some(reply), Some(answer)) = (message.reply, answer) {
                     let _ = me.nats.publish(reply, answer.into()).await;
                 }
             }
@@ -86,32 +84,55 @@ impl Cluster {
     }
 
     /// One command for `room`, handed to the hub with the client's stand-in; the answer says
-    /// this node's epoch (a `ping` only asks for it).
-    fn serve_command(self: &Arc<Self>, room: u32, payload: &[u8]) -> Vec<u8> {
-        let Some(epoch) = self.epoch_of(room) else {
-            return NOT_OWNER.to_vec();
-        };
+    /// this node's epoch (a `ping` only asks for it). No answer at all from a node that is not
+    /// the owner (any more): the owner's answer is the only one, so a command is never taken
+    /// twice because a former owner answered first.
+    fn serve_command(self: &Arc<Self>, room: u32, payload: &[u8]) -> Option<Vec<u8>> {
+        let epoch = self.epoch_of(room)?;
         if !self.holds(room) {
             // Paused or cut off past its lease: another node may own the room by now.
             self.give_up(room);
-            return NOT_OWNER.to_vec();
+            return None;
         }
         let accepted = format!("{ACCEPTED}{epoch}").into_bytes();
         if payload == PING {
-            return accepted;
+            return Some(accepted);
         }
         let command: Command = match serde_json::from_slice(payload) {
             Ok(command) => command,
             Err(e) => {
                 tracing::warn!("room {room}: a command that is not one: {e}");
-                return accepted;
+                return Some(accepted);
             }
         };
+        if self.seen_before(room, &command) {
+            // Sent again because its answer came late: taken once.
+            return Some(accepted);
+        }
+        self.take_command(room, command);
+        Some(accepted)
+    }
+
+    /// Whether this connection's command was taken already (commands of one connection carry
+    /// rising numbers; 0 is never remembered).
+    fn seen_before(&self, room: u32, command: &Command) -> bool {
+        if command.seq == 0 {
+            return false;
+        }
+        let key = (room, command.conn.node.clone(), command.conn.id);
+        let mut seen = lock(&self.seen_seq);
+        let last = seen.entry(key).or_default();
+        let again = command.seq <= *last;
+        *last = (*last).max(command.seq);
+        again
+    }
+
+    fn take_command(self: &Arc<Self>, room: u32, command: Command) {
         let closes = command.event.ends_the_stand_in();
         let leaves = closes || command.event.leaves_the_room();
         let key = (room, command.conn.node.clone(), command.conn.id);
         let Some(peer) = self.stand_in(room, &command.conn) else {
-            return accepted;
+            return;
         };
         match command.event.into_event(peer.clone(), &self.registry) {
             Ok(event) => self.deliver_here(room, event),
@@ -120,12 +141,12 @@ impl Cluster {
         // A seated client that stops watching its own room still plays there.
         let still_plays = !closes && peer.seated.load(Ordering::Relaxed);
         if leaves && !still_plays {
+            lock(&self.seen_seq).remove(&key);
             lock(&self.stand_ins).remove(&key);
         }
         if closes {
             peer.outbox.close();
         }
-        accepted
     }
 
     /// The stand-in of a remote client in `room`, made on its first command (not for an

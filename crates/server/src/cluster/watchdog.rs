@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::gateway::accepted_by;
+use super::gateway::{accepted_by, owner_gone};
 use super::owner::PING;
 use super::{lock, room_subject, Cluster, ClusterError};
 use crate::rooms::RoomEvent;
@@ -114,7 +114,7 @@ impl Cluster {
                     }
                 }
             }
-            Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
+            Err(e) if owner_gone(&e) => {
                 if self.claim(room).await {
                     let epoch = self.epoch_of(room).unwrap_or_default();
                     for &conn in conns {

@@ -28,6 +28,10 @@ pub struct Command {
     pub room: u32,
     pub conn: ConnRef,
     pub event: WireEvent,
+    /// Rising per connection, so an owner takes a command sent again only once; 0: not
+    /// numbered (an attachment sent again).
+    #[serde(default)]
+    pub seq: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

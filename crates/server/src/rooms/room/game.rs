@@ -123,6 +123,12 @@ impl Room {
         else {
             return;
         };
+        // A game taken over from a node that died: the move that node stored last may come
+        // again from a gateway that never heard it was taken. It is not a second move.
+        let repeated = running.game.moves.last() == Some(&format!("{from}-{to}"));
+        if self.restored && repeated && running.game.to_move() != side {
+            return;
+        }
         let verdict = running.game.play(from, to, side);
         running.charge_mover(side);
         let ply = running.game.moves.len();
