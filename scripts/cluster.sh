@@ -58,7 +58,8 @@ wait_port() {
     if (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
     sleep 0.05
   done
-  echo "cluster.sh: nothing listens on port $1 ($2); see $work" >&2
+  echo "cluster.sh: nothing listens on port $1 ($2); see the logs in $work" >&2
+  keep=1
   exit 1
 }
 
@@ -97,9 +98,13 @@ for i in $(seq 1 "$nodes"); do
   course_servers+="    server node$i 127.0.0.1:$node_tcp check send-proxy check-send-proxy inter 1s fall 2 rise 1"$'\n'
 done
 
+# Two descriptors a proxied connection: as many connections as the open-file limit allows.
+ulimit -n "$(ulimit -Hn)" 2> /dev/null || true
+maxconn=$(( ($(ulimit -n) - 200) / 2 ))
+[ "$maxconn" -gt 50000 ] && maxconn=50000
 cat > "$work/haproxy.cfg" <<CFG
 global
-    maxconn 50000
+    maxconn $maxconn
 defaults
     mode tcp
     timeout connect 5s
