@@ -5,6 +5,7 @@
 # per address see the real clients). Installs the Debian packages postgresql, nats-server and
 # haproxy when missing. Prints the URL; Ctrl-C stops everything and removes the folder.
 # Usage: scripts/cluster.sh [--nodes N] [--http PORT] [--tcp PORT] [--binary PATH] [--keep]
+#                           [-- SERVE-FLAGS…]   (given to every node, e.g. -- --max-seats-per-ip 5000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ http_port=8080
 tcp_port=10086
 binary="${ARBITER_BIN:-target/release/arbiter}"
 keep=""
+serve_flags=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes="$2"; shift 2 ;;
@@ -20,7 +22,8 @@ while [ $# -gt 0 ]; do
     --tcp) tcp_port="$2"; shift 2 ;;
     --binary) binary="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    --) shift; serve_flags=("$@"); break ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "cluster.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -91,7 +94,7 @@ for i in $(seq 1 "$nodes"); do
   "$binary" serve --http "127.0.0.1:$node_http" --tcp "127.0.0.1:$node_tcp" --db "$db" \
     --cluster "nats://127.0.0.1:$nats_port" --node "node$i" --trusted-proxy 127.0.0.1 \
     --allow-origin "http://127.0.0.1:$http_port" --allow-origin "http://localhost:$http_port" \
-    --log "$work/node$i.log" 2> "$work/node$i.err" &
+    --log "$work/node$i.log" "${serve_flags[@]}" 2> "$work/node$i.err" &
   pids+=($!)
   wait_port "$node_http" "node$i"
   web_servers+="    server node$i 127.0.0.1:$node_http check send-proxy check-send-proxy inter 1s fall 2 rise 1"$'\n'
