@@ -17,8 +17,9 @@ use crate::rooms::RoomEvent;
 const ALIVE: &str = "arbiter.alive";
 /// How often a node says it is alive, and checks on the rest.
 const BEAT: Duration = Duration::from_secs(1);
-/// A node not heard of for this long has stopped.
-const SILENT: Duration = Duration::from_secs(5);
+/// A node not heard of for two leases, and at least this long, has stopped: an overloaded node
+/// (1,000 games on two shared cores) can miss several beats and must not lose its clients.
+const SILENT_AT_LEAST: Duration = Duration::from_secs(10);
 
 impl Cluster {
     /// Hears the other nodes' heartbeats, and sends this node's.
@@ -58,9 +59,10 @@ impl Cluster {
     /// The stand-ins of clients whose node went silent: their connections are as good as
     /// closed, and the room hears so (a page's seat waits for it to come back elsewhere).
     fn drop_silent_nodes_clients(&self) {
+        let after = (self.lease * 2).max(SILENT_AT_LEAST);
         let silent: Vec<String> = lock(&self.alive)
             .iter()
-            .filter(|(_, seen)| seen.elapsed() > SILENT)
+            .filter(|(_, seen)| seen.elapsed() > after)
             .map(|(node, _)| node.clone())
             .collect();
         if silent.is_empty() {
