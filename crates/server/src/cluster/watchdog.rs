@@ -92,6 +92,7 @@ impl Cluster {
                 },
             );
         }
+        lock(&self.seen_seq).retain(|(_, node, _), _| !silent.contains(node));
         let mut alive = lock(&self.alive);
         silent.iter().for_each(|n| {
             alive.remove(n);
