@@ -382,6 +382,15 @@ impl Match {
         replayed
     }
 
+    /// The moves `side` made from ply `ply` on (0-based), as they were sent.
+    pub fn moves_since(&self, ply: usize, side: Side) -> impl Iterator<Item = (&str, &str)> {
+        self.sent
+            .iter()
+            .skip(ply)
+            .filter(move |(_, _, by)| *by == side)
+            .map(|(from, to, _)| (from.as_str(), to.as_str()))
+    }
+
     /// Drops the last move, which the store refused (it never happened for anyone).
     pub fn forget_last(&mut self) {
         self.moves.pop();

@@ -105,6 +105,14 @@ impl Message {
         serde_json::to_string(self).expect("messages serialise")
     }
 
+    /// Whether a line made by [`Message::to_line`] carries `op` (its first field), without
+    /// reading the rest of it.
+    pub fn line_has_op(line: &str, op: i64) -> bool {
+        line.strip_prefix("{\"op\":")
+            .and_then(|rest| rest.strip_prefix(op.to_string().as_str()))
+            .is_some_and(|rest| rest.starts_with([',', '}']))
+    }
+
     /// An extension string field.
     pub fn extra_str(&self, key: &str) -> Option<&str> {
         self.extra.get(key).and_then(Value::as_str)

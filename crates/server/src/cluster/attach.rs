@@ -8,6 +8,9 @@
 //! can be re-seated the same way. Such a client closing its socket has left its game (the
 //! course's rule), so its gateway says so explicitly instead of letting the seat wait.
 
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
 use arbiter_core::Side;
 use rand::Rng;
 
@@ -56,6 +59,10 @@ impl Cluster {
                     token,
                 }
             }
+            RoomEvent::Move { peer, message } => {
+                peer.knows_a_move();
+                RoomEvent::Move { peer, message }
+            }
             RoomEvent::Watch { peer, message } => {
                 self.attach_watcher(conn, room, &peer, &message);
                 RoomEvent::Watch { peer, message }
@@ -101,6 +108,7 @@ impl Cluster {
             colour: colour.map(Side::index),
             request: WireRequest::of(request),
             token: Some(token.clone()),
+            known_moves: None,
         };
         let attachment = Attachment {
             event,
@@ -152,14 +160,41 @@ impl Cluster {
         moved
     }
 
+    /// The owner's epoch `conn` is attached to `room` under (0: none answered yet).
+    pub(super) fn attached_epoch(&self, conn: ConnId, room: u32) -> u64 {
+        lock(&self.attachments)
+            .get(&(conn, room))
+            .map_or(0, |a| a.epoch)
+    }
+
+    /// Local connections attached to `room` under its former owner, now that this node owns
+    /// it: each takes its seat again (or watches again) in the room restored here.
+    pub(super) fn attach_local_again(self: &Arc<Self>, room: u32, epoch: u64) {
+        let conns: Vec<ConnId> = lock(&self.attachments)
+            .keys()
+            .filter(|(_, r)| *r == room)
+            .map(|(conn, _)| *conn)
+            .collect();
+        for conn in conns {
+            if self.moved_on(conn, room, epoch) {
+                self.attach_here(conn, room);
+            }
+        }
+    }
+
     /// The attachment of `conn` to `room`, to send again.
     pub(super) fn attachment(&self, conn: ConnId, room: u32) -> Option<Command> {
         let a = lock(&self.attachments).get(&(conn, room))?.clone();
+        let mut event = a.event;
+        if let (WireEvent::Ready { known_moves, .. }, true) = (&mut event, a.hidden_token) {
+            *known_moves = Some(a.peer.moves_known.load(Ordering::Relaxed));
+        }
         Some(Command {
             room,
             conn: self.conn_ref(conn, Some(&a.peer)),
-            event: a.event,
+            event,
             seq: 0,
+            epoch: a.epoch,
         })
     }
 

@@ -11,6 +11,7 @@ use tokio::time::Instant;
 
 use super::wire::{Command, ConnRef, Delivery, WireEvent};
 use super::{lock, node_subject, room_subject, Cluster, ClusterError};
+use crate::protocol::{self, Message};
 use crate::rooms::outbox::Kind;
 use crate::rooms::{ConnId, Peer, RoomEvent};
 
@@ -21,11 +22,37 @@ const FORWARDER_IDLE: Duration = Duration::from_secs(30);
 
 /// What an owner answers to a command it took: `ok:` and its epoch.
 pub(super) const ACCEPTED: &str = "ok:";
+/// What an owner answers to a player's command from a connection it has not seated (it took
+/// the room over since): `attach:` and its epoch; the gateway seats the client, then sends the
+/// command again.
+pub(super) const ATTACH_FIRST: &str = "attach:";
+
+/// An owner's answer to a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Answer {
+    Took { epoch: u64 },
+    AttachFirst { epoch: u64 },
+}
+
+impl Answer {
+    fn of(answer: &[u8]) -> Option<Answer> {
+        let text = std::str::from_utf8(answer).ok()?;
+        if let Some(epoch) = text.strip_prefix(ACCEPTED) {
+            return Some(Answer::Took {
+                epoch: epoch.parse().ok()?,
+            });
+        }
+        let epoch = text.strip_prefix(ATTACH_FIRST)?.parse().ok()?;
+        Some(Answer::AttachFirst { epoch })
+    }
+}
 
 /// The owner's epoch in its answer; `None` when it did not take the command.
 pub(super) fn accepted_by(answer: &[u8]) -> Option<u64> {
-    let text = std::str::from_utf8(answer).ok()?;
-    text.strip_prefix(ACCEPTED)?.parse().ok()
+    match Answer::of(answer)? {
+        Answer::Took { epoch } => Some(epoch),
+        Answer::AttachFirst { .. } => None,
+    }
 }
 
 /// Nobody answers for the room: it has no owner, or its owner is dead, paused or cut off — a
@@ -98,12 +125,6 @@ impl Cluster {
     /// whose room changed owner since it attached is attached again first.
     async fn route_one(self: &Arc<Self>, conn: ConnId, room: u32, event: RoomEvent, seq: u64) {
         let attaches = attaches(&event);
-        if let Some(epoch) = self.epoch_of(room) {
-            if self.moved_on(conn, room, epoch) && !attaches {
-                self.attach_here(conn, room);
-            }
-            return self.deliver_here(room, event);
-        }
         let Some((peer, wire)) = WireEvent::of(event) else {
             return;
         };
@@ -112,41 +133,58 @@ impl Cluster {
             conn: self.conn_ref(conn, peer.as_ref()),
             event: wire,
             seq,
+            epoch: self.attached_epoch(conn, room),
         };
         match self.command(command.clone(), peer.clone()).await {
-            Some(epoch) if self.moved_on(conn, room, epoch) && !attaches => {
-                if let Some(attachment) = self.attachment(conn, room) {
-                    self.command(attachment, peer.clone()).await;
-                }
-                self.command(command, peer).await;
+            Some(Answer::Took { epoch }) if !attaches && self.moved_on(conn, room, epoch) => {
+                self.attach_again(command, peer).await
+            }
+            Some(Answer::AttachFirst { epoch }) => {
+                self.moved_on(conn, room, epoch);
+                self.attach_again(command, peer).await
             }
             _ => {}
         }
     }
 
+    /// Seats (or sets watching) the command's connection in the room's new owner's room, then
+    /// sends a course client's command again (taken once: it carries the same number). A page
+    /// learns the game from the snapshot its seat brings; its command from before would land
+    /// after that snapshot and contradict it, so it is dropped — the page sees its turn again.
+    async fn attach_again(self: &Arc<Self>, command: Command, peer: Option<Peer>) {
+        if let Some(attachment) = self.attachment(command.conn.id, command.room) {
+            self.command(attachment, peer.clone()).await;
+        }
+        if !command.conn.extension {
+            self.command(command, peer).await;
+        }
+    }
+
     /// Sends one command to its room's owner, claiming the room when nobody owns it: the
-    /// epoch of the owner that took it (`None` when dropped, or taken here).
+    /// owner's answer (`None` when dropped, or taken here).
     pub(super) async fn command(
         self: &Arc<Self>,
         command: Command,
         peer: Option<Peer>,
-    ) -> Option<u64> {
+    ) -> Option<Answer> {
         let room = command.room;
         let until = Instant::now() + ROUTE_PATIENCE;
-        let payload = serde_json::to_vec(&command).expect("commands serialise");
+        let mut payload = None;
         while Instant::now() < until {
-            if self.epoch_of(room).is_some() {
-                self.deliver_own(command, peer);
+            if let Some(epoch) = self.epoch_of(room) {
+                self.deliver_own_again(command, peer, epoch);
                 return None;
             }
+            let payload = payload
+                .get_or_insert_with(|| serde_json::to_vec(&command).expect("commands serialise"));
             match self
                 .nats
                 .request(room_subject(room), payload.clone().into())
                 .await
             {
                 Ok(answer) => {
-                    if let Some(epoch) = accepted_by(&answer.payload) {
-                        return Some(epoch);
+                    if let Some(answer) = Answer::of(&answer.payload) {
+                        return Some(answer);
                     }
                 }
                 Err(e) if owner_gone(&e) => {
@@ -160,6 +198,19 @@ impl Cluster {
         }
         tracing::error!("room {room}: no owner within {ROUTE_PATIENCE:?}; an event was dropped");
         None
+    }
+
+    /// A command for a room this node owns, from a connection attached to it under another
+    /// owner: the connection is attached here first (a page's command is then dropped, see
+    /// [`Command::epoch`]).
+    fn deliver_own_again(self: &Arc<Self>, command: Command, peer: Option<Peer>, epoch: u64) {
+        let (conn, room) = (command.conn.id, command.room);
+        if !command.event.attaches() && self.moved_on(conn, room, epoch) {
+            self.attach_here(conn, room);
+        }
+        if !command.stale_for_a_page(epoch) {
+            self.deliver_own(command, peer);
+        }
     }
 
     /// Attaches a local connection again to a room this node has taken over.
@@ -221,6 +272,9 @@ impl Cluster {
         peer.awaited.store(delivery.awaited, Ordering::Relaxed);
         let was_seated = peer.seated.swap(delivery.seated, Ordering::Relaxed);
         if let Some(line) = delivery.line {
+            if Message::line_has_op(&line, protocol::MOVE) {
+                peer.knows_a_move();
+            }
             let kind = if delivery.lossy {
                 Kind::Lossy
             } else {

@@ -106,6 +106,9 @@ pub struct Cluster {
     attachments: Mutex<HashMap<(ConnId, u32), attach::Attachment>>,
     /// When each other node was last heard of (its heartbeat on `arbiter.alive`).
     alive: Mutex<HashMap<String, tokio::time::Instant>>,
+    /// Rooms being claimed here right now (one claim at a time: the lease is re-granted to
+    /// its holder, so a second would restore and serve the room twice).
+    claiming: Mutex<std::collections::HashSet<u32>>,
 }
 
 struct Owned {
@@ -126,6 +129,14 @@ const LEASE_MARGIN: Duration = Duration::from_secs(1);
 
 fn room_subject(room: u32) -> String {
     format!("arbiter.room.{room}")
+}
+
+/// This process's identity in the cluster: the node's name and a number drawn at start. A node
+/// restarted under its name is a new node to the others — connection numbers start again at 1,
+/// so its predecessor's clients must never be taken for its own; they are dropped once the
+/// predecessor is silent (the watchdog).
+fn incarnation(name: &str) -> String {
+    format!("{name}-{:08x}", rand::random::<u32>())
 }
 
 fn node_subject(node: &str) -> String {
@@ -157,7 +168,7 @@ impl Cluster {
                 source,
             })?;
         let cluster = Arc::new(Cluster {
-            node: config.node.clone(),
+            node: incarnation(&config.node),
             nats,
             hub: Arc::downgrade(hub),
             registry,
@@ -171,6 +182,7 @@ impl Cluster {
             seen_seq: Mutex::default(),
             attachments: Mutex::default(),
             alive: Mutex::default(),
+            claiming: Mutex::default(),
         });
         cluster.take_deliveries().await?;
         cluster.answer_room_lists().await?;

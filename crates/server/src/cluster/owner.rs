@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures_util::StreamExt;
 
-use super::gateway::ACCEPTED;
+use super::gateway::{ACCEPTED, ATTACH_FIRST};
 use super::wire::{Command, ConnRef, Delivery};
 use super::{lock, node_subject, room_subject, Cluster, Owned};
 use crate::games::{GameSettings, Registry};
@@ -20,11 +20,16 @@ use crate::storage::LiveGame;
 pub(super) const PING: &[u8] = b"ping";
 
 impl Cluster {
-    /// Takes `room` when nobody holds it; true when this node owns it now.
+    /// Takes `room` when nobody holds it; true when this node owns it now. Its running game is
+    /// restored before the room answers any command, so no command can open a fresh room
+    /// under it (until then a command finds no owner and is sent again).
     pub(super) async fn claim(self: &Arc<Self>, room: u32) -> bool {
         if self.epoch_of(room).is_some() {
             return true;
         }
+        let Some(_claiming) = Claiming::start(self, room) else {
+            return false;
+        };
         let sent = tokio::time::Instant::now();
         let epoch = match self.leases.claim(room, &self.node).await {
             Ok(Some(epoch)) => epoch,
@@ -34,19 +39,37 @@ impl Cluster {
                 return false;
             }
         };
-        let subject = room_subject(room);
-        let commands = match self.nats.subscribe(subject).await {
+        self.take_over(room).await;
+        let commands = match self.nats.subscribe(room_subject(room)).await {
             Ok(commands) => commands,
             Err(e) => {
                 tracing::error!("room {room}: cannot take its commands: {e}");
+                if let Some(hub) = self.hub() {
+                    hub.abandon(room);
+                }
                 let _ = self.leases.release(room, &self.node, epoch).await;
                 return false;
             }
         };
         tracing::info!("room {room}: owned by {} (epoch {epoch})", self.node);
+        let owned = Owned {
+            epoch,
+            commands: self.serve_commands(room, commands),
+            sure_until: sent + self.lease.saturating_sub(super::LEASE_MARGIN),
+        };
+        lock(&self.owned).insert(room, owned);
+        self.attach_local_again(room, epoch);
+        true
+    }
+
+    /// Answers the commands other nodes send for `room`, while this node lives.
+    fn serve_commands(
+        self: &Arc<Self>,
+        room: u32,
+        mut commands: async_nats::Subscriber,
+    ) -> tokio::task::AbortHandle {
         let me = Arc::downgrade(self);
         let task = tokio::spawn(async move {
-            let mut commands = commands;
             while let Some(message) = commands.next().await {
                 let Some(me) = me.upgrade() else { return };
                 let answer = me.serve_command(room, &message.payload);
@@ -55,14 +78,7 @@ impl Cluster {
                 }
             }
         });
-        let owned = Owned {
-            epoch,
-            commands: task.abort_handle(),
-            sure_until: sent + self.lease.saturating_sub(super::LEASE_MARGIN),
-        };
-        lock(&self.owned).insert(room, owned);
-        self.take_over(room).await;
-        true
+        task.abort_handle()
     }
 
     /// A room just claimed: its running game, if the store has one, is restored here.
@@ -105,7 +121,11 @@ impl Cluster {
                 return Some(accepted);
             }
         };
-        if self.seen_before(room, &command) {
+        if command.event.needs_a_seat() && !self.has_stand_in(room, &command.conn) {
+            // Taken over since the client was seated: it must be seated here first.
+            return Some(format!("{ATTACH_FIRST}{epoch}").into_bytes());
+        }
+        if command.stale_for_a_page(epoch) || self.seen_before(room, &command) {
             // Sent again because its answer came late: taken once.
             return Some(accepted);
         }
@@ -149,6 +169,11 @@ impl Cluster {
         }
     }
 
+    fn has_stand_in(&self, room: u32, conn: &ConnRef) -> bool {
+        let key = (room, conn.node.clone(), conn.id);
+        lock(&self.stand_ins).contains_key(&key)
+    }
+
     /// The stand-in of a remote client in `room`, made on its first command (not for an
     /// UNWATCH: a client that watched nothing here has nothing to stop).
     fn stand_in(self: &Arc<Self>, room: u32, conn: &ConnRef) -> Option<Peer> {
@@ -170,6 +195,7 @@ impl Cluster {
             seated: Default::default(),
             changed: Default::default(),
             extension: Arc::new(conn.extension.into()),
+            moves_known: Default::default(),
         };
         let flags = Flags {
             awaited: peer.awaited.clone(),
@@ -211,6 +237,27 @@ impl Cluster {
     }
 }
 
+/// A claim of a room under way on this node; over when dropped.
+struct Claiming<'a> {
+    cluster: &'a Cluster,
+    room: u32,
+}
+
+impl<'a> Claiming<'a> {
+    /// `None` when the room is being claimed here already.
+    fn start(cluster: &'a Cluster, room: u32) -> Option<Claiming<'a>> {
+        let started = lock(&cluster.claiming).insert(room);
+        // Made only when started: a dropped one ends the claim.
+        started.then(|| Claiming { cluster, room })
+    }
+}
+
+impl Drop for Claiming<'_> {
+    fn drop(&mut self) {
+        lock(&self.cluster.claiming).remove(&self.room);
+    }
+}
+
 /// A stand-in's flags, without its outbox (holding that would keep the stand-in alive).
 struct Flags {
     awaited: Arc<std::sync::atomic::AtomicBool>,
@@ -221,7 +268,7 @@ struct Flags {
 /// Chat may be dropped for a slow client (as [`crate::rooms::send`] queues it). A line starts
 /// with its op.
 fn is_chat(line: &str) -> bool {
-    line.starts_with(&format!("{{\"op\":{}", protocol::CHAT))
+    protocol::Message::line_has_op(line, protocol::CHAT)
 }
 
 /// A stored running game as a room restores it.

@@ -118,14 +118,8 @@ impl Cluster {
                 }
             }
             Err(e) if owner_gone(&e) => {
-                if self.claim(room).await {
-                    let epoch = self.epoch_of(room).unwrap_or_default();
-                    for &conn in conns {
-                        if self.moved_on(conn, room, epoch) {
-                            self.attach_here(conn, room);
-                        }
-                    }
-                }
+                // Its local clients are attached again by the claim.
+                self.claim(room).await;
             }
             Err(e) => tracing::debug!("room {room}: its owner did not answer: {e}"),
         }

@@ -2,6 +2,8 @@
 //! from the node the client is connected to, its gateway, to the room's owner) and a
 //! [`Delivery`] (a line the owner's room wrote for that client, back to the gateway).
 
+use std::sync::atomic::Ordering;
+
 use arbiter_core::Side;
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +34,18 @@ pub struct Command {
     /// numbered (an attachment sent again).
     #[serde(default)]
     pub seq: u64,
+    /// The owner's epoch the client was attached under when it sent the command (0: not
+    /// known yet). A page's command from under a former owner is dropped: the page has heard
+    /// the game again from the new owner's snapshot, which the command would contradict.
+    #[serde(default)]
+    pub epoch: u64,
+}
+
+impl Command {
+    /// A page's command sent under another owner than `epoch`'s (see [`Command::epoch`]).
+    pub fn stale_for_a_page(&self, epoch: u64) -> bool {
+        self.conn.extension && !self.event.attaches() && self.epoch != 0 && self.epoch != epoch
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,6 +57,9 @@ pub enum WireEvent {
         colour: Option<usize>,
         request: WireRequest,
         token: Option<String>,
+        /// Set by a gateway seating a course client again (see [`crate::rooms::Peer::moves_known`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        known_moves: Option<usize>,
     },
     Move {
         message: Message,
@@ -160,6 +177,7 @@ impl WireEvent {
                     colour,
                     request,
                     token,
+                    known_moves: None,
                 };
                 (Some(peer), wire)
             }
@@ -183,14 +201,21 @@ impl WireEvent {
                 colour,
                 request,
                 token,
-            } => RoomEvent::Ready {
-                peer,
-                message,
-                name,
-                colour: colour.filter(|&c| c < 2).map(Side::from_index),
-                request: request.requested(registry)?,
-                token,
-            },
+                known_moves,
+            } => {
+                // The stand-in knows what its client knows (the room reads it on its return).
+                if let Some(known) = known_moves {
+                    peer.moves_known.store(known, Ordering::Relaxed);
+                }
+                RoomEvent::Ready {
+                    peer,
+                    message,
+                    name,
+                    colour: colour.filter(|&c| c < 2).map(Side::from_index),
+                    request: request.requested(registry)?,
+                    token,
+                }
+            }
             WireEvent::Move { message } => RoomEvent::Move { peer, message },
             WireEvent::Resign { message } => RoomEvent::Resign { peer, message },
             WireEvent::Chat { message } => RoomEvent::Chat { peer, message },
@@ -199,6 +224,22 @@ impl WireEvent {
             WireEvent::Watch { message } => RoomEvent::Watch { peer, message },
             WireEvent::Unwatch => RoomEvent::Unwatch { conn: peer.id },
         })
+    }
+
+    /// A READY or a WATCH: it seats the client, or sets it watching.
+    pub fn attaches(&self) -> bool {
+        matches!(self, WireEvent::Ready { .. } | WireEvent::Watch { .. })
+    }
+
+    /// A player's command: it means something only from a seated client.
+    pub fn needs_a_seat(&self) -> bool {
+        matches!(
+            self,
+            WireEvent::Move { .. }
+                | WireEvent::Resign { .. }
+                | WireEvent::Chat { .. }
+                | WireEvent::Offer { .. }
+        )
     }
 
     /// The client left the room or stopped watching it: the owner may forget its stand-in.

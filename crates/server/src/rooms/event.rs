@@ -1,7 +1,7 @@
 //! What rooms hear and say: a connection as rooms see it ([`Peer`]), the messages a transport
 //! sends a room ([`RoomEvent`]), and sending a protocol message to a peer, logged.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use tokio::sync::{oneshot, Notify};
@@ -40,6 +40,17 @@ pub struct Peer {
     /// The client speaks the project's extension (a WebSocket, or a READY with `game` or
     /// `token`): it may be sent the extension's messages (NOTICE).
     pub extension: Arc<AtomicBool>,
+    /// How many MOVEs this connection sent or was sent: a course client's cluster gateway
+    /// says so when it seats the client again in a room that changed owner, so the client
+    /// hears the moves it missed meanwhile (it cannot read a snapshot).
+    pub moves_known: Arc<AtomicUsize>,
+}
+
+impl Peer {
+    /// The peer heard or made one more move.
+    pub fn knows_a_move(&self) {
+        self.moves_known.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// How long a field of a message may be in the log.
@@ -81,6 +92,9 @@ fn kind_of(m: &Message) -> Kind {
 /// Sends a message and logs it; false when the connection cannot take it (gone or not reading).
 pub fn send(peer: &Peer, m: Message, move_no: Option<usize>) -> bool {
     log_message(move_no, "sent", &peer.addr, &m);
+    if m.op == protocol::MOVE {
+        peer.knows_a_move();
+    }
     peer.outbox.send(m.to_line().into(), kind_of(&m))
 }
 

@@ -349,6 +349,7 @@ mod tests {
             seated: Default::default(),
             changed: Default::default(),
             extension: Default::default(),
+            moves_known: Default::default(),
         };
         (peer, inbox)
     }

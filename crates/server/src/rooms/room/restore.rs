@@ -134,6 +134,7 @@ fn away_member(stored: &RestoredGame, side: Side, grace: Duration) -> Member {
         seated: Default::default(),
         changed: Default::default(),
         extension: Default::default(),
+        moves_known: Default::default(),
     };
     Member {
         peer,

@@ -191,10 +191,29 @@ impl Room {
             let ready = ready_message(&settings, &opponent.unwrap_or_default(), side, self.id);
             self.send_to(&peer, ready);
             self.tell_the_game_so_far(&peer);
+        } else {
+            self.tell_missed_moves(&peer, side);
         }
         if was_away {
             let name = self.members[i].name.clone();
             self.notice("back", &name, 0);
+        }
+    }
+
+    /// A course client seated again after its room changed owner: the opponent's moves it has
+    /// not heard (played while it moved over), as they were forwarded.
+    fn tell_missed_moves(&mut self, peer: &Peer, side: Side) {
+        let known = peer.moves_known.load(AtomicOrdering::Relaxed);
+        let Some(running) = self.running.as_ref() else {
+            return;
+        };
+        let missed: Vec<Message> = running
+            .game
+            .moves_since(known, side.opponent())
+            .map(|(from, to)| Message::new(protocol::MOVE, from, to, ""))
+            .collect();
+        for m in missed {
+            self.send_to(peer, m);
         }
     }
 

@@ -145,6 +145,7 @@ impl Session {
             seated: Arc::new(AtomicBool::new(false)),
             changed: Arc::new(Notify::new()),
             extension: Arc::new(AtomicBool::new(false)),
+            moves_known: Default::default(),
         };
         let tokens = 2.0 * config.rate_limit as f64;
         let session = Session {

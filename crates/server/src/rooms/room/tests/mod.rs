@@ -56,6 +56,7 @@ impl Client {
             seated: Default::default(),
             changed: Arc::new(Notify::new()),
             extension: Default::default(),
+            moves_known: Default::default(),
         };
         Client { peer, inbox, name }
     }

@@ -88,3 +88,31 @@ fn a_stored_line_that_is_not_legal_is_not_taken_over() {
     let refused = Room::restored(1, t.room.ctx.clone(), stored).err().unwrap();
     assert!(refused.to_string().contains("move 3 `A1-F6`"), "{refused}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_course_client_seated_again_hears_only_the_moves_it_missed() {
+    let t = Table::new();
+    let mut stored = stored_game(&t);
+    stored.moves.push(("B2-B3".into(), 1_012_000));
+    let ctx = t.room.ctx.clone();
+    let mut t = Table {
+        room: Room::restored(1, ctx, stored).unwrap(),
+        store: t.store,
+    };
+    // Bob (second) made F5-E4 and knew A2-A3; he never heard B2-B3. His gateway seats him
+    // again with the token it keeps for him, saying he knows two moves.
+    let mut bob = Client::new(12, "bob");
+    bob.peer.moves_known.store(2, Ordering::Relaxed);
+    let request = t.request("surakarta", &[]);
+    t.ready_with(&bob, None, request, Some(BOB_TOKEN)).await;
+    let heard = bob.heard();
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(fields(&heard[0]), (MOVE, "B2", "B3", ""));
+    assert!(bob.awaited());
+    // One that knew every move hears nothing again.
+    let mut again = Client::new(13, "bob");
+    again.peer.moves_known.store(3, Ordering::Relaxed);
+    let request = t.request("surakarta", &[]);
+    t.ready_with(&again, None, request, Some(BOB_TOKEN)).await;
+    assert!(again.heard().is_empty());
+}
