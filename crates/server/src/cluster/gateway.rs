@@ -136,7 +136,8 @@ impl Cluster {
             epoch: self.attached_epoch(conn, room),
         };
         match self.command(command.clone(), peer.clone()).await {
-            Some(Answer::Took { epoch }) if !attaches && self.moved_on(conn, room, epoch) => {
+            // `moved_on` notes the epoch even for a READY or WATCH: it is what they attached to.
+            Some(Answer::Took { epoch }) if self.moved_on(conn, room, epoch) && !attaches => {
                 self.attach_again(command, peer).await
             }
             Some(Answer::AttachFirst { epoch }) => {
@@ -205,7 +206,7 @@ impl Cluster {
     /// [`Command::epoch`]).
     fn deliver_own_again(self: &Arc<Self>, command: Command, peer: Option<Peer>, epoch: u64) {
         let (conn, room) = (command.conn.id, command.room);
-        if !command.event.attaches() && self.moved_on(conn, room, epoch) {
+        if self.moved_on(conn, room, epoch) && !command.event.attaches() {
             self.attach_here(conn, room);
         }
         if !command.stale_for_a_page(epoch) {
