@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter_server::storage::postgres::testing::TestPostgres;
-use common::arbiter;
+use common::{arbiter, http, start_server, start_server_on};
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("arbiter-queue-{name}-{}", std::process::id()));
@@ -140,6 +140,48 @@ fn three_workers_play_a_fixed_match_exactly_like_a_local_run() {
     assert_eq!(index, local_index, "games.tsv: the same results, opening by opening");
     let counts = _pg.psql("SELECT count(*), count(DISTINCT pair) FROM arena_results");
     assert_eq!(counts.trim(), "7|7");
+    tests_page_shows(&url, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `/tests` of a server on the queue's database shows the finished test; on SQLite it says why
+/// there is none.
+fn tests_page_shows(url: &str, dir: &Path) {
+    let pg_dir = dir.join("serve-pg");
+    std::fs::create_dir_all(&pg_dir).unwrap();
+    let (_server, _, port) = start_server_on(&pg_dir, url.as_ref());
+    let (status, page) = http(port, "GET", "/tests", "");
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("<td>1</td><td>rnd vs gr (surakarta)</td>"), "{page}");
+    assert!(page.contains("<td>all 14 games played</td><td>14 of 14</td>"), "{page}");
+    let lite_dir = dir.join("serve-lite");
+    std::fs::create_dir_all(&lite_dir).unwrap();
+    let (_lite, _, port) = start_server(&lite_dir);
+    let (status, body) = http(port, "GET", "/tests", "");
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains("keeps its games in SQLite"), "{body}");
+}
+
+#[test]
+fn a_worker_with_another_engine_binary_refuses_the_test() {
+    let (url, pg) = TestPostgres::start();
+    let dir = temp_dir("hash");
+    let engine = dir.join("engine");
+    std::fs::copy(env!("CARGO_BIN_EXE_arbiter"), &engine).unwrap();
+    let player = format!("--player=eng=cmd:{} engine", engine.display());
+    let id = submit(&url, &[&player, "--player", "rnd=random", "--games", "2"]);
+    // The engine is rebuilt on this machine: same path, other contents.
+    let mut bytes = std::fs::read(&engine).unwrap();
+    bytes.extend_from_slice(b"rebuilt");
+    std::fs::write(&engine, bytes).unwrap();
+    let mut worker = Worker::start(&url, "other", &dir, &["--until-idle"]);
+    let log = worker.wait(Duration::from_secs(30));
+    assert!(log.contains(&format!("refusing test {id}: engine eng is {}", engine.display())), "{log}");
+    assert!(log.contains("but the test was submitted with"), "{log}");
+    assert!(log.contains("worker done: 0 games played"), "{log}");
+    // The batch is given back for a worker with the right binary.
+    let batches = pg.psql("SELECT state, attempt FROM arena_batches");
+    assert_eq!(batches.trim(), "pending|1");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
