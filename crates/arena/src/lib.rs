@@ -28,9 +28,9 @@ use thiserror::Error;
 
 pub use contestant::Forfeit;
 pub use openings::OpeningSuite;
+pub use pairs::{PairRunner, PairSource};
 pub use pentanomial::Pentanomial;
 pub use stats::{Sprt, SprtVerdict, Tally};
-pub use pairs::{PairRunner, PairSource};
 pub use tournament::{index_line, record_file_name, run, INDEX_HEADER};
 
 /// One player in a tournament.

@@ -64,7 +64,14 @@ impl<G: FullGame> PairSource for PairRunner<G> {
                 opening: pair,
             };
             let (start, entrants, config) = (&self.start, &self.entrants, &self.config);
-            run_job(start, entrants, config, &self.openings, &job, self.max_plies)
+            run_job(
+                start,
+                entrants,
+                config,
+                &self.openings,
+                &job,
+                self.max_plies,
+            )
         };
         [game(2 * pair, 0), game(2 * pair + 1, 1)]
     }

@@ -67,35 +67,24 @@ pub fn submit<C: Catalogue>(
             entrants.len()
         );
     }
-    if config.games % 2 != 0 {
+    if !config.games.is_multiple_of(2) {
         bail!("--games must be even with --queue: workers play both colours of each opening");
     }
     if batch_pairs == 0 {
         bail!("--batch-pairs must be at least 1");
     }
-    let players = entrants
-        .iter()
-        .map(|e| {
-            let engine = match &e.spec.kind {
-                PlayerKind::Command(command) => Some(
-                    engine_hash(command).map_err(|why| anyhow::anyhow!("engine {}: {why}", e.name))?,
-                ),
-                _ => None,
-            };
-            Ok(Player {
-                name: e.name.clone(),
-                spec: e.spec.text.clone(),
-                engine,
-            })
-        })
-        .collect::<anyhow::Result<_>>()?;
+    let players = players(entrants)?;
     let spec = TestSpec {
         game: options.def().id.to_string(),
         options: options
             .def()
             .options
             .iter()
-            .filter_map(|o| options.get(o.name).map(|v| (o.name.to_string(), u64::from(v))))
+            .filter_map(|o| {
+                options
+                    .get(o.name)
+                    .map(|v| (o.name.to_string(), u64::from(v)))
+            })
             .collect(),
         players,
         games: config.games,
@@ -110,17 +99,39 @@ pub fn submit<C: Catalogue>(
     // What every worker will do first: a test no worker could play is refused here.
     spec.runner::<C>()
         .map_err(|why| anyhow::anyhow!("the test cannot be played: {why}"))?;
-    let id = runtime()?.block_on(async {
+    let (id, target) = runtime()?.block_on(async {
         let mut queue = Queue::connect(url).await?;
-        queue.submit(&spec).await
+        let id = queue.submit(&spec).await?;
+        anyhow::Ok((id, queue.target().to_string()))
     })?;
     eprintln!(
-        "submitted test {id}: {} pairs in batches of {batch_pairs}; start workers with \
-         `arbiter worker {url}`",
+        "submitted test {id} to {target}: {} pairs in batches of {batch_pairs}; workers play \
+         it with `arbiter worker URL`",
         spec.pairs()
     );
     println!("{id}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The players as stored with a test: each outside engine with its binary's hash.
+fn players(entrants: &[Entrant]) -> anyhow::Result<Vec<Player>> {
+    entrants
+        .iter()
+        .map(|e| {
+            let engine = match &e.spec.kind {
+                PlayerKind::Command(command) => Some(
+                    engine_hash(command)
+                        .map_err(|why| anyhow::anyhow!("engine {}: {why}", e.name))?,
+                ),
+                _ => None,
+            };
+            Ok(Player {
+                name: e.name.clone(),
+                spec: e.spec.text.clone(),
+                engine,
+            })
+        })
+        .collect()
 }
 
 /// `arbiter arena status URL [ID]`.

@@ -67,7 +67,11 @@ impl Worker {
                 assert!(status.success(), "worker failed: {log}");
                 return log;
             }
-            assert!(Instant::now() < deadline, "worker still running: {}", self.log());
+            assert!(
+                Instant::now() < deadline,
+                "worker still running: {}",
+                self.log()
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -109,7 +113,14 @@ fn three_workers_play_a_fixed_match_exactly_like_a_local_run() {
     let dir = temp_dir("fixed");
     let local = dir.join("local");
     let match_args = [
-        "--player", "rnd=random", "--player", "gr=greedy", "--games", "14", "--seed", "7",
+        "--player",
+        "rnd=random",
+        "--player",
+        "gr=greedy",
+        "--games",
+        "14",
+        "--seed",
+        "7",
     ];
     let mut args = vec!["arena", "surakarta", "--out", local.to_str().unwrap()];
     args.extend_from_slice(&match_args);
@@ -128,7 +139,10 @@ fn three_workers_play_a_fixed_match_exactly_like_a_local_run() {
         w.wait(Duration::from_secs(120));
     }
     let status = run_ok(&["arena", "status", &url]);
-    assert!(status.contains("test 1: rnd vs gr (surakarta)  [finished]"), "{status}");
+    assert!(
+        status.contains("test 1: rnd vs gr (surakarta)  [finished]"),
+        "{status}"
+    );
     assert!(status.contains("games: 14 of 14"), "{status}");
     assert!(status.contains("pairs: 7 ("), "{status}");
     assert!(status.contains("workers playing: none"), "{status}");
@@ -137,7 +151,10 @@ fn three_workers_play_a_fixed_match_exactly_like_a_local_run() {
     let (wanted, local_index) = records(&[local]);
     assert_eq!(played.len(), 14);
     assert_eq!(played, wanted, "each game as the local run played it");
-    assert_eq!(index, local_index, "games.tsv: the same results, opening by opening");
+    assert_eq!(
+        index, local_index,
+        "games.tsv: the same results, opening by opening"
+    );
     let counts = _pg.psql("SELECT count(*), count(DISTINCT pair) FROM arena_results");
     assert_eq!(counts.trim(), "7|7");
     tests_page_shows(&url, &dir);
@@ -152,8 +169,14 @@ fn tests_page_shows(url: &str, dir: &Path) {
     let (_server, _, port) = start_server_on(&pg_dir, url.as_ref());
     let (status, page) = http(port, "GET", "/tests", "");
     assert_eq!(status, 200, "{page}");
-    assert!(page.contains("<td>1</td><td>rnd vs gr (surakarta)</td>"), "{page}");
-    assert!(page.contains("<td>all 14 games played</td><td>14 of 14</td>"), "{page}");
+    assert!(
+        page.contains("<td>1</td><td>rnd vs gr (surakarta)</td>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<td>all 14 games played</td><td>14 of 14</td>"),
+        "{page}"
+    );
     let lite_dir = dir.join("serve-lite");
     std::fs::create_dir_all(&lite_dir).unwrap();
     let (_lite, _, port) = start_server(&lite_dir);
@@ -176,7 +199,13 @@ fn a_worker_with_another_engine_binary_refuses_the_test() {
     std::fs::write(&engine, bytes).unwrap();
     let mut worker = Worker::start(&url, "other", &dir, &["--until-idle"]);
     let log = worker.wait(Duration::from_secs(30));
-    assert!(log.contains(&format!("refusing test {id}: engine eng is {}", engine.display())), "{log}");
+    assert!(
+        log.contains(&format!(
+            "refusing test {id}: engine eng is {}",
+            engine.display()
+        )),
+        "{log}"
+    );
     assert!(log.contains("but the test was submitted with"), "{log}");
     assert!(log.contains("worker done: 0 games played"), "{log}");
     // The batch is given back for a worker with the right binary.
@@ -212,15 +241,26 @@ fn a_killed_workers_batch_is_played_again_and_no_pair_counts_twice() {
     let id = submit(
         &url,
         &[
-            "--player", "ab=alphabeta:ms=30", "--player", "rnd=random", "--games", "8",
-            "--batch-pairs", "4", "--time-per-move", "30",
+            "--player",
+            "ab=alphabeta:ms=30",
+            "--player",
+            "rnd=random",
+            "--games",
+            "8",
+            "--batch-pairs",
+            "4",
+            "--time-per-move",
+            "30",
         ],
     );
     assert_eq!(id, "1");
     let mut first = Worker::start(&url, "doomed", &dir, &[]);
     wait_for_games(&url, 2);
     let playing = run_ok(&["arena", "status", &url, "1"]);
-    assert!(playing.contains("workers playing: doomed (#1)"), "{playing}");
+    assert!(
+        playing.contains("workers playing: doomed (#1)"),
+        "{playing}"
+    );
     first.child.kill().unwrap(); // SIGKILL: no goodbye, the lease runs out
     first.child.wait().unwrap();
     let counted_before: i64 = pg
@@ -228,7 +268,10 @@ fn a_killed_workers_batch_is_played_again_and_no_pair_counts_twice() {
         .trim()
         .parse()
         .unwrap();
-    assert!((1..4).contains(&counted_before), "killed mid-batch: {counted_before}");
+    assert!(
+        (1..4).contains(&counted_before),
+        "killed mid-batch: {counted_before}"
+    );
     let mut second = Worker::start(&url, "heir", &dir, &["--until-idle"]);
     let log = second.wait(Duration::from_secs(120));
     assert!(log.contains("batch 1 (attempt 2): pairs 0..=3"), "{log}");
@@ -239,9 +282,8 @@ fn a_killed_workers_batch_is_played_again_and_no_pair_counts_twice() {
     let status = run_ok(&["arena", "status", &url, "1"]);
     assert!(status.contains("[finished]"), "{status}");
     assert!(status.contains("games: 8 of 8"), "{status}");
-    let by_attempt = pg.psql(
-        "SELECT attempt, count(*) FROM arena_results GROUP BY attempt ORDER BY attempt",
-    );
+    let by_attempt =
+        pg.psql("SELECT attempt, count(*) FROM arena_results GROUP BY attempt ORDER BY attempt");
     let expected = format!("1|{counted_before}\n2|{}", 4 - counted_before);
     assert_eq!(by_attempt.trim(), expected);
     let (_, index) = records(&[dir.join("heir/test-1")]);
@@ -257,8 +299,16 @@ fn an_sprt_of_a_player_against_itself_decides_and_the_workers_stop() {
     let id = submit(
         &url,
         &[
-            "--player", "a=random", "--player", "b=random", "--games", "2000", "--sprt",
-            "0,300", "--batch-pairs", "2",
+            "--player",
+            "a=random",
+            "--player",
+            "b=random",
+            "--games",
+            "2000",
+            "--sprt",
+            "0,300",
+            "--batch-pairs",
+            "2",
         ],
     );
     let mut workers: Vec<Worker> = (1..=3)
@@ -284,7 +334,10 @@ fn an_sprt_of_a_player_against_itself_decides_and_the_workers_stop() {
         .unwrap();
     assert!(counted < 2000 && status.contains(&format!("games: {counted} of 2000")));
     // Promptly: a worker finishes at most the pair it was playing when the test decided.
-    assert!(played <= counted + 3 * 2, "played {played}, counted {counted}");
+    assert!(
+        played <= counted + 3 * 2,
+        "played {played}, counted {counted}"
+    );
     let left = pg.psql("SELECT count(*) FROM arena_batches WHERE state IN ('pending', 'claimed')");
     assert_eq!(left.trim(), "0");
     let _ = std::fs::remove_dir_all(&dir);

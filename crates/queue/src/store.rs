@@ -325,7 +325,10 @@ async fn close_batch_if_done(tx: &impl GenericClient, claim: &Claim) -> QueueRes
 }
 
 /// The pentanomial counts of a test from all its results.
-pub(crate) async fn pentanomial(client: &impl GenericClient, test: i64) -> QueueResult<Pentanomial> {
+pub(crate) async fn pentanomial(
+    client: &impl GenericClient,
+    test: i64,
+) -> QueueResult<Pentanomial> {
     let mut counts = Pentanomial::default();
     for row in client
         .query(

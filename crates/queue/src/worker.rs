@@ -153,7 +153,11 @@ impl Shared {
             .append(true)
             .open(&index)
             .map_err(|e| failed(e, &index))?;
-        let mut lines = if fresh { INDEX_HEADER.to_string() } else { String::new() };
+        let mut lines = if fresh {
+            INDEX_HEADER.to_string()
+        } else {
+            String::new()
+        };
         for game in games.iter() {
             lines.push_str(&index_line(entrants, game));
         }
@@ -196,7 +200,11 @@ async fn play_batch<C: Catalogue>(
         Ok(runner) => runner,
         Err(why) => {
             log(&format!("refusing test {}: {why}", claim.test));
-            shared.refused.lock().expect("not poisoned").push(claim.test);
+            shared
+                .refused
+                .lock()
+                .expect("not poisoned")
+                .push(claim.test);
             return queue.release(&claim, shared.id).await;
         }
     };

@@ -81,8 +81,16 @@ async fn a_batch_is_held_by_one_worker_and_its_lapsed_claim_goes_to_the_next_att
         matches!(&late, Reported::Refused { why } if why.contains("attempt 2 now")),
         "{late:?}"
     );
-    let counted = q.report(&again, w2, again.first_pair, &games).await.unwrap();
-    assert_eq!(counted, Reported::Counted { state: "running".into() });
+    let counted = q
+        .report(&again, w2, again.first_pair, &games)
+        .await
+        .unwrap();
+    assert_eq!(
+        counted,
+        Reported::Counted {
+            state: "running".into()
+        }
+    );
     let status = &q.status(Some(test)).await.unwrap()[0];
     assert_eq!((status.games, status.wins, status.draws), (2, 1, 1));
     assert_eq!(status.pentanomial.counts, [0, 0, 0, 1, 0]);
@@ -90,7 +98,12 @@ async fn a_batch_is_held_by_one_worker_and_its_lapsed_claim_goes_to_the_next_att
     let pair = b.first_pair as usize;
     let last = [game(pair, 0, None), game(pair, 1, None)];
     let done = q.report(&b, w2, b.first_pair, &last).await.unwrap();
-    assert_eq!(done, Reported::Counted { state: "finished".into() });
+    assert_eq!(
+        done,
+        Reported::Counted {
+            state: "finished".into()
+        }
+    );
     assert!(q.claim(w1, LONG, &[]).await.unwrap().is_none());
     assert!(q.idle(&[]).await.unwrap());
 }
@@ -102,7 +115,11 @@ async fn a_pair_counted_under_an_old_attempt_is_not_counted_again() {
     let test = q.submit(&spec(4, 2, None)).await.unwrap();
     let w1 = q.register_worker("w1", 1).await.unwrap();
     let w2 = q.register_worker("w2", 1).await.unwrap();
-    let first = q.claim(w1, Duration::from_millis(200), &[]).await.unwrap().unwrap();
+    let first = q
+        .claim(w1, Duration::from_millis(200), &[])
+        .await
+        .unwrap()
+        .unwrap();
     let games = [game(0, 0, Some(1)), game(0, 1, Some(1))];
     q.report(&first, w1, 0, &games).await.unwrap();
     tokio::time::sleep(Duration::from_millis(400)).await;
@@ -110,7 +127,12 @@ async fn a_pair_counted_under_an_old_attempt_is_not_counted_again() {
     assert_eq!((second.attempt, second.done.clone()), (2, vec![0]));
     // A worker that plays the counted pair again anyway is told so, and it counts once.
     let again = q.report(&second, w2, 0, &games).await.unwrap();
-    assert_eq!(again, Reported::AlreadyCounted { state: "running".into() });
+    assert_eq!(
+        again,
+        Reported::AlreadyCounted {
+            state: "running".into()
+        }
+    );
     let status = &q.status(Some(test)).await.unwrap()[0];
     assert_eq!((status.games, status.losses), (2, 2));
 }
@@ -142,7 +164,11 @@ async fn the_sprt_decides_in_the_report_and_cancels_the_batches_left() {
     ));
     assert_eq!(cancelled.trim(), (100 - reports).to_string());
     let status = &q.status(Some(test)).await.unwrap()[0];
-    assert!(status.text().contains("result: H1 accepted after"), "{}", status.text());
+    assert!(
+        status.text().contains("result: H1 accepted after"),
+        "{}",
+        status.text()
+    );
 }
 
 #[tokio::test]
@@ -151,11 +177,17 @@ async fn a_queue_set_up_by_a_newer_arbiter_is_refused() {
     // A reader finds no queue and says so without making one.
     let reader = Queue::connect_reader(&url).await.unwrap();
     assert!(reader.status(None).await.unwrap().is_empty());
-    assert!(matches!(reader.status(Some(3)).await, Err(QueueError::NoSuchTest(3))));
+    assert!(matches!(
+        reader.status(Some(3)).await,
+        Err(QueueError::NoSuchTest(3))
+    ));
     drop(Queue::connect(&url).await.unwrap());
     pg.psql("INSERT INTO arena_schema_version (version, name) VALUES (99, 'future')");
     let e = Queue::connect(&url).await.err().unwrap();
-    assert!(matches!(e, QueueError::SchemaTooNew { found: 99, .. }), "{e}");
+    assert!(
+        matches!(e, QueueError::SchemaTooNew { found: 99, .. }),
+        "{e}"
+    );
     assert!(e.to_string().contains("schema version 99"), "{e}");
     let e = reader.status(None).await.unwrap_err();
     assert!(matches!(e, QueueError::SchemaTooNew { .. }), "{e}");
