@@ -2,7 +2,7 @@
 //! its own version table, `arena_schema_version`, so the queue and the game server's tables
 //! evolve apart in one database.
 
-use tokio_postgres::Client;
+use tokio_postgres::{Client, GenericClient};
 
 use crate::{QueueError, QueueResult};
 
@@ -34,14 +34,7 @@ pub(crate) async fn migrate(client: &mut Client, target: &str) -> QueueResult<()
          )",
     )
     .await?;
-    let found: i32 = tx
-        .query_one(
-            "SELECT coalesce(max(version), 0) FROM arena_schema_version",
-            &[],
-        )
-        .await?
-        .get(0);
-    check_version(found, target)?;
+    let found = found(&tx, target).await?;
     for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(found as usize) {
         tx.batch_execute(sql).await?;
         tx.execute(
@@ -66,6 +59,11 @@ pub(crate) async fn version(client: &Client, target: &str) -> QueueResult<Option
     if !exists {
         return Ok(None);
     }
+    Ok(Some(found(client, target).await?))
+}
+
+/// The version recorded in `arena_schema_version`; an error when it is newer than this binary.
+async fn found(client: &impl GenericClient, target: &str) -> QueueResult<i32> {
     let found: i32 = client
         .query_one(
             "SELECT coalesce(max(version), 0) FROM arena_schema_version",
@@ -73,11 +71,6 @@ pub(crate) async fn version(client: &Client, target: &str) -> QueueResult<Option
         )
         .await?
         .get(0);
-    check_version(found, target)?;
-    Ok(Some(found))
-}
-
-fn check_version(found: i32, target: &str) -> QueueResult<()> {
     if found > supported() {
         return Err(QueueError::SchemaTooNew {
             target: target.to_string(),
@@ -85,5 +78,5 @@ fn check_version(found: i32, target: &str) -> QueueResult<()> {
             supported: supported(),
         });
     }
-    Ok(())
+    Ok(found)
 }
