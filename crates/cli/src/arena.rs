@@ -62,8 +62,9 @@ pub struct ArenaArgs {
     #[arg(long)]
     max_plies: Option<u32>,
     /// Do not play: submit the match to the queue in this PostgreSQL database
-    /// (postgres://USER@HOST:PORT/DATABASE) for `arbiter worker`s, and print its id.
-    #[arg(long, value_name = "URL")]
+    /// (postgres://USER@HOST:PORT/DATABASE) for `arbiter worker`s, and print its id. Workers
+    /// keep the records (`worker --records`).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["out", "json"])]
     queue: Option<String>,
     /// With --queue: pairs of games (an opening with both colours) handed out at a time.
     #[arg(long, value_name = "N", default_value_t = 4, requires = "queue")]

@@ -242,7 +242,7 @@ fn a_killed_workers_batch_is_played_again_and_no_pair_counts_twice() {
         &url,
         &[
             "--player",
-            "ab=alphabeta:ms=30",
+            "ab=alphabeta:ms=60",
             "--player",
             "rnd=random",
             "--games",
@@ -250,7 +250,7 @@ fn a_killed_workers_batch_is_played_again_and_no_pair_counts_twice() {
             "--batch-pairs",
             "4",
             "--time-per-move",
-            "30",
+            "60",
         ],
     );
     assert_eq!(id, "1");
