@@ -342,3 +342,49 @@ fn an_sprt_of_a_player_against_itself_decides_and_the_workers_stop() {
     assert_eq!(left.trim(), "0");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn queue_arguments_are_checked_before_anything_is_stored() {
+    let port = common::free_port(); // nothing listens: no argument below gets as far as it
+    let url = format!("postgres://arbiter@127.0.0.1:{port}/arbiter");
+    let fails = |args: &[String], says: &str| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = arbiter(&args, b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says),
+            "{args:?}: {err}"
+        );
+    };
+    let two = [
+        "arena",
+        "surakarta",
+        "--player",
+        "a=random",
+        "--player",
+        "b=random",
+    ];
+    let with = |more: &[&'static str]| -> Vec<String> {
+        let all = [&two[..], more, &["--queue"]].concat();
+        let mut all: Vec<String> = all.into_iter().map(String::from).collect();
+        all.push(url.clone());
+        all
+    };
+    fails(
+        &with(&["--games", "3"]),
+        "--games must be even with --queue",
+    );
+    fails(&with(&["--player", "c=random"]), "between two players");
+    fails(
+        &with(&["--batch-pairs", "0"]),
+        "--batch-pairs must be at least 1",
+    );
+    fails(&with(&["--out", "x"]), "cannot be used with");
+    fails(&with(&[]), "cannot reach the queue's database 127.0.0.1");
+    fails(
+        &["worker".into(), "not a url".into()],
+        "invalid PostgreSQL URL",
+    );
+    let status = ["arena".to_string(), "status".into(), url.clone()];
+    fails(&status, "cannot reach the queue's database");
+}
