@@ -163,7 +163,11 @@ pub fn worker<C: Catalogue>(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         until_idle: args.until_idle,
     };
     let log = Arc::new(|line: &str| eprintln!("{line}"));
-    let summary = runtime()?.block_on(arbiter_queue::run_worker::<C>(&args.url, config, log))?;
+    let runtime = runtime()?;
+    let summary = runtime.block_on(arbiter_queue::run_worker::<C>(&args.url, config, log));
+    // Games still running after Ctrl-C are not waited for: their batches were given back.
+    runtime.shutdown_background();
+    let summary = summary?;
     eprintln!(
         "worker done: {} games played, {} pairs counted",
         summary.games, summary.pairs

@@ -292,6 +292,33 @@ fn a_killed_workers_batch_is_played_again_and_no_pair_counts_twice() {
 }
 
 #[test]
+fn an_interrupted_worker_gives_its_batch_back_at_once() {
+    let (url, pg) = TestPostgres::start();
+    let dir = temp_dir("interrupt");
+    let slow = ["--player", "ab=alphabeta:ms=60", "--player", "rnd=random"];
+    let id = submit(
+        &url,
+        &[&slow[..], &["--games", "8", "--batch-pairs", "4"]].concat(),
+    );
+    let mut worker = Worker::start(&url, "stopped", &dir, &[]);
+    wait_for_games(&url, 2);
+    let pid = worker.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let log = worker.wait(Duration::from_secs(20));
+    assert!(log.contains("interrupted: batches given back: 1"), "{log}");
+    // Given back, not lapsed: free at once for the next worker, as its attempt 2.
+    let batch = pg.psql("SELECT state, attempt, worker_id IS NULL FROM arena_batches");
+    assert_eq!(batch.trim(), "pending|1|t");
+    let status = run_ok(&["arena", "status", &url, &id]);
+    assert!(status.contains("[running]") && status.contains("workers playing: none"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn an_sprt_of_a_player_against_itself_decides_and_the_workers_stop() {
     let (url, pg) = TestPostgres::start();
     let dir = temp_dir("sprt");

@@ -192,6 +192,19 @@ impl Queue {
         Ok(())
     }
 
+    /// Gives back every batch `worker` holds (a worker stopped by hand); how many.
+    pub async fn release_all(&self, worker: i64) -> QueueResult<u64> {
+        let released = self
+            .client
+            .execute(
+                "UPDATE arena_batches SET state = 'pending', worker_id = NULL, lease_until = NULL
+                 WHERE worker_id = $1 AND state = 'claimed'",
+                &[&worker],
+            )
+            .await?;
+        Ok(released)
+    }
+
     /// Whether no running test outside `skip` has a batch left to play or being played: a
     /// worker told to stop when idle stops then.
     pub async fn idle(&self, skip: &[i64]) -> QueueResult<bool> {

@@ -87,11 +87,20 @@ pub async fn run_worker<C: Catalogue>(
         let queue = Queue::connect_reader(url).await?;
         tasks.push(tokio::spawn(slot::<C>(queue, shared.clone())));
     }
-    let mut outcome = Ok(());
-    for task in tasks {
-        let ended = task.await.expect("a worker slot does not panic");
-        outcome = outcome.and(ended);
-    }
+    let slots_end = async {
+        let mut outcome = Ok(());
+        for task in tasks {
+            outcome = outcome.and(task.await.expect("a worker slot does not panic"));
+        }
+        outcome
+    };
+    let outcome = tokio::select! {
+        outcome = slots_end => outcome,
+        // Stopped by hand: the batches go back at once instead of after their leases.
+        _ = tokio::signal::ctrl_c() => admin.release_all(id).await.map(|n| {
+            (shared.log)(&format!("interrupted: batches given back: {n}"));
+        }),
+    };
     heartbeat.abort();
     admin.stop_worker(id).await?;
     outcome?;
