@@ -11,6 +11,7 @@
 
 mod contestant;
 pub mod openings;
+mod pairs;
 pub mod pentanomial;
 pub mod stats;
 mod tournament;
@@ -27,9 +28,10 @@ use thiserror::Error;
 
 pub use contestant::Forfeit;
 pub use openings::OpeningSuite;
+pub use pairs::{PairRunner, PairSource};
 pub use pentanomial::Pentanomial;
 pub use stats::{Sprt, SprtVerdict, Tally};
-pub use tournament::run;
+pub use tournament::{index_line, record_file_name, run, INDEX_HEADER};
 
 /// One player in a tournament.
 #[derive(Clone, Debug)]
@@ -80,6 +82,8 @@ impl Default for ArenaConfig {
 pub enum ArenaError {
     #[error("a tournament needs at least two players")]
     TooFewPlayers,
+    #[error("a match played in pairs needs exactly two players, not {0}")]
+    NotTwoPlayers(usize),
     #[error("two players are called `{0}`")]
     DuplicateName(String),
     #[error(transparent)]

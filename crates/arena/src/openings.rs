@@ -25,7 +25,7 @@ use rand::RngCore;
 use thiserror::Error;
 
 /// A suite's openings as written (move texts), not yet checked against a game.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpeningSuite {
     /// The game id and size named by the `#!` line, if any.
     pub game: Option<String>,

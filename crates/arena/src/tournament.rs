@@ -20,15 +20,15 @@ use crate::{
     PentanomialTotals, PlayerTotals, Report, Sprt, SprtVerdict, Tally,
 };
 
-struct Job {
-    index: usize,
-    first: usize,
-    second: usize,
-    opening: usize,
+pub(crate) struct Job {
+    pub(crate) index: usize,
+    pub(crate) first: usize,
+    pub(crate) second: usize,
+    pub(crate) opening: usize,
 }
 
 /// Where each game's opening comes from.
-enum Openings<G> {
+pub(crate) enum Openings<G> {
     /// This many random plies, from a seed for each opening.
     Random(u32),
     /// A suite's openings played out, in the seeded order; used again from the first when the
@@ -37,7 +37,7 @@ enum Openings<G> {
 }
 
 impl<G: FullGame> Openings<G> {
-    fn new(start: &G, config: &ArenaConfig) -> Result<Openings<G>, ArenaError> {
+    pub(crate) fn new(start: &G, config: &ArenaConfig) -> Result<Openings<G>, ArenaError> {
         let Some(suite) = &config.suite else {
             return Ok(Openings::Random(config.opening_plies));
         };
@@ -223,7 +223,7 @@ pub fn run<G: FullGame>(
 
 /// Refuses fewer than two entrants, two of one name, and players that cannot be built or
 /// engines that cannot be started.
-fn check_entrants<G: FullGame>(
+pub(crate) fn check_entrants<G: FullGame>(
     start: &G,
     entrants: &[Entrant],
     config: &ArenaConfig,
@@ -279,12 +279,7 @@ impl Results<'_, '_> {
     /// Writes the game's record file, reports progress and asks the SPRT.
     fn receive(&mut self, mut outcome: GameOutcome) {
         if let Some(dir) = &self.config.out_dir {
-            let path = dir.join(format!(
-                "game-{:04}-{}-vs-{}.txt",
-                outcome.index + 1,
-                self.entrants[outcome.first].name,
-                self.entrants[outcome.second].name
-            ));
+            let path = dir.join(record_file_name(self.entrants, &outcome));
             if let Err(error) = std::fs::write(&path, format!("{}\n", outcome.record)) {
                 self.record_error.get_or_insert(ArenaError::Records {
                     path: path.clone(),
@@ -346,31 +341,51 @@ fn sprt_note(sprt: Sprt, llr: f64, games: usize, pairs: u32) -> String {
     )
 }
 
+/// The name of a game's record file: `game-0007-a-vs-b.txt` (the game's number from 1).
+pub fn record_file_name(entrants: &[Entrant], outcome: &GameOutcome) -> String {
+    format!(
+        "game-{:04}-{}-vs-{}.txt",
+        outcome.index + 1,
+        entrants[outcome.first].name,
+        entrants[outcome.second].name
+    )
+}
+
 /// `games.tsv`: one line for each game with its record file.
 fn write_index(
     dir: &Path,
     entrants: &[Entrant],
     outcomes: &[GameOutcome],
 ) -> Result<(), ArenaError> {
-    let mut index = String::from("game\tfirst\tsecond\twinner\tplies\treason\tfile\n");
+    let mut index = String::from(INDEX_HEADER);
     for o in outcomes {
-        let _ = writeln!(
-            index,
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            o.index + 1,
-            entrants[o.first].name,
-            entrants[o.second].name,
-            o.winner.map_or("draw", |w| entrants[w].name.as_str()),
-            o.plies,
-            o.reason,
-            o.record_file
-                .as_ref()
-                .and_then(|p| p.file_name())
-                .map_or(String::new(), |f| f.to_string_lossy().into_owned())
-        );
+        index.push_str(&index_line(entrants, o));
     }
     let path = dir.join("games.tsv");
     std::fs::write(&path, index).map_err(|error| ArenaError::Records { path, error })
+}
+
+/// The first line of `games.tsv`.
+pub const INDEX_HEADER: &str = "game\tfirst\tsecond\twinner\tplies\treason\tfile\n";
+
+/// A game's line in `games.tsv`, with its newline.
+pub fn index_line(entrants: &[Entrant], o: &GameOutcome) -> String {
+    let mut line = String::new();
+    let _ = writeln!(
+        line,
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        o.index + 1,
+        entrants[o.first].name,
+        entrants[o.second].name,
+        o.winner.map_or("draw", |w| entrants[w].name.as_str()),
+        o.plies,
+        o.reason,
+        o.record_file
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map_or(String::new(), |f| f.to_string_lossy().into_owned())
+    );
+    line
 }
 
 /// Entrant `entrant`'s contestant for one game: its player, or its engine started afresh.
@@ -398,7 +413,7 @@ fn contestant<G: FullGame>(
     }
 }
 
-fn run_job<G: FullGame>(
+pub(crate) fn run_job<G: FullGame>(
     start: &G,
     entrants: &[Entrant],
     config: &ArenaConfig,

@@ -15,10 +15,16 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Args)]
-#[command(after_help = format!("SPEC: {}", arbiter_ai::SPEC_HELP))]
+#[command(
+    after_help = format!("SPEC: {}", arbiter_ai::SPEC_HELP),
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub struct ArenaArgs {
+    #[command(subcommand)]
+    command: Option<ArenaCommand>,
     #[command(flatten)]
-    game: crate::GameArgs,
+    game: Option<crate::GameArgs>,
     /// A player, NAME=SPEC (at least two; see SPEC below).
     #[arg(long = "player", value_name = "NAME=SPEC", required = true)]
     players: Vec<String>,
@@ -55,6 +61,20 @@ pub struct ArenaArgs {
     /// Adjudicate games that reach this many plies as draws (default: the game's own cap).
     #[arg(long)]
     max_plies: Option<u32>,
+    /// Do not play: submit the match to the queue in this PostgreSQL database
+    /// (postgres://USER@HOST:PORT/DATABASE) for `arbiter worker`s, and print its id. Workers
+    /// keep the records (`worker --records`).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["out", "json"])]
+    queue: Option<String>,
+    /// With --queue: pairs of games (an opening with both colours) handed out at a time.
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "queue")]
+    batch_pairs: u32,
+}
+
+#[derive(clap::Subcommand)]
+enum ArenaCommand {
+    /// Show the tests of a queue: games, W/D/L, pentanomial, Elo, LLR and the workers playing.
+    Status(crate::queue::StatusArgs),
 }
 
 fn entrants(args: &ArenaArgs) -> anyhow::Result<Vec<Entrant>> {
@@ -234,9 +254,19 @@ impl JsonOut {
 }
 
 pub fn run<C: Catalogue>(args: ArenaArgs) -> anyhow::Result<ExitCode> {
+    if let Some(ArenaCommand::Status(status)) = args.command {
+        return crate::queue::status(status);
+    }
     let entrants = entrants(&args)?;
     let config = config(&args)?;
-    let options = args.game.options::<C>()?;
+    let options = args
+        .game
+        .as_ref()
+        .context("arena needs a GAME (or `arena status URL`)")?
+        .options::<C>()?;
+    if let Some(url) = &args.queue {
+        return crate::queue::submit::<C>(url, &options, &entrants, &config, args.batch_pairs);
+    }
     if let Some(dir) = &args.out {
         // Made first: `--json` may name a file inside it.
         std::fs::create_dir_all(dir)

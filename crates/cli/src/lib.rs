@@ -18,6 +18,7 @@ mod api_limits;
 mod arena;
 mod config_file;
 mod net;
+mod queue;
 mod tune;
 
 /// arbiter: judges, engines, tournaments and a game server for Duck Chess (鸭棋), Surakarta
@@ -61,6 +62,9 @@ enum Command {
     Engine,
     /// Play a tournament between players or outside engines and report Elo differences.
     Arena(arena::ArenaArgs),
+    /// Play the arena tests of a queue (`arena … --queue URL`) on this machine: claim batches of
+    /// game pairs, play them, report each pair (docs/arena.md#many-machines).
+    Worker(queue::WorkerArgs),
     /// Make a balanced opening suite for `arena --suite`: random openings of the given
     /// lengths, each kept when a fixed-depth search finds it roughly level (reproducible).
     Openings(arena::OpeningsArgs),
@@ -186,6 +190,7 @@ fn run<C: Catalogue>(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Arena(args) => arena::run::<C>(args),
+        Command::Worker(args) => queue::worker::<C>(args),
         Command::Openings(args) => arena::openings_command::<C>(args),
         Command::Tune(args) => tune::run::<C>(args),
         Command::Serve(args) => net::serve::<C>(*args),

@@ -6,6 +6,7 @@
 //! * Bodies are bounded (413), writes are rate-limited per address and per network (429).
 //! * Every error is JSON: `{"error": "..."}`.
 
+mod arena_tests;
 mod catalogue;
 mod error;
 mod extract;
@@ -42,6 +43,8 @@ pub struct ApiState {
     pub registry: Arc<Registry>,
     pub engines: Arc<Engines>,
     pub limits: Arc<ApiLimits>,
+    /// The PostgreSQL URL whose arena queue `/tests` shows (`None` on SQLite).
+    pub arena_queue: Option<Arc<str>>,
     cpu: Arc<CpuGate>,
     writes: Arc<WriteLimits>,
 }
@@ -60,6 +63,7 @@ impl ApiState {
             registry,
             engines,
             limits: Arc::new(limits.clone()),
+            arena_queue: None,
             cpu: Arc::new(CpuGate::new(
                 limits.cpu_workers,
                 limits.cpu_queue,
@@ -87,6 +91,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(state: ApiState) -> Router<S> {
         .route("/api/ai", post(rules::api_ai))
         .route("/api/analyze", post(rules::api_analyze))
         .route("/api/judge/{game}", post(rules::api_judge))
+        .route("/tests", get(arena_tests::page))
         .route_layer(writes)
         .with_state(state)
 }

@@ -33,7 +33,7 @@ use super::proxy::Proxies;
 use super::session::ConnConfig;
 use crate::api::{self, ApiError, ApiState, Engines};
 use crate::rooms::Hub;
-use crate::storage::Storage;
+use crate::storage::{DbLocation, Storage};
 use crate::ServerConfig;
 
 /// What the HTTP transport's handlers share: the API's state, and what the WebSocket and the
@@ -54,13 +54,16 @@ impl HttpState {
         conn: ConnConfig,
         config: &ServerConfig,
     ) -> HttpState {
-        let api = ApiState::new(
+        let mut api = ApiState::new(
             hub.clone(),
             store,
             conn.registry.clone(),
             Arc::new(Engines::of::<C>()),
             &config.api,
         );
+        if let DbLocation::Postgres(url) = &config.db {
+            api.arena_queue = Some(url.as_str().into());
+        }
         HttpState {
             api,
             hub,

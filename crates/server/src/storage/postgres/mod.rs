@@ -11,7 +11,7 @@
 //!   and a room's next owner carries its game on ([`GameStore::live_game`]).
 
 mod leases;
-pub mod testing;
+pub use arbiter_pgtest as testing;
 
 use std::str::FromStr;
 use std::time::Duration;

@@ -9,7 +9,7 @@
 //! (a panic in another thread, a kill).
 //!
 //! ```no_run
-//! let (url, _pg) = arbiter_server::storage::postgres::testing::TestPostgres::start();
+//! let (url, _pg) = arbiter_pgtest::TestPostgres::start();
 //! // … arbiter serve --db <url>, or PgStore::connect(&url) …
 //! ```
 
