@@ -107,6 +107,8 @@ class NetworkView extends GameView {
   startDeadline(leftMs = null) {
     const ms = Number.isFinite(leftMs) ? leftMs : this.timeoutMs;
     this.deadline = ms ? Date.now() + ms : null;
+    // With a clock per move, each turn may warn of low time once.
+    if (!this.clocksMs) this.lowWarned = false;
   }
 
   // What playing and watching handle alike: a move, the end, a chat line, a notice. Whether
@@ -341,6 +343,23 @@ export class OnlineView extends NetworkView {
 
   mayMove(side) {
     return this.started && !this.lost && side === this.mySide;
+  }
+
+  tick() {
+    super.tick();
+    this.warnLowTime();
+  }
+
+  // Two beeps when this side's running time falls under a quarter of the time control (10 s at
+  // most): once a turn with a clock per move, once a game with a game clock.
+  warnLowTime() {
+    const values = this.mySide === null ? null : this.clockValues();
+    if (!values || values.running !== this.mySide || this.lowWarned) return;
+    const left = values.ms[this.mySide];
+    const full = this.clocksMs ? this.clockMs : this.timeoutMs;
+    if (left === null || !full || left >= Math.min(10000, full / 4)) return;
+    this.lowWarned = true;
+    sound.playLowTime();
   }
 
   buildExtras() {
@@ -592,6 +611,7 @@ export class OnlineView extends NetworkView {
     this.resetOffers();
     this.clocksMs = this.clockMs ? [this.clockMs, this.clockMs] : null;
     this.clocksAt = Date.now();
+    this.lowWarned = false;
     this.hideBanner();
     this.title.textContent = `${gameTitle(this.settings.game, this.settings.size)} — online, room ${this.room}, against ${this.opponent}`;
     this.board.setFlipped(this.mySide === 1);

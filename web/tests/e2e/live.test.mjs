@@ -1,0 +1,73 @@
+// Live play as a lichess player expects it, by two real pages in one room: a tone for every move
+// and a warning beep when one's own time runs low (counted where the page makes them: the
+// oscillators its AudioContext starts), and a tab title that says whose move it is.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { sharedSession, typeMove, waitPly } from "./helpers.mjs";
+import { clean, resign, seatedPair, waitStatus } from "./rooms.mjs";
+
+const session = sharedSession();
+const BASE_TITLE = "arbiter — board games, their judges and a server";
+const MOVE_TONE = 440;
+const LOW_TIME_TONE = 1320;
+
+// Records the frequency of every oscillator the page starts (the page's own AudioContext,
+// wrapped before any of its scripts runs).
+async function countTones(page) {
+  await page.addInitScript(() => {
+    window.tones = [];
+    const Real = window.AudioContext;
+    window.AudioContext = class extends Real {
+      createOscillator() {
+        const osc = super.createOscillator();
+        const start = osc.start.bind(osc);
+        osc.start = (...args) => {
+          window.tones.push(osc.frequency.value);
+          return start(...args);
+        };
+        return osc;
+      }
+    };
+  });
+}
+
+const tones = (page, frequency) => page.evaluate((f) => window.tones.filter((t) => t === f).length, frequency);
+
+async function waitTitle(page, title) {
+  await page.waitForFunction((t) => document.title === t, title, { timeout: 10000 });
+}
+
+test("an ordinary move sounds on both pages; the tab title says whose move it is, and goes back at the end", { timeout: 60000 }, async () => {
+  const [black, white] = await seatedPair(session.browser, session.server.url, 3201, { prepare: countTones });
+  await waitTitle(black, "Your move — arbiter");
+  await waitTitle(white, "Opponent's move — arbiter");
+  assert.equal(await tones(black, MOVE_TONE), 0);
+  await typeMove(black, "B2-B3");
+  await waitPly(white, 1);
+  // No capture, no check: the plain move tone, once on each page.
+  await white.waitForFunction((f) => window.tones.includes(f), MOVE_TONE);
+  assert.equal(await tones(white, MOVE_TONE), 1);
+  assert.equal(await tones(black, MOVE_TONE), 1);
+  await waitTitle(black, "Opponent's move — arbiter");
+  await waitTitle(white, "Your move — arbiter");
+  await resign(white);
+  await waitStatus(black, /^You won/);
+  await waitTitle(black, BASE_TITLE);
+  await waitTitle(white, BASE_TITLE);
+  assert.equal(await tones(black, LOW_TIME_TONE), 0, "20 s a move never ran low");
+  clean(black, white);
+  for (const page of [black, white]) await page.close();
+});
+
+test("low time beeps once on the page whose clock runs low, not on the opponent's", { timeout: 60000 }, async () => {
+  // 3 s a move: under a quarter of it left (0.75 s), black's page beeps, then black loses on time.
+  const [black, white] = await seatedPair(session.browser, session.server.url, 3202, { query: "&tc=3s", prepare: countTones });
+  await waitStatus(black, /^You lost/, 10000);
+  await waitStatus(white, /^You won/, 10000);
+  // One warning: two beeps of the low-time tone.
+  assert.equal(await tones(black, LOW_TIME_TONE), 2);
+  assert.equal(await tones(white, LOW_TIME_TONE), 0);
+  clean(black, white);
+  for (const page of [black, white]) await page.close();
+});
