@@ -201,6 +201,10 @@ class NetworkView extends GameView {
   // abort or a claim (the END follows); or, to its sender alone, a refusal and why.
   offerMessage(m) {
     const [kind, action, who] = [m.data1, m.data2, m.data3];
+    if (kind === "rematch") {
+      this.rematchMessage(action, who);
+      return;
+    }
     const noun = NOUN[kind] || kind;
     const pending = this.pending;
     switch (action) {
@@ -242,6 +246,9 @@ class NetworkView extends GameView {
     this.renderOffer();
     this.renderControls();
   }
+
+  // A rematch asked for or declined: only a player hears of it.
+  rematchMessage() {}
 
   // Who made an offer of `kind` announced with `who`'s name (a spectator makes none).
   offerIsMine() {
@@ -506,11 +513,18 @@ export class OnlineView extends NetworkView {
   }
 
   offerWords(p) {
+    if (p.kind === "rematch") return "Your opponent asks for a rematch (the colours swap).";
     if (p.mine) return p.kind === "takeback" ? "You asked to take back your last move." : "You offered a draw.";
     return p.kind === "takeback" ? "Your opponent asks to take back their last move." : "Your opponent offers a draw.";
   }
 
   offerActions(p) {
+    if (p.kind === "rematch") {
+      return [
+        this.button("rematch-accept", "Accept", () => this.serial.run(() => this.rematch()), { class: "small primary" }),
+        this.button("rematch-decline", "Decline", () => this.answer("rematch", "decline"), { class: "small" }),
+      ];
+    }
     if (this.mySide === null || !this.playing()) return [];
     if (p.mine) return [this.button("offer-withdraw", "Withdraw", () => this.answer(p.kind, "withdraw"), { class: "small" })];
     return [
@@ -544,6 +558,7 @@ export class OnlineView extends NetworkView {
   statusText() {
     if (this.refused) return this.refused;
     if (this.lost) return "The connection to the server was lost — reconnecting…";
+    if (!this.started && this.rematching) return "Rematch asked: waiting for your opponent…";
     if (!this.started) return `Waiting for an opponent in room ${this.room}… share the link.`;
     let text = super.statusText();
     if (this.pendingResign) text += " — you will resign when your turn comes";
@@ -563,7 +578,7 @@ export class OnlineView extends NetworkView {
     this.hideBanner();
     this.myName = playerName();
     const extra = { ...gameOptions(this.settings), token: this.token, ...(this.tc ? this.tc.keys : {}), ...(this.training ? { training: 1 } : {}) };
-    const colour = this.params.get("colour") || "";
+    const colour = this.rematching ? "" : this.params.get("colour") || "";
     this.connection.send(OP.READY, playerName(), colour, String(this.room), extra);
     this.renderSide();
   }
@@ -592,6 +607,11 @@ export class OnlineView extends NetworkView {
         return undefined;
       case OP.LEAVE:
         this.chat.append(h("p", { class: "note" }, `${m.data1 || "your opponent"} left (${m.data2}).`));
+        // A rematch asked by who left can no longer be accepted.
+        if (this.pending && this.pending.kind === "rematch") {
+          this.pending = null;
+          this.renderOffer();
+        }
         return undefined;
       default:
         return undefined;
@@ -682,10 +702,28 @@ export class OnlineView extends NetworkView {
     this.connection.send(OP.RESIGN);
   }
 
+  // A rematch is a READY after the game (the opponent is asked, or it answers theirs); the
+  // colours swap, so the first game's requested colour is not asked for again.
   rematch() {
+    const asked = this.pending && this.pending.kind === "rematch";
+    this.pending = null;
+    this.renderOffer();
     this.outcome = null;
     this.started = false;
+    this.rematching = true;
     this.sendReady();
+    if (!asked) this.note("You asked for a rematch; waiting for your opponent.");
+  }
+
+  // The opponent asks for a rematch (Accept or Decline), or declined this page's.
+  rematchMessage(action, who) {
+    if (action === "offer") this.pending = { kind: "rematch", mine: false, by: who };
+    else if (action === "decline") {
+      const declined = who === this.myName && this.pending && this.pending.kind === "rematch";
+      this.pending = null;
+      this.note(declined ? "You declined the rematch." : "Your opponent declined the rematch.");
+    } else if (action === "refused") this.note(`Not done: ${who}.`);
+    this.renderOffer();
   }
 }
 

@@ -4,8 +4,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { sharedSession, typeMove, waitPly } from "./helpers.mjs";
-import { clean, resign, seatedPair, waitStatus } from "./rooms.mjs";
+import { drawn, sharedSession, typeMove, waitPly } from "./helpers.mjs";
+import { clean, resign, seatedPair, waitStatus, waitText } from "./rooms.mjs";
 
 const session = sharedSession();
 const BASE_TITLE = "arbiter — board games, their judges and a server";
@@ -68,6 +68,51 @@ test("low time beeps once on the page whose clock runs low, not on the opponent'
   // One warning: two beeps of the low-time tone.
   assert.equal(await tones(black, LOW_TIME_TONE), 2);
   assert.equal(await tones(white, LOW_TIME_TONE), 0);
+  clean(black, white);
+  for (const page of [black, white]) await page.close();
+});
+
+// The colour a page plays, as its status says: "(you)" beside the side to move, or not.
+async function playsToMove(page) {
+  return /\(you\)/.test(await page.textContent("#status"));
+}
+
+test("a rematch is offered to the opponent, declined, asked back and accepted; each time the colours swap", { timeout: 90000 }, async () => {
+  const [black, white] = await seatedPair(session.browser, session.server.url, 3203);
+  assert.equal((await drawn(black)).flipped, false);
+  await resign(black);
+  await waitStatus(white, /^You won/);
+  // White asks; black is asked, and declines.
+  await white.click("#rematch");
+  await waitStatus(white, /^Rematch asked: waiting for your opponent/);
+  await waitText(black, "#offer", /Your opponent asks for a rematch/);
+  await black.click("#rematch-decline");
+  await waitText(white, "#offer-note", /Your opponent declined the rematch/);
+  await waitText(black, "#offer-note", /You declined the rematch/);
+  assert.equal(await black.isVisible("#offer"), false);
+  // Black asks after all: white's request still stands, so the game starts with white first.
+  await black.click("#rematch");
+  await waitStatus(white, /^Black to move \(you\)/);
+  await waitStatus(black, /^Black to move$/);
+  assert.equal((await drawn(black)).flipped, true, "black's page now plays white, at the bottom");
+  assert.equal((await drawn(white)).flipped, false);
+  await typeMove(white, "B2-B3");
+  await waitPly(black, 1);
+  await resign(black);
+  await waitStatus(white, /^You won/);
+  // The page now playing white asks; the other accepts with a click: the colours swap back.
+  await black.click("#rematch");
+  await waitText(white, "#offer", /Your opponent asks for a rematch/);
+  await white.click("#rematch-accept");
+  await waitStatus(black, /^Black to move \(you\)/);
+  await waitStatus(white, /^Black to move$/);
+  assert.equal(await playsToMove(black), true);
+  assert.equal((await drawn(black)).flipped, false);
+  assert.equal(await white.isVisible("#offer"), false);
+  const list = await (await fetch(`${session.server.url}/api/games?limit=10`)).json();
+  const games = list.filter((g) => g.room === 3203).sort((a, b) => a.id - b.id);
+  assert.equal(games.length, 3);
+  assert.deepEqual(games.map((g) => g.first === games[0].first), [true, false, true], "the first player alternates");
   clean(black, white);
   for (const page of [black, white]) await page.close();
 });

@@ -62,9 +62,21 @@ impl Room {
         self.tell_spectators(&snapshot);
     }
 
-    /// The members who play first and second: requested colours are honoured; with none, the
-    /// first to be ready plays first.
+    /// The members who play first and second: requested colours are honoured; with none, a
+    /// rematch swaps the colours of the last game, and otherwise the first to be ready plays
+    /// first.
     fn seating(&self) -> (usize, usize) {
+        let rematch = self
+            .members
+            .iter()
+            .all(|m| m.colour.is_none() && m.side.is_some());
+        let last_second = self
+            .members
+            .iter()
+            .position(|m| m.side == Some(Side::Second));
+        if let Some(first) = last_second.filter(|_| rematch) {
+            return (first, 1 - first);
+        }
         let (a, b) = if self.members[0].order < self.members[1].order {
             (0, 1)
         } else {

@@ -16,6 +16,7 @@ use tokio::time::Instant;
 
 mod game;
 mod offers;
+mod rematch;
 mod restore;
 mod seats;
 mod show;

@@ -77,6 +77,7 @@ impl Room {
         let order = self.ready_counter;
         let evict_at = Some(Instant::now() + self.ctx.setup.seats.wait_timeout);
         peer.seated.store(true, AtomicOrdering::Relaxed);
+        let conn = peer.id;
         match self.member(peer.id) {
             Some(i) => {
                 let m = &mut self.members[i];
@@ -104,6 +105,8 @@ impl Room {
         }
         if self.members.len() == 2 && self.members.iter().all(|m| m.ready) {
             self.start().await;
+        } else {
+            self.offer_rematch(conn);
         }
     }
 

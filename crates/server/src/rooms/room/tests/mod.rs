@@ -23,6 +23,7 @@ mod guard;
 mod joining;
 mod offers;
 mod playing;
+mod rematch;
 mod restoring;
 mod seats;
 mod watching;
