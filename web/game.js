@@ -392,6 +392,11 @@ export class GameView {
 
   elapsed() {}
 
+  // The players' names by side, shown by the clocks when known.
+  playerNames() {
+    return [null, null];
+  }
+
   // [first, second] in ms to show, and which one runs (or null).
   clockValues() {
     return null;
@@ -400,9 +405,11 @@ export class GameView {
   renderClocks() {
     const values = this.clockValues();
     const names = this.names();
+    const players = this.playerNames();
     for (const i of [0, 1]) {
       const text = values ? clockText(values.ms[i]) : "—";
-      this.clocks[i].textContent = `${names[i]} ${text}`;
+      const label = players[i] ? `${names[i]} · ${players[i]}` : names[i];
+      if (this.clocks[i].textContent !== `${label} ${text}`) this.clocks[i].textContent = `${label} ${text}`;
       this.clocks[i].classList.toggle("running", Boolean(values) && values.running === i);
       this.clocks[i].classList.toggle("low", Boolean(values && values.countdown) && values.running === i && values.ms[i] < 10000);
     }

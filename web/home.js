@@ -2,7 +2,8 @@
 // lists of live rooms and stored games (which say so when the server cannot be reached).
 
 import {
-  api, app, CATALOGUE, confirmDialog, gameOptions, PROTOCOL, gameTitle, h, playerName, setPlayerName, settingsFrom, TIME_CONTROLS,
+  api, app, CATALOGUE, confirmDialog, gameOptions, PROTOCOL, gameTitle, h, nameHeld, playerName, setPlayerName, settingsFrom,
+  TIME_CONTROLS,
 } from "./ui.js";
 
 // One choice per game and board size: "id:8", or just "id" for a game with one board.
@@ -26,10 +27,11 @@ export class HomeView {
     this.select.addEventListener("change", () => localStorage.setItem("arbiter-game", this.select.value));
     this.level = h("select", { id: "ai-level" }, ["easy", "medium", "hard"].map((l) => h("option", { value: l, selected: l === "medium" }, l)));
     this.aiColour = h("select", { id: "ai-colour" }, h("option", { value: "first" }, "I move first"), h("option", { value: "second" }, "I move second"));
-    this.name = h("input", { id: "name", value: playerName(), maxlength: 32, size: 12 });
-    this.name.addEventListener("change", () => {
-      this.name.value = setPlayerName(this.name.value);
-    });
+    this.name = h("input", { id: "name", value: playerName(), size: 12, "aria-describedby": "name-error" });
+    this.nameError = h("span", { id: "name-error", class: "error", "aria-live": "polite" });
+    this.nameNote = h("span", { id: "name-note", class: "hint" }, nameHeld() ? " (yours)" : "");
+    this.name.addEventListener("change", () => this.chooseName());
+    this.rated = h("input", { id: "rated-room", type: "checkbox" });
     const saved = localStorage.getItem("arbiter-time") || "20s";
     this.timeControl = h("select", { id: "time-control" }, TIME_CONTROLS.map((t) => h("option", { value: t.id, selected: t.id === saved }, t.label)));
     this.timeControl.addEventListener("change", () => localStorage.setItem("arbiter-time", this.timeControl.value));
@@ -49,7 +51,8 @@ export class HomeView {
             labelled("ai-level", "Level", this.level), labelled("ai-colour", "Colour", this.aiColour),
             h("button", { id: "mode-ai", type: "button", onclick: () => this.go("ai") }, "Play the AI")),
           h("div", { class: "mode" }, h("h2", {}, "Online"),
-            labelled("name", "Name", this.name),
+            h("p", {}, h("label", { for: "name" }, "Name"), " ", this.name, this.nameNote, " ", this.nameError),
+            h("p", {}, this.rated, " ", h("label", { for: "rated-room" }, "Rated (counts for both players' ratings)")),
             labelled("time-control", "Time", this.timeControl),
             h("p", {}, this.training, " ", h("label", { for: "training-room" }, "Training room: the engine warns both players before a losing move")),
             h("p", {}, h("button", { id: "online-create", type: "button", onclick: () => this.online() }, "Create a room")),
@@ -57,9 +60,19 @@ export class HomeView {
               h("label", { for: "join-room" }, "Room number"), " ", this.joinRoom, " ",
               h("button", { id: "online-join", type: "submit" }, "Join"), " ", this.joinError))),
         h("p", {}, h("a", { href: "#/judge", id: "judge-link" }, "Judge visualiser"), " — step through a judge's input on the board."),
+        h("p", {}, h("a", { href: "#/leaderboard", id: "leaderboard-link" }, "Leaderboard"), " — the rated players of each game and time control."),
         h("h1", {}, "Watch a live game"), this.rooms,
         h("h1", {}, "Replay a stored game"), this.games));
     this.load();
+  }
+
+  // The name typed is claimed for this browser (its secret); the server says why not.
+  async chooseName() {
+    this.nameError.textContent = "";
+    this.nameNote.textContent = "";
+    const why = await setPlayerName(this.name.value);
+    if (why) this.nameError.textContent = why;
+    else this.nameNote.textContent = " (yours)";
   }
 
   settings() {
@@ -81,7 +94,7 @@ export class HomeView {
   // A new room: a random number beyond the course's 0-255, with the chosen time control.
   online() {
     const number = Math.floor(1000 + Math.random() * 998000);
-    this.openRoom(number, this.timeControl.value, this.training.checked);
+    this.openRoom(number, this.timeControl.value, this.training.checked, this.rated.checked);
   }
 
   // Joining by number takes the room's game and time control when someone waits there (the
@@ -116,9 +129,10 @@ export class HomeView {
         if (!agree) return;
         q.set("training", "1");
       }
+      if (Number(room.settings.rated) === 1) q.set("rated", "1");
       location.hash = `#/online?${q}`;
     } else {
-      this.openRoom(number, null, this.training.checked);
+      this.openRoom(number, null, this.training.checked, this.rated.checked);
     }
   }
 
@@ -127,13 +141,14 @@ export class HomeView {
     this.joinRoom.focus();
   }
 
-  openRoom(number, tc, training) {
+  openRoom(number, tc, training, rated) {
     const { game, size } = this.settings();
     const q = new URLSearchParams({ game });
     if (size) q.set("size", size);
     q.set("room", number);
     if (tc) q.set("tc", tc);
     if (training) q.set("training", "1");
+    if (rated) q.set("rated", "1");
     location.hash = `#/online?${q}`;
   }
 

@@ -7,7 +7,7 @@ import { GameView } from "./game.js";
 import { Connection } from "./net.js";
 import * as sound from "./sound.js";
 import {
-  confirmDialog, endWords, gameDef, gameOptions, gameTitle, h, playerName, PROTOCOL, randomToken,
+  confirmDialog, endWords, gameDef, gameOptions, gameTitle, h, nameSecret, playerName, PROTOCOL, randomToken,
   settingsFrom, TIME_CONTROLS, timeControl,
 } from "./ui.js";
 
@@ -37,7 +37,8 @@ class NetworkView extends GameView {
     this.offerButtons = h("span", { class: "offer-buttons" });
     this.offerBox = h("div", { id: "offer", class: "offer", hidden: true }, this.offerText, this.offerButtons);
     this.offerNote = h("p", { id: "offer-note", class: "note", "aria-live": "polite" });
-    this.banner.after(this.offerBox, this.offerNote);
+    this.ratingsLine = h("p", { id: "ratings", class: "note", hidden: true });
+    this.banner.after(this.offerBox, this.offerNote, this.ratingsLine);
     this.pending = null; // { kind, mine }
     this.away = null; // the opponent (or a player watched) whose connection dropped: { name, until, claimAt }
   }
@@ -83,8 +84,18 @@ class NetworkView extends GameView {
     // An aborted or interrupted game has no result.
     const title = name === "ABORTED" ? "Aborted" : name === "INTERRUPTED" ? "Interrupted" : null;
     this.outcome = { winner, reason, title };
+    this.showRatings(m.ratings);
     this.draw();
     sound.playEnd();
+  }
+
+  // A rated game's new ratings, by side ([rating, change] each), beside the result.
+  showRatings(ratings) {
+    this.ratingsLine.hidden = !Array.isArray(ratings);
+    if (!Array.isArray(ratings)) return;
+    const players = this.playerNames();
+    const words = ratings.map(([rating, change], i) => `${players[i] || this.names()[i]} ${rating} (${change >= 0 ? "+" : "−"}${Math.abs(change)})`);
+    this.ratingsLine.textContent = `Ratings: ${words.join(", ")}.`;
   }
 
   // The clocks: a game clock counting down both, or the time left for this move.
@@ -577,7 +588,11 @@ export class OnlineView extends NetworkView {
     this.lost = false;
     this.hideBanner();
     this.myName = playerName();
-    const extra = { ...gameOptions(this.settings), token: this.token, ...(this.tc ? this.tc.keys : {}), ...(this.training ? { training: 1 } : {}) };
+    // The name's secret proves this player holds its name (a rated room needs it).
+    const extra = {
+      ...gameOptions(this.settings), token: this.token, secret: nameSecret(), ...(this.tc ? this.tc.keys : {}),
+      ...(this.training ? { training: 1 } : {}), ...(this.params.get("rated") === "1" ? { rated: 1 } : {}),
+    };
     const colour = this.rematching ? "" : this.params.get("colour") || "";
     this.connection.send(OP.READY, playerName(), colour, String(this.room), extra);
     this.renderSide();
@@ -618,8 +633,14 @@ export class OnlineView extends NetworkView {
     }
   }
 
+  playerNames() {
+    if (!this.started || this.mySide === null || this.mySide < 0) return [null, null];
+    return this.mySide === 0 ? [this.myName, this.opponentName] : [this.opponentName, this.myName];
+  }
+
   // A game starts (or this page takes its seat back: the room's STATE follows).
   async gameStarts(m) {
+    this.ratingsLine.hidden = true;
     this.adoptSettings(m);
     this.started = true;
     this.mySide = this.colours().indexOf(m.data2);
@@ -771,6 +792,7 @@ export class WatchView extends NetworkView {
       }
       this.adoptSettings(snap.settings);
       this.title.textContent = `Watching room ${this.room}: ${gameTitle(this.settings.game, this.settings.size)} — ${snap.players.map((p) => p.name || "anonymous").join(" vs ")}`;
+      this.players = snap.players.map((p) => p.name || null);
       this.moves = snap.moves;
       this.outcome = null;
       this.started = snap.status !== "waiting";
@@ -787,5 +809,9 @@ export class WatchView extends NetworkView {
 
   mayMove() {
     return false;
+  }
+
+  playerNames() {
+    return this.players && this.players.length === 2 ? this.players : [null, null];
   }
 }

@@ -158,10 +158,33 @@ export function playerName() {
   return name;
 }
 
-export function setPlayerName(name) {
-  const clean = name.replace(/[^A-Za-z0-9_]/g, "").slice(0, 32);
-  if (clean) localStorage.setItem("arbiter-name", clean);
-  return playerName();
+// The secret this browser keeps for the names its player holds (made once, never shown).
+export function nameSecret() {
+  let secret = localStorage.getItem("arbiter-secret");
+  if (!secret) {
+    secret = randomToken();
+    localStorage.setItem("arbiter-secret", secret);
+  }
+  return secret;
+}
+
+// Whether this browser holds its player's name on the server (it claimed it with its secret).
+export function nameHeld() {
+  return localStorage.getItem("arbiter-name-held") === playerName();
+}
+
+// Claims `name` (any script, at most 20 characters) for this browser's secret: null when it is
+// now this player's, else why not (the server's words, naming the field).
+export async function setPlayerName(name) {
+  const wanted = name.trim();
+  try {
+    await api("/api/players", { name: wanted, secret: nameSecret() });
+  } catch (e) {
+    return e.message;
+  }
+  localStorage.setItem("arbiter-name", wanted);
+  localStorage.setItem("arbiter-name-held", wanted);
+  return null;
 }
 
 export function clockText(ms) {

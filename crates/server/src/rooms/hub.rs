@@ -398,6 +398,7 @@ mod tests {
             clock: None,
             opening_timeout_ms: None,
             training: false,
+            rated: false,
         };
         for (id, colour) in [
             (9001, arbiter_core::Side::First),
@@ -468,6 +469,7 @@ mod tests {
             clock: None,
             opening_timeout_ms: None,
             training: false,
+            rated: false,
         }
     }
 

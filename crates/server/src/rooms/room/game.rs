@@ -272,6 +272,7 @@ impl Room {
         if let Err(e) = self.ctx.store.end_game(end).await {
             tracing::error!("room {}: end of game {id} not stored: {e}", self.id);
         }
+        let ratings = self.count_rating(reason, winner).await;
         self.write_records(id, &record).await;
         let mut end = Message::new(
             protocol::END,
@@ -284,6 +285,9 @@ impl Room {
         end.extra.insert("plies".into(), plies.into());
         if let Some(error) = error {
             end.extra.insert("error".into(), error.into());
+        }
+        if let Some(ratings) = ratings {
+            end.extra.insert("ratings".into(), ratings);
         }
         let players: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
         for peer in players {
@@ -347,6 +351,9 @@ pub(super) fn ready_message(
     }
     if settings.training {
         m.extra.insert("training".into(), 1.into());
+    }
+    if settings.rated {
+        m.extra.insert("rated".into(), 1.into());
     }
     m
 }

@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 mod game;
+mod names;
 mod offers;
 mod rematch;
 mod restore;
@@ -264,6 +265,9 @@ impl Room {
                 token,
             } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);
+                if !self.name_allowed(&peer, &name, &message, &request).await {
+                    return;
+                }
                 let Some(token) = token else {
                     return self.ready(peer, name, colour, request, None).await;
                 };

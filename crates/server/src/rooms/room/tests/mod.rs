@@ -21,6 +21,7 @@ use crate::storage::memory::MemoryStore;
 mod failures;
 mod guard;
 mod joining;
+mod names;
 mod offers;
 mod playing;
 mod rematch;
@@ -164,6 +165,7 @@ impl Table {
             clock: None,
             opening_timeout_ms: None,
             training: false,
+            rated: false,
         }
     }
 
