@@ -8,20 +8,11 @@ import { Connection } from "./net.js";
 import * as sound from "./sound.js";
 import {
   confirmDialog, endWords, gameDef, gameOptions, gameTitle, h, nameSecret, playerName, PROTOCOL, randomToken,
-  settingsFrom, TIME_CONTROLS, timeControl,
+  settingsFrom, timeControl, timeWords,
 } from "./ui.js";
 
 // The protocol's operation codes, as the server defines them.
 const OP = new Proxy({}, { get: (_, name) => PROTOCOL.ops[name] });
-
-// The room's time control in words, from READY's keys: a known control's label, else the numbers.
-function timeWords(m) {
-  const known = TIME_CONTROLS.find((t) => Object.entries(t.keys).every(([k, v]) => Number(m[k]) === v)
-    && (m.clock_ms ? "clock_ms" in t.keys : !("clock_ms" in t.keys)));
-  if (known) return known.label;
-  if (m.clock_ms) return `${Number(m.clock_ms) / 1000} s + ${Number(m.increment_ms || 0) / 1000} s a game`;
-  return `${Number(m.timeout_ms) / 1000} s a move`;
-}
 
 // The words for an offer's kind.
 const OFFERED = { draw: "a draw", takeback: "a takeback" };

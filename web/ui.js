@@ -209,6 +209,15 @@ export const TIME_CONTROLS = [
   { id: "3s", label: "3 s a move (the course's bots)", keys: { timeout_ms: 3000 } },
 ];
 
+// The room's time control in words, from READY's keys: a known control's label, else the numbers.
+export function timeWords(m) {
+  const known = TIME_CONTROLS.find((t) => Object.entries(t.keys).every(([k, v]) => Number(m[k]) === v)
+    && (m.clock_ms ? "clock_ms" in t.keys : !("clock_ms" in t.keys)));
+  if (known) return known.label;
+  if (m.clock_ms) return `${Number(m.clock_ms) / 1000} s + ${Number(m.increment_ms || 0) / 1000} s a game`;
+  return `${Number(m.timeout_ms) / 1000} s a move`;
+}
+
 export function timeControl(id) {
   return TIME_CONTROLS.find((t) => t.id === id) || null;
 }

@@ -1,10 +1,11 @@
 // Live play as a lichess player expects it, by two real pages in one room: a tone for every move
 // and a warning beep when one's own time runs low (counted where the page makes them: the
-// oscillators its AudioContext starts), and a tab title that says whose move it is.
+// oscillators its AudioContext starts), a tab title that says whose move it is, rematches that
+// swap the colours, and the lobby.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { drawn, sharedSession, typeMove, waitPly } from "./helpers.mjs";
+import { drawn, newPage, sharedSession, typeMove, waitPly } from "./helpers.mjs";
 import { clean, resign, seatedPair, waitStatus, waitText } from "./rooms.mjs";
 
 const session = sharedSession();
@@ -115,4 +116,34 @@ test("a rematch is offered to the opponent, declined, asked back and accepted; e
   assert.deepEqual(games.map((g) => g.first === games[0].first), [true, false, true], "the first player alternates");
   clean(black, white);
   for (const page of [black, white]) await page.close();
+});
+
+test("the lobby lists a waiting player by game and time control; one click pairs; a finished room leaves the watch list", { timeout: 90000 }, async () => {
+  const url = session.server.url;
+  const [seeker, joiner, watcher] = [await newPage(session.browser), await newPage(session.browser), await newPage(session.browser)];
+  await seeker.goto(`${url}/#/`);
+  await seeker.waitForSelector("#game-choice");
+  await seeker.selectOption("#game-choice", "surakarta:6");
+  await seeker.selectOption("#time-control", "3+2");
+  await seeker.click("#online-create");
+  await waitStatus(seeker, /Waiting for an opponent/);
+  const room = new URLSearchParams(seeker.url().split("?")[1]).get("room");
+  const name = await seeker.evaluate(() => localStorage.getItem("arbiter-name"));
+  for (const page of [joiner, watcher]) await page.goto(`${url}/#/`);
+  const seek = `#seeks li[data-room="${room}"]`;
+  await waitText(joiner, seek, new RegExp(`^Surakarta 6×6 · 3 min \\+ 2 s a game — ${name} Play$`));
+  assert.equal(await joiner.locator(`#rooms li[data-room="${room}"]`).count(), 0, "a waiting room is not a game to watch");
+  await joiner.click(`${seek} button`);
+  await waitStatus(seeker, /Black to move \(you\)/);
+  await waitStatus(joiner, /Black to move$/);
+  assert.match(await joiner.textContent("#time-control"), /3 min \+ 2 s a game/);
+  // The watcher's home page sees the seek go and the game come, then leave when it ends.
+  await watcher.waitForSelector(`#rooms li[data-room="${room}"]`);
+  assert.equal(await watcher.locator(seek).count(), 0);
+  await resign(seeker);
+  await waitStatus(joiner, /^You won/);
+  await watcher.waitForSelector(`#rooms li[data-room="${room}"]`, { state: "detached", timeout: 10000 });
+  assert.equal(await watcher.locator(seek).count(), 0, "a finished room is no seek");
+  clean(seeker, joiner, watcher);
+  for (const page of [seeker, joiner, watcher]) await page.close();
 });
