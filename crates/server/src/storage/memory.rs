@@ -261,10 +261,14 @@ impl GameStore for MemoryStore {
             .ratings
             .iter()
             .filter(|((_, c), _)| *c == class)
-            .map(|((key, c), r)| PlayerRating {
-                name: players.names[key].0.clone(),
-                class: c.clone(),
-                rating: *r,
+            .filter_map(|((key, c), r)| {
+                // As the databases' join does: ratings of a name nobody holds are not listed.
+                let (name, _) = players.names.get(key)?;
+                Some(PlayerRating {
+                    name: name.clone(),
+                    class: c.clone(),
+                    rating: *r,
+                })
             })
             .collect();
         board.sort_by(|a, b| b.rating.rating.total_cmp(&a.rating.rating));
