@@ -265,13 +265,7 @@ impl Room {
                 token,
             } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);
-                if !self.name_allowed(&peer, &name, &message, &request).await {
-                    return;
-                }
-                let Some(token) = token else {
-                    return self.ready(peer, name, colour, request, None).await;
-                };
-                self.ready_with_token(peer, name, colour, request, token)
+                self.on_ready(peer, &message, name, colour, request, token)
                     .await;
             }
             RoomEvent::Move { peer, message } => {
