@@ -7,6 +7,7 @@ import { PlayView } from "./game.js";
 import { HomeView } from "./home.js";
 import { JudgeView } from "./judge.js";
 import { OnlineView, WatchView } from "./online.js";
+import { LeaderboardView, PlayerView } from "./players.js";
 import { ReplayView } from "./replay.js";
 import { api, app, h, setCatalogue, setProtocol } from "./ui.js";
 
@@ -19,6 +20,8 @@ const VIEWS = {
   "/watch": (params) => new WatchView(params),
   "/replay": (params) => new ReplayView(params),
   "/judge": (params) => new JudgeView(params),
+  "/leaderboard": (params) => new LeaderboardView(params),
+  "/player": (params) => new PlayerView(params),
 };
 
 function show() {

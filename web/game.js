@@ -10,6 +10,9 @@ import {
   gameTitle, h, playerName, Serial, settingsFrom, sideNames,
 } from "./ui.js";
 
+// The page's own title, which the tab shows whenever no game of this screen's is running.
+const BASE_TITLE = document.title;
+
 // What every mode shares: drawing a position fetched for `this.moves`, one step at a time.
 export class GameView {
   constructor(params) {
@@ -36,6 +39,7 @@ export class GameView {
 
   dispose() {
     this.disposed = true;
+    document.title = BASE_TITLE;
     clearInterval(this.ticker);
     document.removeEventListener("keydown", this.keys);
     this.board.dispose();
@@ -164,6 +168,7 @@ export class GameView {
     if (view.last && previous && view.ply > previous.ply) {
       if (view.last.capture) sound.playCapture();
       if (view.check) sound.playCheck();
+      if (!view.last.capture && !view.check) sound.playMove();
     }
     if (view.status !== "ongoing" && previous && previous.status === "ongoing") sound.playEnd();
     this.afterRefresh();
@@ -224,12 +229,25 @@ export class GameView {
     this.status.textContent = status;
     this.status.dataset.over = String(Boolean(end));
     announce(status);
+    this.renderTabTitle(end);
     this.moveForm.hidden = !this.humanToMove() || Boolean(this.browse);
     this.renderMoves();
     this.renderNavigation();
     this.renderNoCapture();
     this.renderControls();
     this.renderClocks();
+  }
+
+  // The tab says whose move it is while this screen plays one side of a running game (seen from
+  // another tab), and goes back to the page's own title otherwise.
+  renderTabTitle(end) {
+    const v = this.view;
+    let title = BASE_TITLE;
+    if (v && !end && v.status === "ongoing" && this.mySide !== null && this.started !== false) {
+      const mine = this.colours().indexOf(v.to_move) === this.mySide;
+      title = `${mine ? "Your move" : "Opponent's move"} — arbiter`;
+    }
+    if (document.title !== title) document.title = title;
   }
 
   // The limit on moves without a capture, if the game has one and it is on (0 turns it off).
@@ -374,6 +392,11 @@ export class GameView {
 
   elapsed() {}
 
+  // The players' names by side, shown by the clocks when known.
+  playerNames() {
+    return [null, null];
+  }
+
   // [first, second] in ms to show, and which one runs (or null).
   clockValues() {
     return null;
@@ -382,9 +405,11 @@ export class GameView {
   renderClocks() {
     const values = this.clockValues();
     const names = this.names();
+    const players = this.playerNames();
     for (const i of [0, 1]) {
       const text = values ? clockText(values.ms[i]) : "—";
-      this.clocks[i].textContent = `${names[i]} ${text}`;
+      const label = players[i] ? `${names[i]} · ${players[i]}` : names[i];
+      if (this.clocks[i].textContent !== `${label} ${text}`) this.clocks[i].textContent = `${label} ${text}`;
       this.clocks[i].classList.toggle("running", Boolean(values) && values.running === i);
       this.clocks[i].classList.toggle("low", Boolean(values && values.countdown) && values.running === i && values.ms[i] < 10000);
     }

@@ -1,9 +1,15 @@
-// The home page: choose a game and a mode, open or join a room with a time control, and the
-// lists of live rooms and stored games (which say so when the server cannot be reached).
+// The home page: choose a game and a mode, open or join a room with a time control, the lobby
+// (rooms where a player waits: one click to play them), and the lists of games being played and
+// stored games (which say so when the server cannot be reached). The lobby and the games being
+// played are fetched again every few seconds.
 
 import {
-  api, app, CATALOGUE, confirmDialog, gameOptions, PROTOCOL, gameTitle, h, playerName, setPlayerName, settingsFrom, TIME_CONTROLS,
+  api, app, CATALOGUE, confirmDialog, gameOptions, PROTOCOL, gameTitle, h, nameHeld, playerName, setPlayerName, settingsFrom,
+  TIME_CONTROLS, timeWords,
 } from "./ui.js";
+
+// How often the lobby and the list of games being played are fetched again.
+const LOBBY_REFRESH_MS = 3000;
 
 // One choice per game and board size: "id:8", or just "id" for a game with one board.
 function gameChoices() {
@@ -26,10 +32,11 @@ export class HomeView {
     this.select.addEventListener("change", () => localStorage.setItem("arbiter-game", this.select.value));
     this.level = h("select", { id: "ai-level" }, ["easy", "medium", "hard"].map((l) => h("option", { value: l, selected: l === "medium" }, l)));
     this.aiColour = h("select", { id: "ai-colour" }, h("option", { value: "first" }, "I move first"), h("option", { value: "second" }, "I move second"));
-    this.name = h("input", { id: "name", value: playerName(), maxlength: 32, size: 12 });
-    this.name.addEventListener("change", () => {
-      this.name.value = setPlayerName(this.name.value);
-    });
+    this.name = h("input", { id: "name", value: playerName(), size: 12, "aria-describedby": "name-error" });
+    this.nameError = h("span", { id: "name-error", class: "error", "aria-live": "polite" });
+    this.nameNote = h("span", { id: "name-note", class: "hint" }, nameHeld() ? " (yours)" : "");
+    this.name.addEventListener("change", () => this.chooseName());
+    this.rated = h("input", { id: "rated-room", type: "checkbox" });
     const saved = localStorage.getItem("arbiter-time") || "20s";
     this.timeControl = h("select", { id: "time-control" }, TIME_CONTROLS.map((t) => h("option", { value: t.id, selected: t.id === saved }, t.label)));
     this.timeControl.addEventListener("change", () => localStorage.setItem("arbiter-time", this.timeControl.value));
@@ -37,6 +44,7 @@ export class HomeView {
     this.joinRoom = h("input", { id: "join-room", inputmode: "numeric", size: 8, "aria-describedby": "join-error" });
     this.joinError = h("span", { id: "join-error", class: "error", "aria-live": "polite" });
     this.rooms = h("ul", { id: "rooms", class: "list" }, h("li", {}, "Loading…"));
+    this.seeks = h("ul", { id: "seeks", class: "list" }, h("li", {}, "Loading…"));
     this.games = h("ul", { id: "games", class: "list" }, h("li", {}, "Loading…"));
     app.replaceChildren(
       h("section", { class: "home" },
@@ -49,7 +57,8 @@ export class HomeView {
             labelled("ai-level", "Level", this.level), labelled("ai-colour", "Colour", this.aiColour),
             h("button", { id: "mode-ai", type: "button", onclick: () => this.go("ai") }, "Play the AI")),
           h("div", { class: "mode" }, h("h2", {}, "Online"),
-            labelled("name", "Name", this.name),
+            h("p", {}, h("label", { for: "name" }, "Name"), " ", this.name, this.nameNote, " ", this.nameError),
+            h("p", {}, this.rated, " ", h("label", { for: "rated-room" }, "Rated (counts for both players' ratings)")),
             labelled("time-control", "Time", this.timeControl),
             h("p", {}, this.training, " ", h("label", { for: "training-room" }, "Training room: the engine warns both players before a losing move")),
             h("p", {}, h("button", { id: "online-create", type: "button", onclick: () => this.online() }, "Create a room")),
@@ -57,9 +66,25 @@ export class HomeView {
               h("label", { for: "join-room" }, "Room number"), " ", this.joinRoom, " ",
               h("button", { id: "online-join", type: "submit" }, "Join"), " ", this.joinError))),
         h("p", {}, h("a", { href: "#/judge", id: "judge-link" }, "Judge visualiser"), " — step through a judge's input on the board."),
+        h("p", {}, h("a", { href: "#/leaderboard", id: "leaderboard-link" }, "Leaderboard"), " — the rated players of each game and time control."),
+        h("h1", {}, "Lobby"), h("p", { class: "hint" }, "Players waiting for an opponent: one click to play them."), this.seeks,
         h("h1", {}, "Watch a live game"), this.rooms,
         h("h1", {}, "Replay a stored game"), this.games));
     this.load();
+    this.poll = setInterval(() => this.loadRooms(), LOBBY_REFRESH_MS);
+  }
+
+  dispose() {
+    clearInterval(this.poll);
+  }
+
+  // The name typed is claimed for this browser (its secret); the server says why not.
+  async chooseName() {
+    this.nameError.textContent = "";
+    this.nameNote.textContent = "";
+    const why = await setPlayerName(this.name.value);
+    if (why) this.nameError.textContent = why;
+    else this.nameNote.textContent = " (yours)";
   }
 
   settings() {
@@ -81,7 +106,7 @@ export class HomeView {
   // A new room: a random number beyond the course's 0-255, with the chosen time control.
   online() {
     const number = Math.floor(1000 + Math.random() * 998000);
-    this.openRoom(number, this.timeControl.value, this.training.checked);
+    this.openRoom(number, this.timeControl.value, this.training.checked, this.rated.checked);
   }
 
   // Joining by number takes the room's game and time control when someone waits there (the
@@ -107,6 +132,11 @@ export class HomeView {
       return;
     }
     this.joinError.textContent = "";
+    await this.enterRoom(number, room);
+  }
+
+  // Takes a seat in room `number` (`room`: as the room list shows it, if someone is there).
+  async enterRoom(number, room) {
     if (room && room.settings) {
       const q = new URLSearchParams(gameOptions(settingsFrom(room.settings)));
       q.set("room", number);
@@ -116,9 +146,10 @@ export class HomeView {
         if (!agree) return;
         q.set("training", "1");
       }
+      if (Number(room.settings.rated) === 1) q.set("rated", "1");
       location.hash = `#/online?${q}`;
     } else {
-      this.openRoom(number, null, this.training.checked);
+      this.openRoom(number, null, this.training.checked, this.rated.checked);
     }
   }
 
@@ -127,13 +158,14 @@ export class HomeView {
     this.joinRoom.focus();
   }
 
-  openRoom(number, tc, training) {
+  openRoom(number, tc, training, rated) {
     const { game, size } = this.settings();
     const q = new URLSearchParams({ game });
     if (size) q.set("size", size);
     q.set("room", number);
     if (tc) q.set("tc", tc);
     if (training) q.set("training", "1");
+    if (rated) q.set("rated", "1");
     location.hash = `#/online?${q}`;
   }
 
@@ -146,18 +178,34 @@ export class HomeView {
       h("button", { type: "button", class: "small", onclick: () => this.load() }, "Try again")));
   }
 
+  // The games being played (a finished room leaves the list), and the lobby: the rooms where
+  // one player waits, by game and time control.
   async loadRooms() {
+    let rooms;
     try {
-      const { rooms } = await api("/api/rooms", undefined, { timeout: 8000 });
-      const live = rooms.filter((r) => r.status === "playing" || r.players.length > 0);
-      this.rooms.replaceChildren(...(live.length ? live.map((r) => h("li", {},
-        h("a", { href: `#/watch?room=${r.room}` }, `Room ${r.room}`), " ",
-        r.settings ? gameTitle(r.settings.game, r.settings.size) : "",
-        " — ", r.players.map((p) => p.name || "anonymous").join(" vs "), ` (${r.status}, ${r.moves.length} moves)`))
-        : [h("li", {}, "No game is being played right now.")]));
+      ({ rooms } = await api("/api/rooms", undefined, { timeout: 8000 }));
     } catch (e) {
       this.failed(this.rooms, "the rooms", e);
+      this.failed(this.seeks, "the lobby", e);
+      return;
     }
+    const live = rooms.filter((r) => r.status === "playing");
+    this.rooms.replaceChildren(...(live.length ? live.map((r) => h("li", { "data-room": r.room },
+      h("a", { href: `#/watch?room=${r.room}` }, `Room ${r.room}`), " ",
+      r.settings ? gameTitle(r.settings.game, r.settings.size) : "",
+      " — ", r.players.map((p) => p.name || "anonymous").join(" vs "), ` (${r.moves.length} moves)`))
+      : [h("li", {}, "No game is being played right now.")]));
+    const seeks = rooms.filter((r) => r.status === "waiting" && r.players.length === 1 && r.settings);
+    this.seeks.replaceChildren(...(seeks.length ? seeks.map((r) => this.seek(r))
+      : [h("li", {}, "Nobody is waiting: create a room above, and it shows here.")]));
+  }
+
+  seek(r) {
+    const s = r.settings;
+    const words = [gameTitle(s.game, s.size), timeWords(s), Number(s.rated) === 1 ? "rated" : "", Number(s.training) === 1 ? "training" : ""];
+    return h("li", { "data-room": r.room }, `${words.filter(Boolean).join(" · ")} — ${r.players[0].name || "anonymous"} `,
+      h("button", { type: "button", class: "small", "aria-label": `Play ${r.players[0].name || "anonymous"} in room ${r.room}`,
+        onclick: () => this.enterRoom(r.room, r) }, "Play"));
   }
 
   async loadGames() {

@@ -7,21 +7,12 @@ import { GameView } from "./game.js";
 import { Connection } from "./net.js";
 import * as sound from "./sound.js";
 import {
-  confirmDialog, endWords, gameDef, gameOptions, gameTitle, h, playerName, PROTOCOL, randomToken,
-  settingsFrom, TIME_CONTROLS, timeControl,
+  confirmDialog, endWords, gameDef, gameOptions, gameTitle, h, nameSecret, playerName, PROTOCOL, randomToken,
+  settingsFrom, timeControl, timeWords,
 } from "./ui.js";
 
 // The protocol's operation codes, as the server defines them.
 const OP = new Proxy({}, { get: (_, name) => PROTOCOL.ops[name] });
-
-// The room's time control in words, from READY's keys: a known control's label, else the numbers.
-function timeWords(m) {
-  const known = TIME_CONTROLS.find((t) => Object.entries(t.keys).every(([k, v]) => Number(m[k]) === v)
-    && (m.clock_ms ? "clock_ms" in t.keys : !("clock_ms" in t.keys)));
-  if (known) return known.label;
-  if (m.clock_ms) return `${Number(m.clock_ms) / 1000} s + ${Number(m.increment_ms || 0) / 1000} s a game`;
-  return `${Number(m.timeout_ms) / 1000} s a move`;
-}
 
 // The words for an offer's kind.
 const OFFERED = { draw: "a draw", takeback: "a takeback" };
@@ -37,7 +28,8 @@ class NetworkView extends GameView {
     this.offerButtons = h("span", { class: "offer-buttons" });
     this.offerBox = h("div", { id: "offer", class: "offer", hidden: true }, this.offerText, this.offerButtons);
     this.offerNote = h("p", { id: "offer-note", class: "note", "aria-live": "polite" });
-    this.banner.after(this.offerBox, this.offerNote);
+    this.ratingsLine = h("p", { id: "ratings", class: "note", hidden: true });
+    this.banner.after(this.offerBox, this.offerNote, this.ratingsLine);
     this.pending = null; // { kind, mine }
     this.away = null; // the opponent (or a player watched) whose connection dropped: { name, until, claimAt }
   }
@@ -83,8 +75,18 @@ class NetworkView extends GameView {
     // An aborted or interrupted game has no result.
     const title = name === "ABORTED" ? "Aborted" : name === "INTERRUPTED" ? "Interrupted" : null;
     this.outcome = { winner, reason, title };
+    this.showRatings(m.ratings);
     this.draw();
     sound.playEnd();
+  }
+
+  // A rated game's new ratings, by side ([rating, change] each), beside the result.
+  showRatings(ratings) {
+    this.ratingsLine.hidden = !Array.isArray(ratings);
+    if (!Array.isArray(ratings)) return;
+    const players = this.playerNames();
+    const words = ratings.map(([rating, change], i) => `${players[i] || this.names()[i]} ${rating} (${change >= 0 ? "+" : "−"}${Math.abs(change)})`);
+    this.ratingsLine.textContent = `Ratings: ${words.join(", ")}.`;
   }
 
   // The clocks: a game clock counting down both, or the time left for this move.
@@ -107,6 +109,8 @@ class NetworkView extends GameView {
   startDeadline(leftMs = null) {
     const ms = Number.isFinite(leftMs) ? leftMs : this.timeoutMs;
     this.deadline = ms ? Date.now() + ms : null;
+    // With a clock per move, each turn may warn of low time once.
+    if (!this.clocksMs) this.lowWarned = false;
   }
 
   // What playing and watching handle alike: a move, the end, a chat line, a notice. Whether
@@ -199,6 +203,10 @@ class NetworkView extends GameView {
   // abort or a claim (the END follows); or, to its sender alone, a refusal and why.
   offerMessage(m) {
     const [kind, action, who] = [m.data1, m.data2, m.data3];
+    if (kind === "rematch") {
+      this.rematchMessage(action, who);
+      return;
+    }
     const noun = NOUN[kind] || kind;
     const pending = this.pending;
     switch (action) {
@@ -240,6 +248,9 @@ class NetworkView extends GameView {
     this.renderOffer();
     this.renderControls();
   }
+
+  // A rematch asked for or declined: only a player hears of it.
+  rematchMessage() {}
 
   // Who made an offer of `kind` announced with `who`'s name (a spectator makes none).
   offerIsMine() {
@@ -341,6 +352,23 @@ export class OnlineView extends NetworkView {
 
   mayMove(side) {
     return this.started && !this.lost && side === this.mySide;
+  }
+
+  tick() {
+    super.tick();
+    this.warnLowTime();
+  }
+
+  // Two beeps when this side's running time falls under a quarter of the time control (10 s at
+  // most): once a turn with a clock per move, once a game with a game clock.
+  warnLowTime() {
+    const values = this.mySide === null ? null : this.clockValues();
+    if (!values || values.running !== this.mySide || this.lowWarned) return;
+    const left = values.ms[this.mySide];
+    const full = this.clocksMs ? this.clockMs : this.timeoutMs;
+    if (left === null || !full || left >= Math.min(10000, full / 4)) return;
+    this.lowWarned = true;
+    sound.playLowTime();
   }
 
   buildExtras() {
@@ -487,11 +515,18 @@ export class OnlineView extends NetworkView {
   }
 
   offerWords(p) {
+    if (p.kind === "rematch") return "Your opponent asks for a rematch (the colours swap).";
     if (p.mine) return p.kind === "takeback" ? "You asked to take back your last move." : "You offered a draw.";
     return p.kind === "takeback" ? "Your opponent asks to take back their last move." : "Your opponent offers a draw.";
   }
 
   offerActions(p) {
+    if (p.kind === "rematch") {
+      return [
+        this.button("rematch-accept", "Accept", () => this.serial.run(() => this.rematch()), { class: "small primary" }),
+        this.button("rematch-decline", "Decline", () => this.answer("rematch", "decline"), { class: "small" }),
+      ];
+    }
     if (this.mySide === null || !this.playing()) return [];
     if (p.mine) return [this.button("offer-withdraw", "Withdraw", () => this.answer(p.kind, "withdraw"), { class: "small" })];
     return [
@@ -525,6 +560,7 @@ export class OnlineView extends NetworkView {
   statusText() {
     if (this.refused) return this.refused;
     if (this.lost) return "The connection to the server was lost — reconnecting…";
+    if (!this.started && this.rematching) return "Rematch asked: waiting for your opponent…";
     if (!this.started) return `Waiting for an opponent in room ${this.room}… share the link.`;
     let text = super.statusText();
     if (this.pendingResign) text += " — you will resign when your turn comes";
@@ -543,8 +579,12 @@ export class OnlineView extends NetworkView {
     this.lost = false;
     this.hideBanner();
     this.myName = playerName();
-    const extra = { ...gameOptions(this.settings), token: this.token, ...(this.tc ? this.tc.keys : {}), ...(this.training ? { training: 1 } : {}) };
-    const colour = this.params.get("colour") || "";
+    // The name's secret proves this player holds its name (a rated room needs it).
+    const extra = {
+      ...gameOptions(this.settings), token: this.token, secret: nameSecret(), ...(this.tc ? this.tc.keys : {}),
+      ...(this.training ? { training: 1 } : {}), ...(this.params.get("rated") === "1" ? { rated: 1 } : {}),
+    };
+    const colour = this.rematching ? "" : this.params.get("colour") || "";
     this.connection.send(OP.READY, playerName(), colour, String(this.room), extra);
     this.renderSide();
   }
@@ -573,14 +613,25 @@ export class OnlineView extends NetworkView {
         return undefined;
       case OP.LEAVE:
         this.chat.append(h("p", { class: "note" }, `${m.data1 || "your opponent"} left (${m.data2}).`));
+        // A rematch asked by who left can no longer be accepted.
+        if (this.pending && this.pending.kind === "rematch") {
+          this.pending = null;
+          this.renderOffer();
+        }
         return undefined;
       default:
         return undefined;
     }
   }
 
+  playerNames() {
+    if (!this.started || this.mySide === null || this.mySide < 0) return [null, null];
+    return this.mySide === 0 ? [this.myName, this.opponentName] : [this.opponentName, this.myName];
+  }
+
   // A game starts (or this page takes its seat back: the room's STATE follows).
   async gameStarts(m) {
+    this.ratingsLine.hidden = true;
     this.adoptSettings(m);
     this.started = true;
     this.mySide = this.colours().indexOf(m.data2);
@@ -592,6 +643,7 @@ export class OnlineView extends NetworkView {
     this.resetOffers();
     this.clocksMs = this.clockMs ? [this.clockMs, this.clockMs] : null;
     this.clocksAt = Date.now();
+    this.lowWarned = false;
     this.hideBanner();
     this.title.textContent = `${gameTitle(this.settings.game, this.settings.size)} — online, room ${this.room}, against ${this.opponent}`;
     this.board.setFlipped(this.mySide === 1);
@@ -662,10 +714,28 @@ export class OnlineView extends NetworkView {
     this.connection.send(OP.RESIGN);
   }
 
+  // A rematch is a READY after the game (the opponent is asked, or it answers theirs); the
+  // colours swap, so the first game's requested colour is not asked for again.
   rematch() {
+    const asked = this.pending && this.pending.kind === "rematch";
+    this.pending = null;
+    this.renderOffer();
     this.outcome = null;
     this.started = false;
+    this.rematching = true;
     this.sendReady();
+    if (!asked) this.note("You asked for a rematch; waiting for your opponent.");
+  }
+
+  // The opponent asks for a rematch (Accept or Decline), or declined this page's.
+  rematchMessage(action, who) {
+    if (action === "offer") this.pending = { kind: "rematch", mine: false, by: who };
+    else if (action === "decline") {
+      const declined = who === this.myName && this.pending && this.pending.kind === "rematch";
+      this.pending = null;
+      this.note(declined ? "You declined the rematch." : "Your opponent declined the rematch.");
+    } else if (action === "refused") this.note(`Not done: ${who}.`);
+    this.renderOffer();
   }
 }
 
@@ -713,6 +783,7 @@ export class WatchView extends NetworkView {
       }
       this.adoptSettings(snap.settings);
       this.title.textContent = `Watching room ${this.room}: ${gameTitle(this.settings.game, this.settings.size)} — ${snap.players.map((p) => p.name || "anonymous").join(" vs ")}`;
+      this.players = snap.players.map((p) => p.name || null);
       this.moves = snap.moves;
       this.outcome = null;
       this.started = snap.status !== "waiting";
@@ -729,5 +800,9 @@ export class WatchView extends NetworkView {
 
   mayMove() {
     return false;
+  }
+
+  playerNames() {
+    return this.players && this.players.length === 2 ? this.players : [null, null];
   }
 }

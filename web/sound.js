@@ -1,4 +1,5 @@
-// Short tones for captures and checks, made with Web Audio (no sound files to ship).
+// Short tones for moves, captures, checks, the end and low time, made with Web Audio (no sound
+// files to ship).
 
 let context = null;
 let enabled = localStorage.getItem("arbiter-sound") !== "off";
@@ -48,4 +49,10 @@ export function playEnd() {
 
 export function playMove() {
   tone(440, 0.06, "triangle");
+}
+
+// Your clock runs low: two high beeps, unlike any move's tone.
+export function playLowTime() {
+  tone(1320, 0.08, "square");
+  tone(1320, 0.08, "square", 0.16);
 }

@@ -158,10 +158,33 @@ export function playerName() {
   return name;
 }
 
-export function setPlayerName(name) {
-  const clean = name.replace(/[^A-Za-z0-9_]/g, "").slice(0, 32);
-  if (clean) localStorage.setItem("arbiter-name", clean);
-  return playerName();
+// The secret this browser keeps for the names its player holds (made once, never shown).
+export function nameSecret() {
+  let secret = localStorage.getItem("arbiter-secret");
+  if (!secret) {
+    secret = randomToken();
+    localStorage.setItem("arbiter-secret", secret);
+  }
+  return secret;
+}
+
+// Whether this browser holds its player's name on the server (it claimed it with its secret).
+export function nameHeld() {
+  return localStorage.getItem("arbiter-name-held") === playerName();
+}
+
+// Claims `name` (any script, at most 20 characters) for this browser's secret: null when it is
+// now this player's, else why not (the server's words, naming the field).
+export async function setPlayerName(name) {
+  const wanted = name.trim();
+  try {
+    await api("/api/players", { name: wanted, secret: nameSecret() });
+  } catch (e) {
+    return e.message;
+  }
+  localStorage.setItem("arbiter-name", wanted);
+  localStorage.setItem("arbiter-name-held", wanted);
+  return null;
 }
 
 export function clockText(ms) {
@@ -185,6 +208,15 @@ export const TIME_CONTROLS = [
   { id: "10+5", label: "10 min + 5 s a game", keys: { clock_ms: 600000, increment_ms: 5000 } },
   { id: "3s", label: "3 s a move (the course's bots)", keys: { timeout_ms: 3000 } },
 ];
+
+// The room's time control in words, from READY's keys: a known control's label, else the numbers.
+export function timeWords(m) {
+  const known = TIME_CONTROLS.find((t) => Object.entries(t.keys).every(([k, v]) => Number(m[k]) === v)
+    && (m.clock_ms ? "clock_ms" in t.keys : !("clock_ms" in t.keys)));
+  if (known) return known.label;
+  if (m.clock_ms) return `${Number(m.clock_ms) / 1000} s + ${Number(m.increment_ms || 0) / 1000} s a game`;
+  return `${Number(m.timeout_ms) / 1000} s a move`;
+}
 
 export function timeControl(id) {
   return TIME_CONTROLS.find((t) => t.id === id) || null;

@@ -74,6 +74,9 @@ pub struct GameSettings {
     /// A training room: both players asked for it, and their pages warn before a move the AI
     /// sees losing (a live game has no engine's help otherwise).
     pub training: bool,
+    /// A rated room: both players asked for it and hold their names; its games count for their
+    /// ratings.
+    pub rated: bool,
 }
 
 /// A clock per player for the whole game: `initial_ms` each, `increment_ms` added after every
@@ -121,6 +124,8 @@ pub struct Requested {
     pub opening_timeout_ms: Option<u64>,
     /// The READY asked for a training room (the extension key `training`).
     pub training: bool,
+    /// The READY asked for a rated room (the extension key `rated`).
+    pub rated: bool,
 }
 
 /// The server's defaults for a room's first player.
@@ -151,6 +156,7 @@ impl Requested {
                 .unwrap_or(defaults.timeout_ms),
             clock: self.clock,
             training: self.training,
+            rated: self.rated,
         })
     }
 
@@ -167,7 +173,7 @@ impl Requested {
         let timeout_differs = self.timeout_ms.is_some_and(|t| t != room.timeout_ms);
         let clock_differs = self.clock.is_some() && self.clock != room.clock;
         // Training needs both players' word: a joiner that did not ask for it is refused.
-        let training_differs = self.training != room.training;
+        let training_differs = self.training != room.training || self.rated != room.rated;
         if differs || timeout_differs || clock_differs || training_differs {
             return Err(refuse());
         }
@@ -204,6 +210,9 @@ impl GameSettings {
         if self.training {
             pairs.push("training".into());
         }
+        if self.rated {
+            pairs.push("rated".into());
+        }
         if pairs.is_empty() {
             self.game().id.to_string()
         } else {
@@ -213,6 +222,23 @@ impl GameSettings {
 }
 
 impl GameSettings {
+    /// The class a rated game's ratings are kept under: the game and how long a game lasts,
+    /// counted as lichess does (the clock plus 40 increments; 40 moves' time with a clock per
+    /// move): `surakarta/blitz`.
+    pub fn rating_class(&self) -> String {
+        let ms = match self.clock {
+            Some(c) => c.initial_ms + 40 * c.increment_ms,
+            None => 40 * self.timeout_ms,
+        };
+        let class = match ms / 1000 {
+            0..180 => "bullet",
+            180..480 => "blitz",
+            480..1500 => "rapid",
+            _ => "classical",
+        };
+        format!("{}/{class}", self.game().id)
+    }
+
     /// `3 s a move`, `5 min + 3 s`.
     pub fn time_control(&self) -> String {
         let seconds = |ms: u64| {
@@ -264,6 +290,7 @@ impl GameSettings {
             clock,
             opening_timeout_ms: None,
             training: number("training") == Some(1),
+            rated: number("rated") == Some(1),
         };
         let defaults = SettingsDefaults {
             timeout_ms,
@@ -287,6 +314,9 @@ impl Serialize for GameSettings {
         }
         if self.training {
             map.serialize_entry("training", &1)?;
+        }
+        if self.rated {
+            map.serialize_entry("rated", &1)?;
         }
         map.end()
     }
@@ -415,6 +445,7 @@ mod tests {
             timeout_ms: 3000,
             clock: None,
             training: false,
+            rated: false,
         }
     }
 

@@ -9,67 +9,13 @@ import { test } from "node:test";
 import {
   checkAccessibility, drawn, newPage, sharedSession, shot, startServer, typeMove, waitPly,
 } from "./helpers.mjs";
+import { clean, play, seatedPair as seatPair, waitStatus, waitStored as storedWhen, waitText } from "./rooms.mjs";
 
 const session = sharedSession();
 
-async function waitStatus(page, re, timeout = 20000) {
-  await page.waitForFunction((source) => new RegExp(source).test(document.getElementById("status")?.textContent || ""),
-    re.source, { timeout });
-}
-
-async function waitText(page, selector, re, timeout = 20000) {
-  await page.waitForFunction(([sel, source]) => new RegExp(source).test(document.querySelector(sel)?.textContent || ""),
-    [selector, re.source], { timeout });
-}
-
-// Two pages seated in Surakarta 6×6 room `room`, black (moves first) and white, once the game
-// has started.
-async function seatedPair(room, url = session.server.url) {
-  const black = await newPage(session.browser);
-  const white = await newPage(session.browser);
-  await black.goto(`${url}/#/online?game=surakarta&size=6&room=${room}&colour=BLACK`);
-  await waitStatus(black, /Waiting for an opponent/);
-  await white.goto(`${url}/#/online?game=surakarta&size=6&room=${room}`);
-  await waitStatus(black, /Black to move \(you\)/);
-  await waitStatus(white, /Black to move$/);
-  return [black, white];
-}
-
-// Plays `moves` in turn, black first, each seen by the other page.
-async function play(black, white, moves) {
-  for (const [i, mv] of moves.entries()) {
-    const [page, other] = i % 2 === 0 ? [black, white] : [white, black];
-    const ply = (await drawn(page)).ply;
-    await typeMove(page, mv);
-    await waitPly(other, ply + 1);
-  }
-}
-
-// The stored game of a room (the newest one played there), with its moves.
-async function storedOfRoom(room, url = session.server.url) {
-  const list = await (await fetch(`${url}/api/games?limit=50`)).json();
-  const games = Array.isArray(list) ? list : list.games;
-  const game = games.find((g) => g.room === room);
-  assert.ok(game, `a stored game of room ${room}`);
-  return (await fetch(`${url}/api/games/${game.id}`)).json();
-}
-
-async function waitStored(room, check, timeout = 10000, url = session.server.url) {
-  const until = Date.now() + timeout;
-  for (;;) {
-    const game = await storedOfRoom(room, url).catch(() => null);
-    if (game && check(game)) return game;
-    if (Date.now() > until) return game;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function clean(...pages) {
-  for (const page of pages) {
-    assert.deepEqual(page.errors, [], "no error thrown in the page");
-    assert.deepEqual(page.consoleErrors, [], "no error on the console");
-  }
-}
+// The room helpers of rooms.mjs, on this file's server.
+const seatedPair = (room, url = session.server.url) => seatPair(session.browser, url, room);
+const waitStored = (room, check, timeout = 10000, url = session.server.url) => storedWhen(url, room, check, timeout);
 
 test("a draw offered and accepted ends the game for both, stored as AGREED", { timeout: 60000 }, async () => {
   const room = 3101;

@@ -32,6 +32,10 @@ pub enum ApiError {
     GameNumber(String),
     #[error("no game {0}")]
     NoGame(i64),
+    #[error("no player holds the name {0}")]
+    NoPlayer(String),
+    #[error("name: {0} is held by another player; choose another")]
+    NameTaken(String),
     #[error("this game is not yours to change")]
     NotOwner,
     #[error("the game is over")]
@@ -99,11 +103,13 @@ impl ApiError {
             }
             View(e) if e.is_internal() => StatusCode::INTERNAL_SERVER_ERROR,
             View(_) => StatusCode::BAD_REQUEST,
-            NoSuchGame(_) | NoGame(_) | NoPage(_) => StatusCode::NOT_FOUND,
+            NoSuchGame(_) | NoGame(_) | NoPage(_) | NoPlayer(_) => StatusCode::NOT_FOUND,
             NotOwner | Origin(_) => StatusCode::FORBIDDEN,
-            GameOver | MovesDiverge(_) | NotNextPly { .. } | TakebackBeyond { .. } => {
-                StatusCode::CONFLICT
-            }
+            GameOver
+            | MovesDiverge(_)
+            | NotNextPly { .. }
+            | TakebackBeyond { .. }
+            | NameTaken(_) => StatusCode::CONFLICT,
             // Two requests raced to store one ply: the store kept the first.
             Storage(StorageError::PlyTaken { .. } | StorageError::PlySkipped { .. }) => {
                 StatusCode::CONFLICT

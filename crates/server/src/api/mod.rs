@@ -16,6 +16,7 @@ mod judge;
 mod judge_answer;
 mod limits;
 pub mod page;
+mod players;
 mod rejections;
 mod rules;
 pub mod views;
@@ -87,6 +88,9 @@ pub fn router<S: Clone + Send + Sync + 'static>(state: ApiState) -> Router<S> {
         .route("/api/games/{id}", get(games::game).put(games::update_game))
         .route("/api/games/{id}/moves", post(games::append_move))
         .route("/api/games/{id}/takeback", post(games::take_back))
+        .route("/api/players", post(players::claim))
+        .route("/api/players/{name}", get(players::player))
+        .route("/api/leaderboard", get(players::leaderboard))
         .route("/api/state", post(rules::api_state))
         .route("/api/ai", post(rules::api_ai))
         .route("/api/analyze", post(rules::api_analyze))

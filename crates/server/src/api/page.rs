@@ -32,6 +32,11 @@ pub const ASSETS: &[Asset] = &[
     asset!("/motion.js", "motion.js", "text/javascript; charset=utf-8"),
     asset!("/net.js", "net.js", "text/javascript; charset=utf-8"),
     asset!("/online.js", "online.js", "text/javascript; charset=utf-8"),
+    asset!(
+        "/players.js",
+        "players.js",
+        "text/javascript; charset=utf-8"
+    ),
     asset!("/replay.js", "replay.js", "text/javascript; charset=utf-8"),
     asset!("/sound.js", "sound.js", "text/javascript; charset=utf-8"),
     asset!("/steps.js", "steps.js", "text/javascript; charset=utf-8"),

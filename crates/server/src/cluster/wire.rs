@@ -92,6 +92,8 @@ pub struct WireRequest {
     pub opening_timeout_ms: Option<u64>,
     #[serde(default)]
     pub training: bool,
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// A line for a client from its room's owner, with the flags the gateway's connection keeps.
@@ -128,6 +130,7 @@ impl WireRequest {
             clock: r.clock.map(|c| (c.initial_ms, c.increment_ms)),
             opening_timeout_ms: r.opening_timeout_ms,
             training: r.training,
+            rated: r.rated,
         }
     }
 
@@ -152,6 +155,7 @@ impl WireRequest {
             }),
             opening_timeout_ms: self.opening_timeout_ms,
             training: self.training,
+            rated: self.rated,
         })
     }
 }

@@ -399,6 +399,7 @@ mod tests {
             clock: None,
             opening_timeout_ms: None,
             training: false,
+            rated: false,
         };
         for (id, colour) in [
             (9001, arbiter_core::Side::First),
@@ -469,6 +470,7 @@ mod tests {
             clock: None,
             opening_timeout_ms: None,
             training: false,
+            rated: false,
         }
     }
 

@@ -8,6 +8,8 @@ use super::postgres::testing::TestPostgres;
 use super::*;
 use crate::cluster::leases::Leases;
 
+mod players;
+
 /// A newer owner takes room `room`: its epoch.
 type Claim<'a> = &'a (dyn Fn(u32) -> BoxFuture<'static, u64> + Sync);
 
@@ -49,6 +51,8 @@ async fn keeps_the_contract(store: &dyn GameStore, claim: Claim<'_>) {
     stores_each_ply_once_and_in_order(store).await;
     refuses_a_former_owners_writes(store, claim).await;
     gives_a_rooms_live_game_back(store).await;
+    players::keeps_names(store).await;
+    players::keeps_ratings(store).await;
 }
 
 async fn keeps_games_moves_and_ends(store: &dyn GameStore) {

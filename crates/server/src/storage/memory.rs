@@ -2,16 +2,18 @@
 //! a switch that makes every write fail, to test what a room does when storage fails, and room
 //! leases set by hand ([`MemoryStore::set_lease`]) to test fencing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
 
+use super::players::{claim_outcome, name_key, rate};
 use super::sqlite::now_ms;
 use super::{
-    Fence, GameEnd, GameQuery, GameStore, LiveGame, NewGame, OwnedGame, PlayedMove, StorageError,
-    StorageResult, StoredGame, StoredMove,
+    Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame, PlayedMove,
+    PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult, StoredGame,
+    StoredMove,
 };
 
 /// A game's owner secret and seat tokens.
@@ -26,6 +28,16 @@ pub struct MemoryStore {
     leases: Mutex<HashMap<u32, u64>>,
     /// While set, every write fails.
     pub failing: AtomicBool,
+    players: Mutex<Players>,
+}
+
+/// Names (by key: the name as chosen and its secret's hash), ratings (by key and class), and
+/// the games counted.
+#[derive(Default)]
+struct Players {
+    names: HashMap<String, (String, String)>,
+    ratings: HashMap<(String, String), Rating>,
+    rated: HashSet<i64>,
 }
 
 impl MemoryStore {
@@ -202,6 +214,89 @@ impl GameStore for MemoryStore {
             })
         });
         Box::pin(async move { Ok(live) })
+    }
+
+    fn check_name(
+        &self,
+        name: String,
+        secret_hash: Option<String>,
+    ) -> BoxFuture<'_, StorageResult<NameClaim>> {
+        let mut players = self.players.lock().unwrap();
+        let key = name_key(&name);
+        let stored = players.names.get(&key).map(|(_, hash)| hash.as_str());
+        let claim = claim_outcome(stored, secret_hash.as_deref());
+        if let (NameClaim::Claimed, Some(hash)) = (claim, secret_hash) {
+            players.names.insert(key, (name, hash));
+        }
+        Box::pin(async move { Ok(claim) })
+    }
+
+    fn rate_game(&self, rated: RatedGame) -> BoxFuture<'_, StorageResult<[Rating; 2]>> {
+        let mut players = self.players.lock().unwrap();
+        let keys = rated
+            .players
+            .clone()
+            .map(|n| (name_key(&n), rated.class.clone()));
+        let before = keys
+            .clone()
+            .map(|k| players.ratings.get(&k).copied().unwrap_or_default());
+        let after = if players.rated.insert(rated.game_id) {
+            rate(before, rated.winner)
+        } else {
+            before
+        };
+        for (key, rating) in keys.into_iter().zip(after) {
+            players.ratings.insert(key, rating);
+        }
+        Box::pin(async move { Ok(after) })
+    }
+
+    fn leaderboard(
+        &self,
+        class: String,
+        limit: u32,
+    ) -> BoxFuture<'_, StorageResult<Vec<PlayerRating>>> {
+        let players = self.players.lock().unwrap();
+        let mut board: Vec<PlayerRating> = players
+            .ratings
+            .iter()
+            .filter(|((_, c), _)| *c == class)
+            .filter_map(|((key, c), r)| {
+                // As the databases' join does: ratings of a name nobody holds are not listed.
+                let (name, _) = players.names.get(key)?;
+                Some(PlayerRating {
+                    name: name.clone(),
+                    class: c.clone(),
+                    rating: *r,
+                })
+            })
+            .collect();
+        board.sort_by(|a, b| b.rating.rating.total_cmp(&a.rating.rating));
+        board.truncate(limit as usize);
+        Box::pin(async move { Ok(board) })
+    }
+
+    fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>> {
+        let players = self.players.lock().unwrap();
+        let key = name_key(&name);
+        let record = players.names.get(&key).map(|(name, _)| {
+            let mut ratings: Vec<PlayerRating> = players
+                .ratings
+                .iter()
+                .filter(|((k, _), _)| *k == key)
+                .map(|((_, class), r)| PlayerRating {
+                    name: name.clone(),
+                    class: class.clone(),
+                    rating: *r,
+                })
+                .collect();
+            ratings.sort_by(|a, b| a.class.cmp(&b.class));
+            PlayerRecord {
+                name: name.clone(),
+                ratings,
+            }
+        });
+        Box::pin(async move { Ok(record) })
     }
 }
 

@@ -38,11 +38,13 @@ macro_rules! migration {
 pub const SQLITE: &[Migration] = &[
     migration!("sqlite", 1, "0001_games_and_moves"),
     migration!("sqlite", 2, "0002_seat_tokens_and_leases"),
+    migration!("sqlite", 3, "0003_players_and_ratings"),
 ];
 
 pub const POSTGRES: &[Migration] = &[
     migration!("postgres", 1, "0001_games_and_moves"),
     migration!("postgres", 2, "0002_seat_tokens_and_leases"),
+    migration!("postgres", 3, "0003_players_and_ratings"),
 ];
 
 /// The newest version of a list of migrations.

@@ -22,6 +22,7 @@ mod error;
 #[cfg(test)]
 pub mod memory;
 pub mod migrations;
+pub mod players;
 pub mod postgres;
 pub mod retry;
 pub mod sqlite;
@@ -35,6 +36,7 @@ use futures_util::future::BoxFuture;
 use serde::Serialize;
 
 pub use error::StorageError;
+pub use players::{NameClaim, PlayerRating, RatedGame, Rating};
 pub use postgres::{PgLeases, PgStore};
 pub use sqlite::{Store, StoreOptions};
 
@@ -70,6 +72,30 @@ pub trait GameStore: Send + Sync + 'static {
     /// The newest game of room `room` that has no end (a page's own game never counts), with
     /// everything a room's next owner needs to carry it on.
     fn live_game(&self, room: u32) -> BoxFuture<'_, StorageResult<Option<LiveGame>>>;
+    /// Looks `name` up; with a secret's hash, claims it for that secret (or confirms it is its).
+    fn check_name(
+        &self,
+        name: String,
+        secret_hash: Option<String>,
+    ) -> BoxFuture<'_, StorageResult<NameClaim>>;
+    /// Counts a rated game once: both players' ratings in its class updated together; the new
+    /// ratings (a game counted already leaves them as they are).
+    fn rate_game(&self, rated: RatedGame) -> BoxFuture<'_, StorageResult<[Rating; 2]>>;
+    /// The best-rated players of a class, highest first.
+    fn leaderboard(
+        &self,
+        class: String,
+        limit: u32,
+    ) -> BoxFuture<'_, StorageResult<Vec<PlayerRating>>>;
+    /// A held name as chosen and its ratings in every class it played; `None` when nobody holds it.
+    fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>>;
+}
+
+/// A player as its page shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlayerRecord {
+    pub name: String,
+    pub ratings: Vec<PlayerRating>,
 }
 
 /// The owner of a room as a write names it: the write is refused when the room's lease

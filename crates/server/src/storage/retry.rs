@@ -10,8 +10,8 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 
 use super::{
-    Fence, GameEnd, GameQuery, GameStore, LiveGame, NewGame, OwnedGame, PlayedMove, Storage,
-    StorageResult, StoredGame,
+    Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame, PlayedMove,
+    PlayerRating, PlayerRecord, RatedGame, Rating, Storage, StorageResult, StoredGame,
 };
 
 /// The first wait before an end is tried again; it doubles up to [`LONGEST_WAIT`].
@@ -138,6 +138,30 @@ impl GameStore for RetryEnds {
 
     fn owned_game(&self, id: i64) -> BoxFuture<'_, StorageResult<Option<OwnedGame>>> {
         self.inner.owned_game(id)
+    }
+
+    fn check_name(
+        &self,
+        name: String,
+        secret_hash: Option<String>,
+    ) -> BoxFuture<'_, StorageResult<NameClaim>> {
+        self.inner.check_name(name, secret_hash)
+    }
+
+    fn rate_game(&self, rated: RatedGame) -> BoxFuture<'_, StorageResult<[Rating; 2]>> {
+        self.inner.rate_game(rated)
+    }
+
+    fn leaderboard(
+        &self,
+        class: String,
+        limit: u32,
+    ) -> BoxFuture<'_, StorageResult<Vec<PlayerRating>>> {
+        self.inner.leaderboard(class, limit)
+    }
+
+    fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>> {
+        self.inner.player(name)
     }
 
     fn live_game(&self, room: u32) -> BoxFuture<'_, StorageResult<Option<LiveGame>>> {

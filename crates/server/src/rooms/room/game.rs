@@ -62,9 +62,21 @@ impl Room {
         self.tell_spectators(&snapshot);
     }
 
-    /// The members who play first and second: requested colours are honoured; with none, the
-    /// first to be ready plays first.
+    /// The members who play first and second: requested colours are honoured; with none, a
+    /// rematch swaps the colours of the last game, and otherwise the first to be ready plays
+    /// first.
     fn seating(&self) -> (usize, usize) {
+        let rematch = self
+            .members
+            .iter()
+            .all(|m| m.colour.is_none() && m.side.is_some());
+        let last_second = self
+            .members
+            .iter()
+            .position(|m| m.side == Some(Side::Second));
+        if let Some(first) = last_second.filter(|_| rematch) {
+            return (first, 1 - first);
+        }
         let (a, b) = if self.members[0].order < self.members[1].order {
             (0, 1)
         } else {
@@ -260,6 +272,7 @@ impl Room {
         if let Err(e) = self.ctx.store.end_game(end).await {
             tracing::error!("room {}: end of game {id} not stored: {e}", self.id);
         }
+        let ratings = self.count_rating(reason, winner).await;
         self.write_records(id, &record).await;
         let mut end = Message::new(
             protocol::END,
@@ -272,6 +285,9 @@ impl Room {
         end.extra.insert("plies".into(), plies.into());
         if let Some(error) = error {
             end.extra.insert("error".into(), error.into());
+        }
+        if let Some(ratings) = ratings {
+            end.extra.insert("ratings".into(), ratings);
         }
         let players: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
         for peer in players {
@@ -335,6 +351,9 @@ pub(super) fn ready_message(
     }
     if settings.training {
         m.extra.insert("training".into(), 1.into());
+    }
+    if settings.rated {
+        m.extra.insert("rated".into(), 1.into());
     }
     m
 }

@@ -15,7 +15,9 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 mod game;
+mod names;
 mod offers;
+mod rematch;
 mod restore;
 mod seats;
 mod show;
@@ -263,10 +265,7 @@ impl Room {
                 token,
             } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);
-                let Some(token) = token else {
-                    return self.ready(peer, name, colour, request, None).await;
-                };
-                self.ready_with_token(peer, name, colour, request, token)
+                self.on_ready(peer, &message, name, colour, request, token)
                     .await;
             }
             RoomEvent::Move { peer, message } => {

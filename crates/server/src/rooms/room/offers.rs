@@ -156,6 +156,9 @@ impl Offers {
 impl Room {
     /// An OFFER from `peer`: done, or refused with the reason (to the sender alone).
     pub(super) async fn offer(&mut self, peer: &Peer, message: &Message) {
+        if message.data1 == "rematch" {
+            return self.answer_rematch(peer, message);
+        }
         let kind = message.data1.clone();
         if let Err(why) = self.try_offer(peer, message).await {
             let refusal = Message::new(protocol::OFFER, kind, "refused", why.to_string());

@@ -14,6 +14,28 @@ use crate::rooms::guard::same_token;
 use crate::rooms::{ConnId, Peer, Refusal};
 
 impl Room {
+    /// A READY whose name may take a seat: with a seat token, or without.
+    pub(super) async fn on_ready(
+        &mut self,
+        peer: Peer,
+        message: &Message,
+        name: String,
+        colour: Option<Side>,
+        request: Requested,
+        token: Option<String>,
+    ) {
+        if !self.name_allowed(&peer, &name, message, &request).await {
+            return;
+        }
+        match token {
+            Some(token) => {
+                self.ready_with_token(peer, name, colour, request, token)
+                    .await
+            }
+            None => self.ready(peer, name, colour, request, None).await,
+        }
+    }
+
     /// A READY with a seat token: refused while its address (or this room, for an address that
     /// guessed wrong before) backs off; the member whose token it is takes its seat back;
     /// otherwise an ordinary READY, and a refusal counts as a wrong guess.
@@ -77,6 +99,7 @@ impl Room {
         let order = self.ready_counter;
         let evict_at = Some(Instant::now() + self.ctx.setup.seats.wait_timeout);
         peer.seated.store(true, AtomicOrdering::Relaxed);
+        let conn = peer.id;
         match self.member(peer.id) {
             Some(i) => {
                 let m = &mut self.members[i];
@@ -102,8 +125,16 @@ impl Room {
                 away: false,
             }),
         }
+        self.start_or_offer(conn).await;
+    }
+
+    /// Both members are ready: the game starts; else a READY after a game asks the other
+    /// player for a rematch.
+    async fn start_or_offer(&mut self, conn: ConnId) {
         if self.members.len() == 2 && self.members.iter().all(|m| m.ready) {
             self.start().await;
+        } else {
+            self.offer_rematch(conn);
         }
     }
 

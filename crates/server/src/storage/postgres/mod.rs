@@ -11,22 +11,25 @@
 //!   and a room's next owner carries its game on ([`GameStore::live_game`]).
 
 mod leases;
+mod players;
 pub use arbiter_pgtest as testing;
+mod url;
 
-use std::str::FromStr;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
 use futures_util::future::BoxFuture;
-use tokio_postgres::config::Host;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{Config, NoTls, Row};
+use tokio_postgres::{NoTls, Row};
 
 pub use leases::PgLeases;
+use url::describe;
+pub(crate) use url::{check_url, describe_url};
 
 use super::{
-    migrations, Fence, GameEnd, GameQuery, GameStore, LiveGame, NewGame, OwnedGame, PlayedMove,
-    StorageError, StorageResult, StoredGame, StoredMove,
+    migrations, Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame,
+    PlayedMove, PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult,
+    StoredGame, StoredMove,
 };
 use crate::protocol::Winner;
 
@@ -48,41 +51,6 @@ pub struct PgStore {
     pool: Pool,
     /// `host:port/database`, for messages.
     target: String,
-}
-
-/// Checks a PostgreSQL URL; its parsed configuration.
-pub(crate) fn check_url(url: &str) -> StorageResult<Config> {
-    let config = Config::from_str(url).map_err(|e| StorageError::BadUrl(e.to_string()))?;
-    if config.get_hosts().is_empty() {
-        return Err(StorageError::BadUrl("no host".into()));
-    }
-    Ok(config)
-}
-
-/// `host:port/database` of a URL, without user or password (for messages and logs).
-pub(crate) fn describe_url(url: &str) -> String {
-    match Config::from_str(url) {
-        Ok(config) => describe(&config),
-        Err(_) => "PostgreSQL (a malformed URL)".into(),
-    }
-}
-
-fn describe(config: &Config) -> String {
-    let ports = config.get_ports();
-    let hosts: Vec<String> = config
-        .get_hosts()
-        .iter()
-        .enumerate()
-        .map(|(i, host)| {
-            let port = ports.get(i).or(ports.first()).copied().unwrap_or(5432);
-            match host {
-                Host::Tcp(name) => format!("{name}:{port}"),
-                Host::Unix(path) => format!("{}:{port}", path.display()),
-            }
-        })
-        .collect();
-    let db = config.get_dbname().or(config.get_user()).unwrap_or("");
-    format!("{}/{db}", hosts.join(","))
 }
 
 /// A pool of connections to `url`, one connection made to prove the database is there, and the
@@ -578,6 +546,30 @@ impl GameStore for PgStore {
 
     fn live_game(&self, room: u32) -> BoxFuture<'_, StorageResult<Option<LiveGame>>> {
         Box::pin(PgStore::live_game(self, room))
+    }
+
+    fn check_name(
+        &self,
+        name: String,
+        secret_hash: Option<String>,
+    ) -> BoxFuture<'_, StorageResult<NameClaim>> {
+        Box::pin(self.claim_name(name, secret_hash))
+    }
+
+    fn rate_game(&self, rated: RatedGame) -> BoxFuture<'_, StorageResult<[Rating; 2]>> {
+        Box::pin(self.count_rated(rated))
+    }
+
+    fn leaderboard(
+        &self,
+        class: String,
+        limit: u32,
+    ) -> BoxFuture<'_, StorageResult<Vec<PlayerRating>>> {
+        Box::pin(PgStore::leaderboard(self, class, limit))
+    }
+
+    fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>> {
+        Box::pin(PgStore::player(self, name))
     }
 }
 

@@ -9,7 +9,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
@@ -18,13 +18,17 @@ use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    migrations, Fence, GameEnd, GameQuery, GameStore, LiveGame, NewGame, OwnedGame, PlayedMove,
-    StorageError, StorageResult, StoredGame, StoredMove,
+    migrations, Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame,
+    PlayedMove, PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult,
+    StoredGame, StoredMove,
 };
 use crate::protocol::Winner;
+use readers::ReaderPool;
 pub(crate) use writer::now_ms;
 use writer::{checkpoint_loop, write_loop, Write};
 
+mod players;
+mod readers;
 mod writer;
 
 /// How the store is opened.
@@ -363,6 +367,30 @@ impl GameStore for Store {
     fn live_game(&self, room: u32) -> BoxFuture<'_, StorageResult<Option<LiveGame>>> {
         self.read_later(move |store| store.live_game(room))
     }
+
+    fn check_name(
+        &self,
+        name: String,
+        secret_hash: Option<String>,
+    ) -> BoxFuture<'_, StorageResult<NameClaim>> {
+        self.claim_name(name, secret_hash)
+    }
+
+    fn rate_game(&self, rated: RatedGame) -> BoxFuture<'_, StorageResult<[Rating; 2]>> {
+        self.count_rated(rated)
+    }
+
+    fn leaderboard(
+        &self,
+        class: String,
+        limit: u32,
+    ) -> BoxFuture<'_, StorageResult<Vec<PlayerRating>>> {
+        self.read_later(move |store| Store::leaderboard(store, &class, limit))
+    }
+
+    fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>> {
+        self.read_later(move |store| Store::player(store, &name))
+    }
 }
 
 /// The writer's connection, the schema set up and brought up to date, the size limit set, and
@@ -415,40 +443,6 @@ impl FromSql for Winner {
             .ok()
             .and_then(Winner::from_code)
             .ok_or(FromSqlError::OutOfRange(code))
-    }
-}
-
-/// A few read connections, each used by one request at a time.
-struct ReaderPool {
-    free: Mutex<Vec<Connection>>,
-    available: std::sync::Condvar,
-}
-
-impl ReaderPool {
-    fn new(connections: Vec<Connection>) -> ReaderPool {
-        ReaderPool {
-            free: Mutex::new(connections),
-            available: std::sync::Condvar::new(),
-        }
-    }
-
-    fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> StorageResult<T> {
-        let conn = {
-            let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-            loop {
-                if let Some(conn) = free.pop() {
-                    break conn;
-                }
-                free = self.available.wait(free).unwrap_or_else(|e| e.into_inner());
-            }
-        };
-        let result = f(&conn).map_err(StorageError::from);
-        self.free
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(conn);
-        self.available.notify_one();
-        result
     }
 }
 

@@ -33,6 +33,9 @@ pub(super) enum Write {
     },
     /// Reports once every write queued before it is committed.
     Flush { done: oneshot::Sender<()> },
+    /// A write of its own (a name, ratings): run alone, in its own transaction, between
+    /// batches; it answers on the channel it holds.
+    Job(Box<dyn FnOnce(&mut Connection) + Send>),
 }
 
 pub(crate) fn now_ms() -> i64 {
@@ -67,10 +70,20 @@ type Outcome = StorageResult<Option<i64>>;
 /// Takes every queued write, commits them in one transaction (each in its own savepoint), then
 /// reports each.
 pub(super) fn write_loop(mut conn: Connection, mut rx: mpsc::UnboundedReceiver<Write>) {
-    while let Some(first) = rx.blocking_recv() {
+    // A job met while a batch was gathered, run after that batch.
+    let mut held = None;
+    while let Some(first) = held.take().or_else(|| rx.blocking_recv()) {
+        if let Write::Job(job) = first {
+            job(&mut conn);
+            continue;
+        }
         let mut batch = vec![first];
         while batch.len() < 512 {
             match rx.try_recv() {
+                Ok(job @ Write::Job(_)) => {
+                    held = Some(job);
+                    break;
+                }
                 Ok(w) => batch.push(w),
                 Err(_) => break,
             }
@@ -89,6 +102,7 @@ pub(super) fn write_loop(mut conn: Connection, mut rx: mpsc::UnboundedReceiver<W
                 Write::Flush { done } => {
                     let _ = done.send(());
                 }
+                Write::Job(_) => {}
             }
         }
     }
@@ -171,7 +185,7 @@ fn apply(tx: &rusqlite::Savepoint<'_>, w: &Write) -> Outcome {
             )?;
             Ok(None)
         }
-        Write::Flush { .. } => Ok(None),
+        Write::Flush { .. } | Write::Job(_) => Ok(None),
     }
 }
 

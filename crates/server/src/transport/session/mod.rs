@@ -70,8 +70,12 @@ pub enum Refused {
         INCREMENT_RANGE.end()
     )]
     Clock,
-    #[error("training must be 0 or 1")]
-    Training,
+    #[error("{0} must be 0 or 1")]
+    YesOrNo(&'static str),
+    #[error(transparent)]
+    Name(#[from] crate::storage::players::NameError),
+    #[error("secret must be 32 lowercase hexadecimal digits")]
+    Secret,
     #[error("the server is shutting down")]
     ShuttingDown,
     #[error("a connection may watch at most {MAX_WATCHED} rooms at once")]

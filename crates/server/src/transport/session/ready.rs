@@ -9,6 +9,7 @@ use super::{Refused, Session, MAX_EXTENDED_ROOM};
 use crate::games::{GameClock, GameSettings, Requested, CLOCK_RANGE, INCREMENT_RANGE};
 use crate::protocol::{self, Message};
 use crate::rooms::{log_message, send, RoomEvent};
+use crate::storage::players;
 
 /// What a READY asks for, checked.
 struct CheckedReady {
@@ -69,8 +70,18 @@ impl Session {
     /// A READY's fields, each checked, in the order the course's server checks them.
     fn check_ready(&self, message: &Message) -> Result<CheckedReady, Refused> {
         let name = message.data1.clone();
-        if name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        let page = message.extra.contains_key("game") || message.extra.contains_key("token");
+        // A page's player names itself in any script; a course client as the course says.
+        if page {
+            players::check_name(&name)?;
+        } else if name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(Refused::Username);
+        }
+        if let Some(secret) = message.extra.get("secret") {
+            secret
+                .as_str()
+                .filter(|s| valid_token(s))
+                .ok_or(Refused::Secret)?;
         }
         let colour =
             match message.data2.as_str() {
@@ -114,7 +125,7 @@ impl Session {
         for (key, _) in message.extra.iter() {
             if matches!(
                 key.as_str(),
-                "game" | "timeout_ms" | "clock_ms" | "increment_ms" | "training"
+                "game" | "timeout_ms" | "clock_ms" | "increment_ms" | "training" | "rated"
             ) || protocol::is_client_key(key)
             {
                 continue;
@@ -148,18 +159,19 @@ impl Session {
             timeout_ms,
             clock,
             opening_timeout_ms: self.config.opening_timeout_ms,
-            training: training(message)?,
+            training: yes_or_no(message, "training")?,
+            rated: yes_or_no(message, "rated")?,
         })
     }
 }
 
-/// The extension key `training`: `1` asks for a training room (the pages warn before a losing
-/// move), `0` or none does not.
-fn training(message: &Message) -> Result<bool, Refused> {
-    match message.extra_u64("training").transpose()? {
+/// The extension keys `training` (the pages warn before a losing move) and `rated` (the games
+/// count for the ratings): `1` asks for such a room, `0` or none does not.
+fn yes_or_no(message: &Message, key: &'static str) -> Result<bool, Refused> {
+    match message.extra_u64(key).transpose()? {
         None | Some(0) => Ok(false),
         Some(1) => Ok(true),
-        Some(_) => Err(Refused::Training),
+        Some(_) => Err(Refused::YesOrNo(key)),
     }
 }
 

@@ -21,8 +21,10 @@ use crate::storage::memory::MemoryStore;
 mod failures;
 mod guard;
 mod joining;
+mod names;
 mod offers;
 mod playing;
+mod rematch;
 mod restoring;
 mod seats;
 mod watching;
@@ -164,6 +166,7 @@ impl Table {
             clock: None,
             opening_timeout_ms: None,
             training: false,
+            rated: false,
         }
     }
 

@@ -1,0 +1,85 @@
+// The rated players: a leaderboard per game and time-control class (#/leaderboard), and a
+// player's page (#/player?name=…) with its ratings and most recent games.
+
+import { api, app, CATALOGUE, gameTitle, h } from "./ui.js";
+
+// The time-control classes ratings are kept under, as the server counts them (the clock plus
+// 40 increments, or 40 moves' time with a clock per move).
+const CLASSES = [
+  ["bullet", "bullet (under 3 min)"], ["blitz", "blitz (3 to 8 min)"],
+  ["rapid", "rapid (8 to 25 min)"], ["classical", "classical (25 min or more)"],
+];
+
+const playerLink = (name) => h("a", { href: `#/player?${new URLSearchParams({ name })}` }, name);
+
+export class LeaderboardView {
+  constructor(params) {
+    const [game, kind] = (params.get("class") || `${CATALOGUE[0].id}/blitz`).split("/");
+    this.game = h("select", { id: "board-game" }, CATALOGUE.map((g) => h("option", { value: g.id, selected: g.id === game }, g.title)));
+    this.kind = h("select", { id: "board-class" }, CLASSES.map(([id, label]) => h("option", { value: id, selected: id === kind }, label)));
+    for (const select of [this.game, this.kind]) select.addEventListener("change", () => this.load());
+    this.table = h("tbody");
+    this.empty = h("p", { id: "board-empty", hidden: true }, "Nobody has played a rated game of this kind yet.");
+    app.replaceChildren(h("section", { class: "players" },
+      h("h1", {}, "Leaderboard"),
+      h("p", {}, h("label", { for: "board-game" }, "Game"), " ", this.game, " ", h("label", { for: "board-class" }, "Time"), " ", this.kind),
+      h("table", { id: "leaderboard", class: "list" },
+        h("thead", {}, h("tr", {}, ...["#", "Player", "Rating", "Games"].map((t) => h("th", { scope: "col" }, t)))), this.table),
+      this.empty,
+      h("p", {}, h("a", { href: "#/", class: "button" }, "Home"))));
+    this.load();
+  }
+
+  async load() {
+    const cls = `${this.game.value}/${this.kind.value}`;
+    history.replaceState(null, "", `#/leaderboard?class=${cls}`);
+    try {
+      const { players } = await api(`/api/leaderboard?class=${encodeURIComponent(cls)}`);
+      this.table.replaceChildren(...players.map((p, i) => h("tr", {},
+        h("td", {}, String(i + 1)), h("td", {}, playerLink(p.name)),
+        h("td", {}, `${Math.round(p.rating)} ± ${Math.round(2 * p.deviation)}`), h("td", {}, String(p.games)))));
+      this.empty.hidden = players.length > 0;
+    } catch (e) {
+      this.table.replaceChildren(h("tr", {}, h("td", { colspan: 4, class: "error" }, `Cannot load the leaderboard: ${e.message}`)));
+    }
+  }
+}
+
+// A stored game's result from this player's side.
+function resultWords(g, name) {
+  if (!g.end_reason) return "not finished";
+  const reason = g.end_reason.toLowerCase().replace(/_/g, " ");
+  if (g.winner === "none") return `draw (${reason})`;
+  const won = (g.winner === "first") === (g.first === name);
+  return `${won ? "won" : "lost"} (${reason})`;
+}
+
+export class PlayerView {
+  constructor(params) {
+    this.name = params.get("name") || "";
+    this.body = h("div", {}, h("p", {}, "Loading…"));
+    app.replaceChildren(h("section", { class: "players" }, h("h1", { id: "player-name" }, this.name), this.body,
+      h("p", {}, h("a", { href: "#/leaderboard", class: "button" }, "Leaderboard"), " ", h("a", { href: "#/", class: "button" }, "Home"))));
+    this.load();
+  }
+
+  async load() {
+    let player;
+    try {
+      player = await api(`/api/players/${encodeURIComponent(this.name)}`);
+    } catch (e) {
+      this.body.replaceChildren(h("p", { class: "error", role: "alert" }, e.message));
+      return;
+    }
+    const ratings = player.ratings.length
+      ? player.ratings.map((r) => h("li", {}, `${r.class}: ${Math.round(r.rating)} ± ${Math.round(2 * r.deviation)} (${r.games} rated games)`))
+      : [h("li", {}, "No rated game yet.")];
+    const games = player.games.map((g) => h("li", {},
+      h("a", { href: `#/replay?id=${g.id}` }, `Game ${g.id}`), " ", gameTitle(g.game, g.settings && g.settings.size),
+      " — ", playerLink(g.first), " vs ", playerLink(g.second), `: ${resultWords(g, player.name)}`,
+      g.settings && g.settings.rated ? ", rated" : ""));
+    this.body.replaceChildren(
+      h("h2", {}, "Ratings"), h("ul", { id: "player-ratings", class: "list" }, ...ratings),
+      h("h2", {}, "Recent games"), h("ul", { id: "player-games", class: "list" }, ...(games.length ? games : [h("li", {}, "No games yet.")])));
+  }
+}
