@@ -128,6 +128,7 @@ test("the whole game analysed: progress, the blunder marked in the move list, a 
   await page.click('#eval-graph .graph-ply[data-ply="4"]');
   await waitPly(page, 4);
   assert.match((await drawn(page)).statusText, /^Move 4 of 6/);
+  await checkAccessibility(page, "the whole-game analysis");
   await shot(page, "analysis-whole-game");
   clean(page);
   await page.close();

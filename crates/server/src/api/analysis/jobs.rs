@@ -39,6 +39,8 @@ pub struct JudgedMove {
     pub ply: usize,
     #[serde(rename = "move")]
     pub text: String,
+    /// Who played it: `first` or `second`.
+    pub side: &'static str,
     /// How much of its player's chance to win the move gave away (0 when none).
     pub loss: f64,
     /// `inaccuracy`, `mistake` or `blunder`; none for a good move.
@@ -192,6 +194,7 @@ fn judged(job: &Job) -> Vec<JudgedMove> {
             JudgedMove {
                 ply: i + 1,
                 text: job.moves[i].clone(),
+                side: if first { "first" } else { "second" },
                 loss: (loss * 1000.0).round() / 1000.0,
                 judgement: judgement(loss),
                 best: pair[0].best.clone(),
