@@ -24,7 +24,11 @@ macro_rules! asset {
 
 pub const ASSETS: &[Asset] = &[
     asset!("/", "index.html", "text/html; charset=utf-8"),
-    asset!("/analysis.js", "analysis.js", "text/javascript; charset=utf-8"),
+    asset!(
+        "/analysis.js",
+        "analysis.js",
+        "text/javascript; charset=utf-8"
+    ),
     asset!("/app.js", "app.js", "text/javascript; charset=utf-8"),
     asset!("/board.js", "board.js", "text/javascript; charset=utf-8"),
     asset!("/game.js", "game.js", "text/javascript; charset=utf-8"),
