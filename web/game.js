@@ -3,6 +3,7 @@
 // is stored on the server as it is played (so it can be replayed and shared) and in this
 // browser (so a reload, Back or Forward finds it again).
 
+import { AnalysisBoard } from "./analysis.js";
 import { Board } from "./board.js";
 import * as sound from "./sound.js";
 import {
@@ -43,6 +44,7 @@ export class GameView {
     clearInterval(this.ticker);
     document.removeEventListener("keydown", this.keys);
     this.board.dispose();
+    if (this.analysis) this.analysis.dispose();
   }
 
   colours() {
@@ -89,10 +91,12 @@ export class GameView {
     this.noCapture = h("p", { id: "no-capture", class: "no-capture", hidden: true });
     this.boardWrap = h("div", { class: "board-wrap" });
     this.zoomButton = h("button", { id: "zoom", class: "small", hidden: true, onclick: () => this.board.toggleZoom() }, "Zoom");
+    this.boardCol = h("div", { class: "board-col" }, this.boardWrap, this.zoomButton);
+    this.analysisSlot = h("div", { class: "analysis-slot" });
     app.replaceChildren(h("section", { class: "game" },
-      h("div", { class: "board-col" }, this.boardWrap, this.zoomButton),
+      this.boardCol,
       h("aside", {}, this.title, h("div", { class: "clocks" }, ...this.clocks), this.noCapture, this.status, this.result, this.banner,
-        this.controls, this.moveForm, this.extra, h("h2", { class: "visually-hidden" }, "Moves"), this.moveList, this.moveNav)));
+        this.controls, this.moveForm, this.extra, h("h2", { class: "visually-hidden" }, "Moves"), this.moveList, this.moveNav, this.analysisSlot)));
     this.board = new Board(this.boardWrap, { onMove: (m) => this.serial.run(() => this.humanMove(m)) });
     this.moveInput.placeholder = this.notationExample();
     this.moveInput.title = this.look().notation || "";
@@ -236,6 +240,28 @@ export class GameView {
     this.renderNoCapture();
     this.renderControls();
     this.renderClocks();
+    this.renderAnalysis();
+  }
+
+  // The analysis board: in a replay, and once a game is over — never while a game is played,
+  // which gets no engine's help.
+  analysable() {
+    return Boolean(this.end());
+  }
+
+  // The stored game's number when it is over (for the whole-game analysis), else null.
+  storedId() {
+    return null;
+  }
+
+  renderAnalysis() {
+    if (!this.analysable()) {
+      if (this.analysis) this.analysis.hide();
+      return;
+    }
+    if (!this.analysis) this.analysis = new AnalysisBoard(this);
+    const ply = this.browse ? this.browse.ply : this.moves.length;
+    this.analysis.follow(this.moves.slice(0, ply), ply);
   }
 
   // The tab says whose move it is while this screen plays one side of a running game (seen from
@@ -588,6 +614,10 @@ export class PlayView extends GameView {
     } catch (e) {
       this.showBanner(`The server did not save the resignation: ${e.message}.`);
     }
+  }
+
+  storedId() {
+    return this.id && this.end() ? this.id : null;
   }
 
   renderControls() {

@@ -290,6 +290,16 @@ class NetworkView extends GameView {
     return [];
   }
 
+  // The offer waiting when the room's snapshot was taken: a page that reloads or starts
+  // watching meanwhile missed the OFFER that made it.
+  offerFromSnapshot(snap) {
+    const o = snap.status === "playing" ? snap.offer : null;
+    const mine = Boolean(o) && this.mySide !== null && o.colour === this.colours()[this.mySide];
+    this.pending = o ? { kind: o.kind, mine, by: o.by } : null;
+    this.renderOffer();
+    this.renderControls();
+  }
+
   // A move from the room (the opponent's, or the game watched).
   async moved(m) {
     const text = `${m.data1}-${m.data2}`;
@@ -667,6 +677,7 @@ export class OnlineView extends NetworkView {
     }
     this.startDeadline(snap.turn_left_ms);
     await this.refresh();
+    this.offerFromSnapshot(snap);
   }
 
   async moved(m) {
@@ -793,6 +804,7 @@ export class WatchView extends NetworkView {
       const away = snap.status === "playing" && (snap.away || [])[0];
       if (away && !this.away) this.opponentAway(away, NaN);
       await this.refresh();
+      this.offerFromSnapshot(snap);
     } else {
       await this.common(m);
     }

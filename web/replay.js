@@ -1,6 +1,7 @@
-// Replaying a stored game: step, play at a chosen speed, go to move N, share, and try moves of
-// one's own from any position. Playback waits for each position to be drawn before the next, so
-// it never skips one, and Pause stops where it is.
+// Replaying a stored game: step, play at a chosen speed, go to move N, share a link to the move
+// shown (`#/replay?id=N&ply=K`: the address follows the moves), download the record, analyse,
+// and try moves of one's own from any position. Playback waits for each position to be drawn
+// before the next, so it never skips one, and Pause stops where it is.
 
 import { GameView } from "./game.js";
 import { StepControls } from "./steps.js";
@@ -42,11 +43,12 @@ export class ReplayView extends GameView {
     const loser = winner === null ? null : names[1 - winner];
     const title = game.end_reason === "ABORTED" ? "Aborted" : game.end_reason === "INTERRUPTED" ? "Interrupted" : null;
     this.finalOutcome = game.end_reason ? { winner, reason: endWords(game.end_reason, loser), title } : null;
-    this.buildControls();
-    await this.seek(0);
+    this.buildControls(game.game);
+    const ply = Number(this.params.get("ply"));
+    await this.seek(Number.isInteger(ply) && ply > 0 ? ply : 0);
   }
 
-  buildControls() {
+  buildControls(game) {
     this.steps = new StepControls({
       ids: { first: "start", back: "back", play: "play", next: "forward", last: "end", goto: "goto", go: "go", speed: "speed" },
       words: { group: "Replay controls", unit: "move", first: "First position", back: "Previous move", next: "Next move", last: "Last position", go: "Go to that move" },
@@ -61,10 +63,38 @@ export class ReplayView extends GameView {
     });
     this.tryButton = this.button("try", "Try from here", () => this.tryFromHere());
     this.controls.replaceChildren(this.tryButton, ...this.commonButtons());
-    const share = `${location.origin}${location.pathname}#/replay?id=${this.id}`;
+    this.shareInput = h("input", { id: "share-link", readonly: true, size: 28, onfocus: (e) => e.target.select() });
+    this.copyNote = h("span", { id: "copy-note", class: "hint", "aria-live": "polite" });
+    const base = `arbiter-${game}-${this.id}`;
     this.extra.replaceChildren(this.steps.element,
-      h("p", {}, `${this.record.length} moves. `, h("label", { for: "share-link" }, "Share: "),
-        h("input", { id: "share-link", readonly: true, value: share, size: 28, onfocus: (e) => e.target.select() })));
+      h("p", {}, `${this.record.length} moves. `, h("label", { for: "share-link" }, "Link to this move: "), this.shareInput, " ",
+        this.button("copy-link", "Copy link", () => this.copyLink(), { class: "small" }), " ", this.copyNote),
+      h("p", {}, "Download: ",
+        h("a", { id: "download-record", class: "button small", href: `/api/games/${this.id}/record`, download: `${base}.txt` }, "Record (.txt)"), " ",
+        h("a", { id: "download-json", class: "button small", href: `/api/games/${this.id}`, download: `${base}.json` }, "JSON")));
+  }
+
+  // The address of the position shown: the page's own address follows it, and the share box.
+  showLink() {
+    const q = new URLSearchParams(this.params);
+    q.set("id", this.id);
+    if (this.cursor > 0) q.set("ply", String(this.cursor));
+    else q.delete("ply");
+    const hash = `#/replay?${q}`;
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+    this.shareInput.value = `${location.origin}${location.pathname}${hash}`;
+  }
+
+  async copyLink() {
+    const link = this.shareInput.value;
+    try {
+      await navigator.clipboard.writeText(link);
+      this.copyNote.textContent = "Link copied.";
+    } catch (e) {
+      this.shareInput.focus();
+      this.shareInput.select();
+      this.copyNote.textContent = "Copy the selected link (Ctrl+C).";
+    }
   }
 
   end() {
@@ -73,6 +103,15 @@ export class ReplayView extends GameView {
     const rules = super.end();
     if (!this.finalOutcome) return rules;
     return { winner: this.finalOutcome.winner, title: this.finalOutcome.title, reason: this.finalOutcome.reason || (rules && rules.reason) || "the game is over" };
+  }
+
+  // Any position of the record (or tried from it) may be analysed.
+  analysable() {
+    return Boolean(this.record);
+  }
+
+  storedId() {
+    return this.finalOutcome ? this.id : null;
   }
 
   statusText() {
@@ -120,6 +159,7 @@ export class ReplayView extends GameView {
       this.draw();
     }
     this.steps.shown(this.cursor);
+    if (!this.trying) this.showLink();
   }
 
   tryFromHere() {

@@ -38,6 +38,13 @@ pub struct ApiLimitArgs {
     /// How long such a request waits for a worker before it is answered 503.
     #[arg(long, value_name = "SECONDS", default_value_t = defaults().cpu_queue_wait.as_secs())]
     cpu_queue_wait: u64,
+    /// Whole-game analyses (POST /api/games/ID/analysis) running at once; more are answered 503.
+    #[arg(long, value_name = "N", default_value_t = defaults().analysis_jobs)]
+    analysis_jobs: usize,
+    /// Seconds of search one whole-game analysis spends, shared by its positions (each gets
+    /// 20 ms to 1 s).
+    #[arg(long, value_name = "SECONDS", default_value_t = defaults().analysis_budget.as_secs())]
+    analysis_seconds: u64,
     /// Writes (every request but GET and HEAD) one address may make per second on average;
     /// 0: no limit. More are answered 429 with Retry-After.
     #[arg(long, value_name = "N", default_value_t = defaults().writes_per_address.per_second)]
@@ -74,6 +81,8 @@ impl ApiLimitArgs {
                 burst: self.network_write_burst,
             },
             max_response_bytes: kib(self.max_response_kib.max(self.judge_max_answer_kib)),
+            analysis_jobs: self.analysis_jobs.max(1),
+            analysis_budget: Duration::from_secs(self.analysis_seconds.max(1)),
         }
     }
 }

@@ -48,6 +48,15 @@ pub enum ApiError {
     /// A takeback to a ply the stored game has not reached.
     #[error("cannot take back to ply {ply}: the game has {stored} stored moves")]
     TakebackBeyond { ply: usize, stored: usize },
+    /// A whole-game analysis asked of a game being played (no engine's help in a live game).
+    #[error("game {0} is not over: only a finished game is analysed")]
+    NotOver(i64),
+    #[error("game {0} has not been analysed: POST /api/games/{0}/analysis starts it")]
+    NotAnalysed(i64),
+    #[error("game {id} has {plies} moves; a whole-game analysis takes at most {max}")]
+    TooLongToAnalyse { id: i64, plies: usize, max: usize },
+    #[error("this server runs at most {cap} whole-game analyses at once and all are busy; try again when one ends")]
+    AnalysesBusy { cap: usize },
     #[error("the visualiser takes at most {limit} bytes of input")]
     InputTooLarge { limit: usize },
     /// A body over the server's limit (`--max-body-kib`).
@@ -103,13 +112,16 @@ impl ApiError {
             }
             View(e) if e.is_internal() => StatusCode::INTERNAL_SERVER_ERROR,
             View(_) => StatusCode::BAD_REQUEST,
-            NoSuchGame(_) | NoGame(_) | NoPage(_) | NoPlayer(_) => StatusCode::NOT_FOUND,
+            NoSuchGame(_) | NoGame(_) | NoPage(_) | NoPlayer(_) | NotAnalysed(_) => {
+                StatusCode::NOT_FOUND
+            }
             NotOwner | Origin(_) => StatusCode::FORBIDDEN,
             GameOver
             | MovesDiverge(_)
             | NotNextPly { .. }
             | TakebackBeyond { .. }
-            | NameTaken(_) => StatusCode::CONFLICT,
+            | NameTaken(_)
+            | NotOver(_) => StatusCode::CONFLICT,
             // Two requests raced to store one ply: the store kept the first.
             Storage(StorageError::PlyTaken { .. } | StorageError::PlySkipped { .. }) => {
                 StatusCode::CONFLICT
@@ -117,8 +129,9 @@ impl ApiError {
             InputTooLarge { .. }
             | BodyTooLarge { .. }
             | AnswerTooLarge { .. }
-            | ResponseTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            Busy | Stopping | Storage(_) => StatusCode::SERVICE_UNAVAILABLE,
+            | ResponseTooLarge { .. }
+            | TooLongToAnalyse { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Busy | AnalysesBusy { .. } | Stopping | Storage(_) => StatusCode::SERVICE_UNAVAILABLE,
             RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Rejected { status, .. } => *status,
             Method { .. } => StatusCode::METHOD_NOT_ALLOWED,
@@ -142,7 +155,7 @@ impl ApiError {
     }
 
     /// The text a client may read: the error's own, or a generic one for the server's failures.
-    fn public_text(&self) -> String {
+    pub(super) fn public_text(&self) -> String {
         match self {
             ApiError::Storage(_) if self.is_internal() => {
                 "the game store is not available now; try again later".into()
@@ -168,6 +181,7 @@ impl IntoResponse for ApiError {
         let retry_after = match &self {
             ApiError::RateLimited { retry_after, .. } => Some(*retry_after),
             ApiError::Busy => Some(1),
+            ApiError::AnalysesBusy { .. } => Some(10),
             _ => None,
         };
         let mut response = (status, Json(serde_json::json!({ "error": text }))).into_response();

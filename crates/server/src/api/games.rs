@@ -3,6 +3,8 @@
 
 use arbiter_core::EndReason;
 use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 
@@ -331,4 +333,27 @@ pub(super) async fn game(
 ) -> Result<Json<StoredGame>, ApiError> {
     let game = state.store.game(id).await?.ok_or(ApiError::NoGame(id))?;
     Ok(Json(game))
+}
+
+/// `GET /api/games/{id}/record`: the game's record as a text file in the course's notation —
+/// the moves separated by spaces, then the end mark (`… C#`) once the game is over; the text
+/// the server's record files and `arbiter connect --record` hold, with no final newline.
+pub(super) async fn record(
+    State(state): State<ApiState>,
+    GameId(id): GameId,
+) -> Result<Response, ApiError> {
+    let game = state.store.game(id).await?.ok_or(ApiError::NoGame(id))?;
+    let text = game.record.unwrap_or_else(|| {
+        let moves: Vec<&str> = game.moves.iter().map(|m| m.text.as_str()).collect();
+        moves.join(" ")
+    });
+    let file = format!("attachment; filename=\"arbiter-{}-{id}.txt\"", game.game);
+    let headers = [
+        (
+            header::CONTENT_TYPE,
+            "text/plain; charset=utf-8".to_string(),
+        ),
+        (header::CONTENT_DISPOSITION, file),
+    ];
+    Ok((headers, text).into_response())
 }

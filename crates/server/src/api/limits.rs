@@ -40,6 +40,10 @@ pub struct ApiLimits {
     pub writes_per_network: RateQuota,
     /// Bytes of any answer's body: lists are cut to fit, anything else over it is refused.
     pub max_response_bytes: usize,
+    /// Whole-game analyses running at once (each takes one CPU worker at a time).
+    pub analysis_jobs: usize,
+    /// The search time of one whole-game analysis, shared by its positions.
+    pub analysis_budget: Duration,
 }
 
 /// A rate: `per_second` on average, bursts of up to `burst` at once; 0 per second: no limit.
@@ -73,6 +77,8 @@ impl Default for ApiLimits {
                 burst: 300,
             },
             max_response_bytes: 8 << 20,
+            analysis_jobs: 2,
+            analysis_budget: Duration::from_secs(60),
         }
     }
 }

@@ -5,7 +5,9 @@
 //!   more get 503; a request whose client goes away stops its search and frees its place.
 //! * Bodies are bounded (413), writes are rate-limited per address and per network (429).
 //! * Every error is JSON: `{"error": "..."}`.
+//! * A finished game can be analysed whole by a background job (`analysis`), a few at once.
 
+mod analysis;
 mod arena_tests;
 mod catalogue;
 mod error;
@@ -30,6 +32,7 @@ use axum::Router;
 use crate::games::Registry;
 use crate::rooms::Hub;
 use crate::storage::Storage;
+pub use analysis::{BLUNDER, INACCURACY, MAX_ANALYSED_PLIES, MISTAKE};
 pub use error::ApiError;
 use gate::CpuGate;
 use limits::WriteLimits;
@@ -48,6 +51,7 @@ pub struct ApiState {
     pub arena_queue: Option<Arc<str>>,
     cpu: Arc<CpuGate>,
     writes: Arc<WriteLimits>,
+    analyses: Arc<analysis::Jobs>,
 }
 
 impl ApiState {
@@ -71,6 +75,7 @@ impl ApiState {
                 limits.cpu_queue_wait,
             )),
             writes: Arc::new(WriteLimits::new(limits)),
+            analyses: Arc::new(analysis::jobs(limits.analysis_jobs)),
         }
     }
 }
@@ -91,6 +96,11 @@ pub fn router<S: Clone + Send + Sync + 'static>(state: ApiState) -> Router<S> {
         .route("/api/players", post(players::claim))
         .route("/api/players/{name}", get(players::player))
         .route("/api/leaderboard", get(players::leaderboard))
+        .route("/api/games/{id}/record", get(games::record))
+        .route(
+            "/api/games/{id}/analysis",
+            get(analysis::progress).post(analysis::start),
+        )
         .route("/api/state", post(rules::api_state))
         .route("/api/ai", post(rules::api_ai))
         .route("/api/analyze", post(rules::api_analyze))

@@ -24,6 +24,11 @@ macro_rules! asset {
 
 pub const ASSETS: &[Asset] = &[
     asset!("/", "index.html", "text/html; charset=utf-8"),
+    asset!(
+        "/analysis.js",
+        "analysis.js",
+        "text/javascript; charset=utf-8"
+    ),
     asset!("/app.js", "app.js", "text/javascript; charset=utf-8"),
     asset!("/board.js", "board.js", "text/javascript; charset=utf-8"),
     asset!("/game.js", "game.js", "text/javascript; charset=utf-8"),
@@ -58,4 +63,21 @@ pub async fn static_file(uri: axum::http::Uri) -> Result<Response, ApiError> {
     }
     let asset = asset(uri.path()).ok_or_else(|| ApiError::NoPage(uri.path().to_string()))?;
     Ok(([(header::CONTENT_TYPE, asset.content_type)], asset.body).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    /// A file added to `web/` but not to [`super::ASSETS`] would be missing from the binary
+    /// (and the page with it), while a page served from the folder still works.
+    #[test]
+    fn every_file_of_the_page_is_embedded() {
+        let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web");
+        for entry in std::fs::read_dir(web).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            if [".js", ".css", ".html"].iter().any(|e| name.ends_with(e)) {
+                let path = format!("/{name}");
+                assert!(super::asset(&path).is_some(), "web/{name} is not embedded");
+            }
+        }
+    }
 }

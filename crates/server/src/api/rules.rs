@@ -2,6 +2,7 @@
 //! requests about a game, answered by the game crates through [`views`](super::views).
 
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use arbiter_ai::Catalogue;
 use axum::extract::{Path, State};
@@ -13,14 +14,18 @@ use serde::Deserialize;
 use super::extract::Body;
 use super::gate::gated;
 use super::judge_answer;
-use super::views::{self, AiMove, AnalysisView, GameRequest, Replayed, StateView, ViewError};
+use super::views::{
+    self, AiMove, AnalysisView, EvalLimits, GameRequest, PositionEval, Replayed, StateView,
+    ViewError,
+};
 use super::{blocking, ApiError, ApiState};
 
 /// How the API answers questions about any hosted game: built once from a catalogue.
 pub struct Engines {
     pub state: fn(&GameRequest) -> Result<StateView, ViewError>,
     pub ai: fn(&GameRequest, &AtomicBool) -> Result<AiMove, ViewError>,
-    pub analyze: fn(&GameRequest, &AtomicBool) -> Result<AnalysisView, ViewError>,
+    pub analyze: fn(&GameRequest, EvalLimits, &AtomicBool) -> Result<AnalysisView, ViewError>,
+    pub evaluate: fn(&GameRequest, EvalLimits, &AtomicBool) -> Result<PositionEval, ViewError>,
     pub replayed: fn(&GameRequest) -> Result<Replayed, ViewError>,
 }
 
@@ -30,6 +35,7 @@ impl Engines {
             state: views::state::<C>,
             ai: views::ai::<C>,
             analyze: views::analyze_request::<C>,
+            evaluate: views::evaluate_request::<C>,
             replayed: views::replayed::<C>,
         }
     }
@@ -61,13 +67,34 @@ pub(super) async fn api_ai(
     ))
 }
 
+/// `POST /api/analyze`: a position and, for the analysis board, how long to search it.
+#[derive(Deserialize)]
+pub(super) struct AnalyzeRequest {
+    #[serde(flatten)]
+    game: GameRequest,
+    /// The deepest iteration, 1 to [`MAX_ANALYSIS_DEPTH`] (default 3).
+    depth: Option<u32>,
+    /// Milliseconds of search, 100 to [`MAX_ANALYSIS_MS`] (default 1000); half of it goes to
+    /// the best line, half to finding the moves that lose.
+    time_ms: Option<u64>,
+}
+
+/// The longest and deepest search one request may ask for.
+pub const MAX_ANALYSIS_MS: u64 = 3000;
+pub const MAX_ANALYSIS_DEPTH: u32 = 20;
+
 pub(super) async fn api_analyze(
     State(state): State<ApiState>,
-    Body(request): Body<GameRequest>,
+    Body(request): Body<AnalyzeRequest>,
 ) -> Result<Json<AnalysisView>, ApiError> {
+    let limits = EvalLimits {
+        depth: request.depth.unwrap_or(3).clamp(1, MAX_ANALYSIS_DEPTH),
+        time: Duration::from_millis(request.time_ms.unwrap_or(1000).clamp(100, MAX_ANALYSIS_MS)),
+    };
     let analyze = state.engines.analyze;
+    let game = request.game;
     Ok(Json(
-        gated(&state.cpu, move |stop| analyze(&request, stop)).await?,
+        gated(&state.cpu, move |stop| analyze(&game, limits, stop)).await?,
     ))
 }
 

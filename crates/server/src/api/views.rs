@@ -16,6 +16,9 @@ use serde::{Deserialize, Serialize};
 
 pub use super::catalogue::{catalogue, GameInfo, OptionInfo, SideInfo};
 pub use super::judge::{judge_trace, Geometry, TraceStep, TraceView, MAX_TRACE_STEPS};
+pub use eval::{evaluate_request, Eval, EvalLimits, PositionEval};
+
+mod eval;
 
 /// Why a question about a game has no answer. All but [`ViewError::is_internal`] ones are the
 /// request's fault, and their texts say what to change.
@@ -425,28 +428,45 @@ pub struct AnalysisView {
     pub pv: Vec<String>,
     /// Moves after which the opponent wins by force within a few plies.
     pub losing: Vec<String>,
+    /// The deepest completed iteration, and the score from the first player's side.
+    pub depth: u32,
+    #[serde(flatten)]
+    pub eval: Eval,
 }
 
 fn analysis<G: FullGame>(
     start: G,
     request: &GameRequest,
+    limits: EvalLimits,
     stop: &AtomicBool,
 ) -> Result<AnalysisView, ViewError> {
     let (pos, _, rejected, _) = replay(start, &request.moves);
     if let Some(r) = rejected {
         return Err(ViewError::rejected(r));
     }
-    let found = analyze(
-        &pos,
-        &Default::default(),
-        &Limits {
-            depth: Some(3),
-            time: Some(std::time::Duration::from_millis(1000)),
-            ..Limits::default()
-        },
-        2,
-        stop,
-    );
+    if pos.status() != Status::Ongoing {
+        // Nothing to search: the game's end is the score.
+        let eval = Eval::over(pos.status());
+        let score = if eval.mate.is_some() {
+            "mate 0"
+        } else {
+            "cp 0"
+        };
+        return Ok(AnalysisView {
+            best: None,
+            score: score.into(),
+            pv: Vec::new(),
+            losing: Vec::new(),
+            depth: 0,
+            eval,
+        });
+    }
+    let limits = Limits {
+        depth: Some(limits.depth.max(1)),
+        time: Some(limits.time),
+        ..Limits::default()
+    };
+    let found = analyze(&pos, &Default::default(), &limits, 2, stop);
     Ok(AnalysisView {
         best: found.best.map(|m| pos.format_move(m)),
         score: found.score.to_string(),
@@ -456,24 +476,28 @@ fn analysis<G: FullGame>(
             .iter()
             .map(|&m| pos.format_move(m))
             .collect(),
+        depth: found.depth,
+        eval: Eval::of(found.score, pos.side_to_move()),
     })
 }
 
-struct Analyze<'a>(&'a GameRequest, &'a AtomicBool);
+struct Analyze<'a>(&'a GameRequest, EvalLimits, &'a AtomicBool);
 
 impl GameVisitor for Analyze<'_> {
     type Output = Result<AnalysisView, ViewError>;
     fn visit<G: FullGame>(self, start: G) -> Self::Output {
-        analysis(start, self.0, self.1)
+        analysis(start, self.0, self.1, self.2)
     }
 }
 
-/// The analysis the page warns with; `stop` ends it early.
+/// The analysis the page warns with and the analysis board shows, searched within `limits`;
+/// `stop` ends it early.
 pub fn analyze_request<C: Catalogue>(
     request: &GameRequest,
+    limits: EvalLimits,
     stop: &AtomicBool,
 ) -> Result<AnalysisView, ViewError> {
-    visit::<C, _, _>(request, Analyze(request, stop))
+    visit::<C, _, _>(request, Analyze(request, limits, stop))
 }
 
 #[cfg(test)]

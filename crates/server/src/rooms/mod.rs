@@ -15,4 +15,4 @@ pub use event::{log_message, next_conn_id, send, ConnId, Peer, RoomEvent};
 pub use guard::SeatLimits;
 pub use hub::{Elsewhere, Hub, RoomsPage};
 pub use room::{RestoreError, RestoredGame};
-pub use setup::{Records, RoomContext, RoomInfo, RoomPlayer, RoomSetup, SeatTimes};
+pub use setup::{PendingOffer, Records, RoomContext, RoomInfo, RoomPlayer, RoomSetup, SeatTimes};

@@ -34,6 +34,20 @@ pub struct RoomInfo {
     /// Players whose connection dropped and whose seats are held.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub away: Vec<String>,
+    /// While a game runs: the offer waiting for an answer, so a page that reloads, reconnects
+    /// or starts watching sees it (the OFFER that made it went by before it came).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offer: Option<PendingOffer>,
+}
+
+/// An offer waiting for its answer, as the STATE snapshot shows it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PendingOffer {
+    /// `draw` or `takeback`, as in `OFFER`.
+    pub kind: &'static str,
+    /// The maker's name (as `OFFER` says it) and colour word (names may be equal).
+    pub by: String,
+    pub colour: String,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

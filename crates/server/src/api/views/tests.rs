@@ -137,7 +137,40 @@ fn the_ai_answers_and_analysis_warns() {
         assert!(matches!(e, ViewError::Level(_)), "{e}");
         assert!(e.to_string().contains("easy, medium or hard"), "{e}");
     }
-    let a =
-        analyze_request::<Standard>(&request("surakarta", &[]), &AtomicBool::new(false)).unwrap();
+    let limits = EvalLimits {
+        depth: 3,
+        time: std::time::Duration::from_millis(1000),
+    };
+    let stop = AtomicBool::new(false);
+    let a = analyze_request::<Standard>(&request("surakarta", &[]), limits, &stop).unwrap();
     assert!(a.best.is_some());
+    assert_eq!(a.pv.first(), a.best.as_ref());
+    assert!(
+        a.depth >= 1 && a.eval.win > 0.0 && a.eval.win < 1.0,
+        "{a:?}"
+    );
+}
+
+/// The analysis board's numbers are the first player's: a side a car down stands worse
+/// whoever is to move, and a game over is scored by its end.
+#[test]
+fn evaluations_are_from_the_first_players_side() {
+    let limits = EvalLimits {
+        depth: 2,
+        time: std::time::Duration::from_millis(500),
+    };
+    let stop = AtomicBool::new(false);
+    let eval =
+        |moves: &[&str]| evaluate_request::<Standard>(&request("rc02", moves), limits, &stop);
+    let start = eval(&[]).unwrap();
+    assert_eq!(start.pv.first(), start.best.as_ref());
+    assert!(start.depth >= 1);
+    // RC-02 4×4: red takes a blue piece; both after red's move and after blue's reply red is
+    // ahead, so the first player's number is positive either way.
+    let mut r = request("rc02", &["b1-b2", "c1-b1", "b4-b3"]);
+    r.options.insert("size".into(), 4);
+    let after = evaluate_request::<Standard>(&r, limits, &stop).unwrap();
+    assert!(after.eval.win > 0.5, "{after:?}");
+    let e = eval(&["a3-b3", "bogus"]).unwrap_err().to_string();
+    assert!(e.starts_with("move 2 `bogus`"), "{e}");
 }

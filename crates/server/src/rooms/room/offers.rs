@@ -27,7 +27,7 @@ pub(super) enum OfferKind {
 }
 
 impl OfferKind {
-    fn word(self) -> &'static str {
+    pub(super) fn word(self) -> &'static str {
         match self {
             OfferKind::Draw => "draw",
             OfferKind::Takeback => "takeback",
@@ -103,6 +103,11 @@ fn request_of(message: &Message) -> Result<Request, OfferRefusal> {
 }
 
 impl Offers {
+    /// The offer waiting for an answer: its kind, and who made it.
+    pub(super) fn pending(&self) -> Option<(OfferKind, Side)> {
+        self.pending
+    }
+
     /// A move was played: a pending offer lapses (its kind, and who made it).
     pub(super) fn lapse(&mut self) -> Option<(OfferKind, Side)> {
         self.pending.take()

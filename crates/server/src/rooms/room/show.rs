@@ -2,7 +2,7 @@
 
 use super::{Room, Running};
 use crate::protocol::{self, Message};
-use crate::rooms::{RoomInfo, RoomPlayer};
+use crate::rooms::{PendingOffer, RoomInfo, RoomPlayer};
 
 impl Room {
     pub(in crate::rooms) fn snapshot(&self) -> Message {
@@ -58,6 +58,20 @@ impl Room {
                 .filter(|m| m.away)
                 .map(|m| m.name.clone())
                 .collect(),
+            offer: self.running.as_ref().and_then(pending_offer),
         }
     }
+}
+
+/// The offer waiting for an answer in a game not over.
+fn pending_offer(running: &Running) -> Option<PendingOffer> {
+    let (kind, by) = running
+        .offers
+        .pending()
+        .filter(|_| !running.game.is_over())?;
+    Some(PendingOffer {
+        kind: kind.word(),
+        by: running.names[by.index()].clone(),
+        colour: running.game.settings.colour_word(by).to_string(),
+    })
 }

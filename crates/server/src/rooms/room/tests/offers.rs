@@ -1,7 +1,7 @@
 //! Offers between two players of the extension: a draw, a takeback, an abort, a claim; one at a
 //! time, lapsing with a move, limited against spam; never with a course client.
 
-use super::seats::started_with_tokens;
+use super::seats::{started_with_tokens, BOB_TOKEN};
 use super::*;
 
 async fn offer(t: &mut Table, c: &Client, kind: &str, action: &str) {
@@ -228,4 +228,39 @@ async fn a_course_client_is_never_offered_anything() {
     course.silent();
     offer(&mut t, &course, "draw", "offer").await;
     course.one();
+}
+
+/// A page that reloads while an offer waits (or a spectator who comes then) sees the offer in
+/// the STATE snapshot, with who made it; once answered it is gone.
+#[tokio::test(start_paused = true)]
+async fn a_pending_offer_is_in_the_snapshot_of_a_returning_player_and_a_spectator() {
+    let (mut t, mut alice, bob) = started_with_tokens().await;
+    t.play(&alice, "A2", "A3").await;
+    offer(&mut t, &alice, "draw", "offer").await;
+    alice.heard();
+    t.close(&bob).await;
+    alice.heard();
+    let mut again = Client::page(3, "bob");
+    let request = t.request("surakarta", &[]);
+    t.ready_with(&again, None, request, Some(BOB_TOKEN)).await;
+    let heard = again.heard();
+    assert_eq!(heard[1].op, STATE);
+    let state: serde_json::Value = serde_json::from_str(&heard[1].data1).unwrap();
+    assert_eq!(
+        state["offer"],
+        serde_json::json!({"kind": "draw", "by": "alice", "colour": "BLACK"}),
+        "{state}"
+    );
+    let mut carol = Client::new(4, "carol");
+    t.send(&carol, WATCH, "1", "").await;
+    let state: serde_json::Value = serde_json::from_str(&carol.one().data1).unwrap();
+    assert_eq!(state["offer"]["kind"], "draw", "{state}");
+    // The returning player answers it like any offer.
+    offer(&mut t, &again, "draw", "decline").await;
+    let heard = alice.heard();
+    assert_eq!(fields(&heard[0]), (NOTICE, "back", "bob", "0"));
+    assert_eq!(offer_of(&heard[1]), ("draw", "decline", "bob"));
+    assert!(t.room.info().offer.is_none());
+    let state = serde_json::to_value(t.room.info()).unwrap();
+    assert!(state.get("offer").is_none(), "{state}");
 }
