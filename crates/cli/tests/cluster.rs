@@ -139,3 +139,71 @@ fn an_owner_paused_past_its_lease_gives_the_room_up_and_its_player_moves_over() 
         "node a never gave room 11 up"
     );
 }
+
+#[test]
+fn a_game_goes_on_after_nats_server_restarts() {
+    let (db, _pg) = TestPostgres::start();
+    let mut nats = TestNats::start();
+    let dir = temp("nats-restart");
+    let nodes: Vec<Node> = ["a", "b"]
+        .iter()
+        .map(|n| Node::start(n, &db, &nats.url(), &dir))
+        .collect();
+    // A page on node a opens room 21; a course client plays from node b.
+    let mut alice = Player::connect(&nodes[0]);
+    let seat = json!({"game": "surakarta", "token": token('a')});
+    alice.send(READY, "alice", "BLACK", "21", seat);
+    std::thread::sleep(Duration::from_millis(300));
+    let mut bob = Player::connect(&nodes[1]);
+    bob.send(READY, "bob", "WHITE", "21", json!({}));
+    alice.expect(READY);
+    bob.expect(READY);
+    alice.send(MOVE, "A2", "A3", "", json!({}));
+    bob.sees_moves(&["A2-A3"]);
+    nats.restart();
+    // Both nodes reconnect by themselves; the course client's move waits in its gateway until
+    // the owner answers again.
+    bob.send(MOVE, "F5", "E4", "", json!({}));
+    alice.sees_moves(&["A2-A3", "F5-E4"]);
+    alice.send(MOVE, "B2", "B3", "", json!({}));
+    bob.sees_moves(&["A2-A3", "F5-E4", "B2-B3"]);
+    bob.send(RESIGN, "", "", "", json!({}));
+    assert_eq!(alice.expect(END)["data3"], "0", "black wins");
+    let game = stored_game(&nodes[1], 21);
+    assert_eq!(moves_of(&game), ["A2-A3", "F5-E4", "B2-B3"]);
+    assert_eq!(game["end_reason"], "RESIGN");
+}
+
+#[test]
+fn a_move_that_cannot_be_stored_is_never_forwarded_and_play_goes_on_after_postgresql_restarts() {
+    let (db, mut pg) = TestPostgres::start();
+    let nats = TestNats::start();
+    let dir = temp("pg-restart");
+    let nodes: Vec<Node> = ["a", "b"]
+        .iter()
+        .map(|n| Node::start(n, &db, &nats.url(), &dir))
+        .collect();
+    let seat = |who: char| json!({"game": "surakarta", "token": token(who)});
+    let mut alice = Player::connect(&nodes[0]);
+    alice.send(READY, "alice", "BLACK", "23", seat('a'));
+    std::thread::sleep(Duration::from_millis(300));
+    let mut bob = Player::connect(&nodes[1]);
+    bob.send(READY, "bob", "WHITE", "23", seat('b'));
+    alice.expect(READY);
+    bob.expect(READY);
+    alice.send(MOVE, "A2", "A3", "", json!({}));
+    bob.sees_moves(&["A2-A3"]);
+    // PostgreSQL restarts between two moves: the game goes on, every move stored once.
+    pg.restart();
+    bob.send(MOVE, "F5", "E4", "", json!({}));
+    alice.sees_moves(&["A2-A3", "F5-E4"]);
+    assert_eq!(moves_of(&stored_game(&nodes[1], 23)), ["A2-A3", "F5-E4"]);
+    // PostgreSQL is down when Alice moves: the move is not stored, so Bob never hears it; the
+    // game cannot go on and both are told it ended.
+    pg.stop();
+    alice.send(MOVE, "B2", "B3", "", json!({}));
+    let end = bob.expect(END);
+    assert_eq!(bob.moves, ["A2-A3", "F5-E4"], "{end}");
+    pg.restart();
+    assert_eq!(moves_of(&stored_game(&nodes[1], 23)), ["A2-A3", "F5-E4"]);
+}

@@ -394,6 +394,7 @@ fn check_the_store(node: &Node, seen: &[Seen], dir: &std::path::Path) {
         GAMES as usize,
         "one stored game per room: {body}"
     );
+    let (mut stored_moves, mut checked) = (0, 0);
     for room in 1..=GAMES {
         let game = stored_game(node, room);
         let stored = moves_of(&game);
@@ -401,6 +402,7 @@ fn check_the_store(node: &Node, seen: &[Seen], dir: &std::path::Path) {
             game["end_reason"].as_str().is_some_and(|r| !r.is_empty()),
             "room {room} never ended: {game} (logs in {logs})"
         );
+        stored_moves += stored.len();
         let mut position = start();
         for text in &stored {
             let mv = position.parse_move(text);
@@ -412,6 +414,7 @@ fn check_the_store(node: &Node, seen: &[Seen], dir: &std::path::Path) {
                 !client.lost && client.ended,
                 "room {room}: {client:?} ({logs})"
             );
+            checked += client.told.len();
             for (ply, told) in &client.told {
                 assert_eq!(
                     stored.get(ply - 1),
@@ -421,7 +424,10 @@ fn check_the_store(node: &Node, seen: &[Seen], dir: &std::path::Path) {
             }
         }
     }
-    eprintln!("every game ended and was stored whole");
+    eprintln!(
+        "every game ended and was stored whole: {stored_moves} moves stored, {checked} moves \
+         told to clients found at their plies"
+    );
 }
 
 /// Seconds since the epoch, to line up with the nodes' logs (which say UTC).
