@@ -12,6 +12,30 @@ use arbiter_server::storage::postgres::testing::TestPostgres;
 use common::cluster::{moves_of, signal, stored_game, temp, token, Node, Player};
 use serde_json::{json, Value};
 
+/// Alice (a page, first) on node a opens `room`, so node a owns it; Bob (second) plays from node
+/// b, as a page when `bob_seat` is given, else as a course client; Alice has moved A2-A3.
+fn started_on_two_nodes(nodes: &[Node], room: &str, bob_seat: Option<Value>) -> (Player, Player) {
+    let mut alice = Player::connect(&nodes[0]);
+    let seat = json!({"game": "surakarta", "token": token('a')});
+    alice.send(READY, "alice", "BLACK", room, seat);
+    std::thread::sleep(Duration::from_millis(300));
+    let mut bob = Player::connect(&nodes[1]);
+    bob.send(READY, "bob", "WHITE", room, bob_seat.unwrap_or(json!({})));
+    alice.expect(READY);
+    bob.expect(READY);
+    alice.send(MOVE, "A2", "A3", "", json!({}));
+    bob.sees_moves(&["A2-A3"]);
+    (alice, bob)
+}
+
+/// Two nodes, a and b, on `db` and `nats`.
+fn two_nodes(db: &str, nats: &TestNats, dir: &std::path::Path) -> Vec<Node> {
+    ["a", "b"]
+        .iter()
+        .map(|n| Node::start(n, db, &nats.url(), dir))
+        .collect()
+}
+
 #[test]
 fn a_course_client_a_page_and_a_spectator_on_three_nodes_see_one_game() {
     let (db, _pg) = TestPostgres::start();
@@ -107,20 +131,9 @@ fn an_owner_paused_past_its_lease_gives_the_room_up_and_its_player_moves_over() 
     let (db, _pg) = TestPostgres::start();
     let nats = TestNats::start();
     let dir = temp("paused");
-    let nodes: Vec<Node> = ["a", "b"]
-        .iter()
-        .map(|n| Node::start(n, &db, &nats.url(), &dir))
-        .collect();
-    let seat = |who: char| json!({"game": "surakarta", "token": token(who)});
-    let mut alice = Player::connect(&nodes[0]);
-    alice.send(READY, "alice", "BLACK", "11", seat('a'));
-    std::thread::sleep(Duration::from_millis(300));
-    let mut bob = Player::connect(&nodes[1]);
-    bob.send(READY, "bob", "WHITE", "11", seat('b'));
-    alice.expect(READY);
-    bob.expect(READY);
-    alice.send(MOVE, "A2", "A3", "", json!({}));
-    bob.sees_moves(&["A2-A3"]);
+    let nodes = two_nodes(&db, &nats, &dir);
+    let bob_seat = json!({"game": "surakarta", "token": token('b')});
+    let (mut alice, mut bob) = started_on_two_nodes(&nodes, "11", Some(bob_seat));
     // Node a stops past its lease: node b takes the room over and seats Bob again.
     signal(&nodes[0], "-STOP");
     bob.expect(STATE);
@@ -145,21 +158,9 @@ fn a_game_goes_on_after_nats_server_restarts() {
     let (db, _pg) = TestPostgres::start();
     let mut nats = TestNats::start();
     let dir = temp("nats-restart");
-    let nodes: Vec<Node> = ["a", "b"]
-        .iter()
-        .map(|n| Node::start(n, &db, &nats.url(), &dir))
-        .collect();
-    // A page on node a opens room 21; a course client plays from node b.
-    let mut alice = Player::connect(&nodes[0]);
-    let seat = json!({"game": "surakarta", "token": token('a')});
-    alice.send(READY, "alice", "BLACK", "21", seat);
-    std::thread::sleep(Duration::from_millis(300));
-    let mut bob = Player::connect(&nodes[1]);
-    bob.send(READY, "bob", "WHITE", "21", json!({}));
-    alice.expect(READY);
-    bob.expect(READY);
-    alice.send(MOVE, "A2", "A3", "", json!({}));
-    bob.sees_moves(&["A2-A3"]);
+    let nodes = two_nodes(&db, &nats, &dir);
+    // Bob is a course client.
+    let (mut alice, mut bob) = started_on_two_nodes(&nodes, "21", None);
     nats.restart();
     // Both nodes reconnect by themselves; the course client's move waits in its gateway until
     // the owner answers again.
@@ -179,20 +180,9 @@ fn a_move_that_cannot_be_stored_is_never_forwarded_and_play_goes_on_after_postgr
     let (db, mut pg) = TestPostgres::start();
     let nats = TestNats::start();
     let dir = temp("pg-restart");
-    let nodes: Vec<Node> = ["a", "b"]
-        .iter()
-        .map(|n| Node::start(n, &db, &nats.url(), &dir))
-        .collect();
-    let seat = |who: char| json!({"game": "surakarta", "token": token(who)});
-    let mut alice = Player::connect(&nodes[0]);
-    alice.send(READY, "alice", "BLACK", "23", seat('a'));
-    std::thread::sleep(Duration::from_millis(300));
-    let mut bob = Player::connect(&nodes[1]);
-    bob.send(READY, "bob", "WHITE", "23", seat('b'));
-    alice.expect(READY);
-    bob.expect(READY);
-    alice.send(MOVE, "A2", "A3", "", json!({}));
-    bob.sees_moves(&["A2-A3"]);
+    let nodes = two_nodes(&db, &nats, &dir);
+    let bob_seat = json!({"game": "surakarta", "token": token('b')});
+    let (mut alice, mut bob) = started_on_two_nodes(&nodes, "23", Some(bob_seat));
     // PostgreSQL restarts between two moves: the game goes on, every move stored once.
     pg.restart();
     bob.send(MOVE, "F5", "E4", "", json!({}));
