@@ -8,7 +8,7 @@
 //! * A finished game can be analysed whole by a background job (`analysis`), a few at once.
 
 mod analysis;
-mod arena_tests;
+pub mod arena_tests;
 mod catalogue;
 mod error;
 mod extract;
@@ -47,8 +47,8 @@ pub struct ApiState {
     pub registry: Arc<Registry>,
     pub engines: Arc<Engines>,
     pub limits: Arc<ApiLimits>,
-    /// The PostgreSQL URL whose arena queue `/tests` shows (`None` on SQLite).
-    pub arena_queue: Option<Arc<str>>,
+    /// The arena queue `/tests` shows, on the server's PostgreSQL (`None` on SQLite).
+    pub arena_queue: Option<Arc<arena_tests::ArenaTests>>,
     cpu: Arc<CpuGate>,
     writes: Arc<WriteLimits>,
     analyses: Arc<analysis::Jobs>,

@@ -62,7 +62,7 @@ impl HttpState {
             &config.api,
         );
         if let DbLocation::Postgres(url) = &config.db {
-            api.arena_queue = Some(url.as_str().into());
+            api.arena_queue = Some(Arc::new(crate::api::arena_tests::ArenaTests::new(url)));
         }
         HttpState {
             api,
