@@ -85,8 +85,9 @@ export async function launch() {
 // work on the page without rebuilding the server).
 const webDir = process.env.ARBITER_WEB_DIR;
 
-export async function newPage(browser, viewport = DESKTOP) {
-  const context = await browser.newContext({ viewport });
+// `options`: more of the browser context's settings (a `colorScheme`, …).
+export async function newPage(browser, viewport = DESKTOP, options = {}) {
+  const context = await browser.newContext({ viewport, ...options });
   const page = await context.newPage();
   if (webDir) {
     await page.route(/\/[a-z]+\.(js|css)$/, (route) => {
