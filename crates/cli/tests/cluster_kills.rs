@@ -64,7 +64,7 @@ struct Client {
 
 impl Client {
     fn note(&self, what: std::fmt::Arguments) {
-        let now = chrono_free_now();
+        let now = wall_clock();
         let _ = writeln!(&self.log, "{now} {what}");
     }
 
@@ -375,7 +375,7 @@ fn kill_owners(nodes: &mut [Node], ports: &Ports, db: &str, nats: &str, dir: &st
         let i = rng.gen_range(1..nodes.len());
         ports.lock().unwrap()[i] = None;
         nodes[i].kill();
-        eprintln!("{} kill {}: node {}", chrono_free_now(), kill + 1, NAMES[i]);
+        eprintln!("{} kill {}: node {}", wall_clock(), kill + 1, NAMES[i]);
         std::thread::sleep(Duration::from_millis(300));
         nodes[i] = start_node(NAMES[i], db, nats, dir);
         ports.lock().unwrap()[i] = Some(nodes[i].tcp);
@@ -431,7 +431,7 @@ fn check_the_store(node: &Node, seen: &[Seen], dir: &std::path::Path) {
 }
 
 /// Seconds since the epoch, to line up with the nodes' logs (which say UTC).
-fn chrono_free_now() -> String {
+fn wall_clock() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
     format!("{:.6}", now.unwrap_or_default().as_secs_f64())
 }
