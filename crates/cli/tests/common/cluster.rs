@@ -36,7 +36,13 @@ impl Node {
             .args(["serve", "--tcp", &format!("127.0.0.1:{tcp}")])
             .args(["--http", &format!("127.0.0.1:{http}")])
             .args(["--db", db, "--cluster", nats, "--node", name])
-            .args(["--lease-seconds", "3", "--timeout-ms", "60000"])
+            .args(["--timeout-ms", "60000"])
+            // Tests wait for leases to lapse: short ones, unless the test sets its own.
+            .args(if flags.contains(&"--lease-seconds") {
+                &[][..]
+            } else {
+                &["--lease-seconds", "3"][..]
+            })
             .args(flags)
             .arg("--log")
             .arg(dir.join(format!("{name}.log")))

@@ -330,6 +330,20 @@ impl Elsewhere for Router {
         self.0.holds(room)
     }
 
+    fn hand_over(&self, room: u32) {
+        let Some(epoch) = self.0.epoch_of(room) else {
+            return;
+        };
+        self.0.give_up(room);
+        let cluster = self.0.clone();
+        tokio::spawn(async move {
+            // When the store is away this fails, and the lease lapses instead.
+            if let Err(e) = cluster.leases.release(room, &cluster.node, epoch).await {
+                tracing::warn!("room {room}: lease not released: {e}");
+            }
+        });
+    }
+
     fn rooms_page(
         &self,
         after: Option<u32>,

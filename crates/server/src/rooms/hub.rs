@@ -43,6 +43,8 @@ pub trait Elsewhere: Send + Sync + 'static {
     fn fence(&self, room: u32) -> Option<Fence>;
     /// Whether room `room` may still run here (this node surely holds its lease).
     fn may_run(&self, room: u32) -> bool;
+    /// Gives room `room` up at once, for another node to carry on from the store.
+    fn hand_over(&self, room: u32);
     /// One page of the open rooms of every node, as the API shows them.
     fn rooms_page(&self, after: Option<u32>, limit: usize) -> BoxFuture<'_, RoomsPage>;
 }
@@ -150,6 +152,15 @@ impl Hub {
     /// owns it.
     pub fn may_run(&self, id: u32) -> bool {
         self.elsewhere.get().is_none_or(|r| r.may_run(id))
+    }
+
+    /// Drops room `id` for good here: a write it needed did not reach the store, so a node that
+    /// claims the room goes on from the store. One server has no one to hand it to.
+    pub fn hand_over(&self, id: u32) {
+        match self.elsewhere.get() {
+            Some(router) => router.hand_over(id),
+            None => self.abandon(id),
+        }
     }
 
     /// Whether room `id` has a task or spectators waiting here.

@@ -5,11 +5,11 @@ use std::time::Duration;
 use arbiter_core::{EndReason, MoveReason, Side};
 use tokio::time::Instant;
 
-use super::{Room, Running, STORE_ATTEMPTS};
+use super::{Room, Running};
 use crate::games::GameSettings;
 use crate::protocol::{self, Message, Winner};
 use crate::rooms::Peer;
-use crate::storage::{GameEnd, NewGame, PlayedMove, StorageError};
+use crate::storage::{GameEnd, NewGame, StorageError};
 
 impl Room {
     /// Both members are ready: the game is stored, then each player hears its READY and the
@@ -180,47 +180,22 @@ impl Room {
         }
     }
 
-    /// The store refused move `ply`: it never happened for anyone. A former owner's move
-    /// (fenced) drops the room, which runs on another node now; otherwise the game cannot go on.
+    /// The store refused move `ply`: it never happened for anyone. A cluster's room is handed
+    /// over (a former owner's write was fenced, or the store stayed away past the lease);
+    /// one server cannot go on with the game.
     async fn move_not_stored(&mut self, id: i64, ply: usize, e: StorageError) {
         tracing::error!("room {}: move {ply} of game {id} not stored: {e}", self.id);
         if let Some(r) = self.running.as_mut() {
             r.game.forget_last();
         }
-        if matches!(e, StorageError::Fenced { .. }) {
-            self.ctx.hub.abandon(self.id);
+        if matches!(e, StorageError::Fenced { .. }) || self.is_fenced() {
+            // Another node carries the game on from the store, without this move.
+            self.hand_over();
             return;
         }
         // The database's own words stay in the log.
         self.interrupt(&format!("the server could not store move {ply}"))
             .await;
-    }
-
-    /// Stores a move, trying again a few times when the database is busy or failing.
-    pub(super) async fn store_move(
-        &self,
-        id: i64,
-        ply: usize,
-        text: &str,
-        reason: MoveReason,
-    ) -> Result<(), StorageError> {
-        let mut attempt = 0;
-        loop {
-            let played = PlayedMove {
-                game_id: id,
-                ply,
-                text: text.to_string(),
-                reason: reason.name().to_string(),
-                fence: self.ctx.hub.fence_of(self.id),
-            };
-            match self.ctx.store.record_move(played).await {
-                Ok(()) => return Ok(()),
-                Err(e) if e.is_permanent() || attempt + 1 >= STORE_ATTEMPTS => return Err(e),
-                Err(e) => tracing::warn!("room {}: move {ply} not stored yet: {e}", self.id),
-            }
-            attempt += 1;
-            tokio::time::sleep(Duration::from_millis(100 << (2 * attempt))).await;
-        }
     }
 
     /// Ends the running game without a result: the server cannot go on with it.
@@ -254,10 +229,21 @@ impl Room {
             return;
         };
         running.game.finish(reason, winner);
+        self.conclude(move_reason, error).await;
+    }
+
+    /// The running game is over: its end stored, then the record written and END told. A
+    /// cluster's room whose end cannot be stored tells nothing and is handed over.
+    pub(super) async fn conclude(&mut self, move_reason: Option<MoveReason>, error: Option<&str>) {
+        let Some(running) = self.running.as_mut() else {
+            return;
+        };
+        let Some((reason, winner)) = running.game.end else {
+            return;
+        };
         running.deadline = None;
         let (id, record, plies) = (running.id, running.game.record(), running.game.moves.len());
         let winner = Winner::of(winner);
-        self.mark_awaited();
         let rematch_until = Instant::now() + self.ctx.setup.seats.rematch_window;
         for m in &mut self.members {
             m.evict_at = Some(rematch_until);
@@ -269,20 +255,13 @@ impl Room {
             record: record.clone(),
             fence: self.ctx.hub.fence_of(self.id),
         };
-        if let Err(e) = self.ctx.store.end_game(end).await {
-            tracing::error!("room {}: end of game {id} not stored: {e}", self.id);
+        if !self.store_end(end).await {
+            return;
         }
+        self.mark_awaited();
         let ratings = self.count_rating(reason, winner).await;
         self.write_records(id, &record).await;
-        let mut end = Message::new(
-            protocol::END,
-            move_reason.map_or(String::new(), |r| r.code().to_string()),
-            reason.code().to_string(),
-            winner.wire(),
-        );
-        // The extension: how many moves the game counted, so a client whose last move arrived
-        // after its clock ran out can drop it from its own record.
-        end.extra.insert("plies".into(), plies.into());
+        let mut end = end_message(reason, winner, move_reason, plies);
         if let Some(error) = error {
             end.extra.insert("error".into(), error.into());
         }
@@ -322,6 +301,25 @@ impl Room {
                 .await;
         }
     }
+}
+
+/// The END of a game that ended for `reason` after `plies` moves.
+pub(super) fn end_message(
+    reason: EndReason,
+    winner: Winner,
+    move_reason: Option<MoveReason>,
+    plies: usize,
+) -> Message {
+    let mut end = Message::new(
+        protocol::END,
+        move_reason.map_or(String::new(), |r| r.code().to_string()),
+        reason.code().to_string(),
+        winner.wire(),
+    );
+    // The extension: how many moves the game counted, so a client whose last move arrived
+    // after its clock ran out can drop it from its own record.
+    end.extra.insert("plies".into(), plies.into());
+    end
 }
 
 /// The READY that starts a game: the opponent, the colour, the room, and (the extension) the

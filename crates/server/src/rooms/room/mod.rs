@@ -14,6 +14,7 @@ use arbiter_core::Side;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+mod durable;
 mod game;
 mod names;
 mod offers;
@@ -160,6 +161,7 @@ impl Room {
         mut rx: mpsc::UnboundedReceiver<RoomEvent>,
         me: mpsc::WeakUnboundedSender<RoomEvent>,
     ) {
+        self.settle().await;
         loop {
             let wake = self.next_deadline();
             let event = tokio::select! {

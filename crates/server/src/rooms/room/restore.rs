@@ -78,6 +78,15 @@ impl Room {
 }
 
 impl Room {
+    /// A game taken over whose last stored move ended it: its end is stored here (the node that
+    /// stored the move stopped first), and its players hear it when they come back.
+    pub(in crate::rooms) async fn settle(&mut self) {
+        let over = self.running.as_ref().is_some_and(|r| r.game.is_over());
+        if self.restored && over {
+            self.conclude(None, None).await;
+        }
+    }
+
     /// In a taken-over game, the side to move's clock starts again once it is back.
     pub(super) fn resume_clock(&mut self, side: Side) {
         let Some(running) = self.running.as_mut() else {
@@ -90,8 +99,9 @@ impl Room {
     }
 }
 
-/// The game replayed move by move, and who made each move; each stored move was legal and
-/// made by the side to move.
+/// The game replayed move by move, and who made each move; each stored move was made by the
+/// side to move and was legal, but for one that ended the game: its owner stored that move and
+/// stopped before it could store the end (the room then stores it, [`Room::settle`]).
 fn replay(
     ctx: &RoomContext,
     stored: &RestoredGame,
@@ -110,12 +120,14 @@ fn replay(
             .ok_or_else(|| refused("is not FROM-TO"))?;
         let side = game.to_move();
         movers.push(side);
-        let verdict = game.play(from, to, side);
-        if !verdict.reason.is_legal() {
-            return Err(refused("is not legal in the replayed game"));
-        }
         if game.is_over() {
-            return Err(refused("ends the game, which the store had not ended"));
+            return Err(refused("follows the move that ended the game"));
+        }
+        let verdict = game.play(from, to, side);
+        let last = ply + 1 == stored.moves.len();
+        // An illegal move is stored, and loses: it can only be the last.
+        if !verdict.reason.is_legal() && !last {
+            return Err(refused("is not legal in the replayed game"));
         }
     }
     Ok((game, movers))

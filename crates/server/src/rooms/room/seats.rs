@@ -6,10 +6,10 @@ use std::sync::atomic::Ordering as AtomicOrdering;
 use arbiter_core::{EndReason, Side};
 use tokio::time::Instant;
 
-use super::game::ready_message;
+use super::game::{end_message, ready_message};
 use super::{Member, Room};
 use crate::games::{GameSettings, Requested};
-use crate::protocol::{self, Message};
+use crate::protocol::{self, Message, Winner};
 use crate::rooms::guard::same_token;
 use crate::rooms::{ConnId, Peer, Refusal};
 
@@ -184,9 +184,9 @@ impl Room {
         }
         peer.seated.store(true, AtomicOrdering::Relaxed);
         let was_away = std::mem::replace(&mut self.members[i].away, false);
-        let in_game = self.running.as_ref().is_some_and(|r| !r.game.is_over())
-            && self.members[i].side.is_some();
-        if !in_game {
+        let played = self.running.is_some() && self.members[i].side.is_some();
+        let over = self.running.as_ref().is_some_and(|r| r.game.is_over());
+        if !played || (over && !was_away) {
             let token = self.members[i].token.clone();
             self.ready(peer, name, colour, request, token).await;
             return;
@@ -197,34 +197,20 @@ impl Room {
             self.members[i].name,
             peer.addr
         );
-        self.members[i].evict_at = None;
         let side = self.members[i].side.expect("a player");
         if let Some(running) = self.running.as_mut() {
             running.players[side.index()] = peer.id;
         }
+        if over {
+            // Its game ended while it was away: it hears how, and keeps its seat for a rematch.
+            self.tell_the_game_so_far(&peer, side);
+            self.tell_the_end(&peer);
+            return;
+        }
+        self.members[i].evict_at = None;
         self.resume_clock(side);
         self.mark_awaited();
-        let opponent = self
-            .members
-            .iter()
-            .find(|m| m.peer.id != peer.id)
-            .map(|m| m.name.clone());
-        let settings = self
-            .running
-            .as_ref()
-            .expect("in game")
-            .game
-            .settings
-            .clone();
-        // A course client attached again by its cluster gateway knows its game already, and
-        // would not understand a snapshot.
-        if peer.extension.load(AtomicOrdering::Relaxed) {
-            let ready = ready_message(&settings, &opponent.unwrap_or_default(), side, self.id);
-            self.send_to(&peer, ready);
-            self.tell_the_game_so_far(&peer);
-        } else {
-            self.tell_missed_moves(&peer, side);
-        }
+        self.tell_the_game_so_far(&peer, side);
         if was_away {
             let name = self.members[i].name.clone();
             self.notice("back", &name, 0);
@@ -248,9 +234,37 @@ impl Room {
         }
     }
 
-    /// A page that came back: the snapshot, and that the game moved to another server (the
-    /// pause cost no one time) if it did.
-    fn tell_the_game_so_far(&mut self, peer: &Peer) {
+    /// A player that came back: a page hears its READY, the snapshot and, if the game moved to
+    /// another server, that it did (the pause cost no one time); a course client attached again
+    /// by its cluster gateway knows its game already, would not understand a snapshot, and hears
+    /// only the moves it missed.
+    fn tell_the_game_so_far(&mut self, peer: &Peer, side: Side) {
+        if !peer.extension.load(AtomicOrdering::Relaxed) {
+            return self.tell_missed_moves(peer, side);
+        }
+        let Some(running) = self.running.as_ref() else {
+            return;
+        };
+        let settings = running.game.settings.clone();
+        let opponent = running.names[side.opponent().index()].clone();
+        let ready = ready_message(&settings, &opponent, side, self.id);
+        self.send_to(peer, ready);
+        self.tell_the_snapshot(peer);
+    }
+
+    /// The END of the room's last game, to a player that missed it.
+    fn tell_the_end(&mut self, peer: &Peer) {
+        let Some(running) = self.running.as_ref() else {
+            return;
+        };
+        if let Some((reason, winner)) = running.game.end {
+            let plies = running.game.moves.len();
+            let end = end_message(reason, Winner::of(winner), None, plies);
+            self.send_to(peer, end);
+        }
+    }
+
+    fn tell_the_snapshot(&mut self, peer: &Peer) {
         let snapshot = self.snapshot();
         self.send_to(peer, snapshot);
         if self.restored {

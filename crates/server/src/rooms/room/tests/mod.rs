@@ -18,6 +18,7 @@ use crate::rooms::outbox::{outbox, Inbox};
 use crate::rooms::{Hub, Peer, Records, RoomContext, RoomEvent, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::memory::MemoryStore;
 
+mod cluster_writes;
 mod failures;
 mod guard;
 mod joining;

@@ -85,8 +85,49 @@ fn a_stored_line_that_is_not_legal_is_not_taken_over() {
     let t = Table::new();
     let mut stored = stored_game(&t);
     stored.moves.push(("A1-F6".into(), 1_012_000));
+    stored.moves.push(("F6-F5".into(), 1_013_000));
     let refused = Room::restored(1, t.room.ctx.clone(), stored).err().unwrap();
     assert!(refused.to_string().contains("move 3 `A1-F6`"), "{refused}");
+}
+
+/// The owner stored a move that ended the game (here an illegal one, which loses) and stopped
+/// before it stored the end: the next owner stores it, and a player back with its token hears it.
+#[tokio::test(start_paused = true)]
+async fn a_game_its_last_stored_move_ended_is_closed_and_its_players_hear_how() {
+    use crate::storage::{GameStore, NewGame};
+    let t = Table::new();
+    let mut stored = stored_game(&t);
+    let new_game = NewGame {
+        room: 1,
+        game: "surakarta".into(),
+        settings: "{}".into(),
+        players: ["alice".into(), "bob".into()],
+        owner: None,
+        seat_tokens: [None, None],
+        fence: None,
+    };
+    stored.game_id = t.store.start_game(new_game).await.unwrap();
+    stored.moves.push(("A1-F6".into(), 1_012_000));
+    let ctx = t.room.ctx.clone();
+    let mut t = Table {
+        room: Room::restored(1, ctx, stored).unwrap(),
+        store: t.store,
+    };
+    t.room.settle().await;
+    let game = &t.store.games()[0];
+    assert_eq!(game.end_reason.as_deref(), Some("ILLIGAL_MOVE"), "{game:?}");
+    assert_eq!(t.status(), "over");
+    let mut alice = Client::page(11, "alice");
+    let request = t.request("surakarta", &[]);
+    t.ready_with(&alice, None, request, Some(ALICE_TOKEN)).await;
+    let heard = alice.heard();
+    assert_eq!(fields(&heard[0]).0, READY, "{heard:?}");
+    let state: serde_json::Value = serde_json::from_str(&heard[1].data1).unwrap();
+    assert_eq!(state["moves"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        end_of(heard.last().unwrap()),
+        end(None, EndReason::IllegalMove, Winner::Second)
+    );
 }
 
 #[tokio::test(start_paused = true)]

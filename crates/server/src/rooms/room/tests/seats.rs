@@ -135,6 +135,37 @@ async fn a_player_who_does_not_come_back_in_time_has_resigned() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_player_away_when_its_game_ended_hears_the_end_when_it_comes_back() {
+    let (mut t, mut alice, bob) = started_with_tokens().await;
+    t.play(&alice, "A2", "A3").await;
+    t.play(&bob, "F5", "E4").await;
+    alice.one();
+    t.close(&bob).await;
+    alice.one();
+    t.send(&alice, RESIGN, "", "").await;
+    assert_eq!(
+        end_of(&alice.one()),
+        end(None, EndReason::Resign, Winner::Second)
+    );
+    let mut again = Client::page(3, "bob");
+    let request = t.request("surakarta", &[]);
+    t.ready_with(&again, None, request, Some(BOB_TOKEN)).await;
+    let heard = again.heard();
+    assert_eq!(heard.len(), 3, "{heard:?}");
+    assert_eq!(fields(&heard[0]), (READY, "alice", "WHITE", "1"));
+    let state: serde_json::Value = serde_json::from_str(&heard[1].data1).unwrap();
+    assert_eq!(state["status"], "over");
+    assert_eq!(state["moves"], serde_json::json!(["A2-A3", "F5-E4"]));
+    assert_eq!(
+        end_of(&heard[2]),
+        end(None, EndReason::Resign, Winner::Second)
+    );
+    // Seated, not ready: a rematch is the players' choice.
+    assert!(again.seated());
+    assert_eq!(t.room.info().players.iter().filter(|p| p.ready).count(), 0);
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_player_and_a_spectator_who_join_mid_move_are_told_the_time_left() {
     let (mut t, mut alice, bob) = started_with_tokens().await;
     t.play(&alice, "A2", "A3").await;
