@@ -184,6 +184,42 @@ fn a_game_goes_on_after_nats_server_restarts() {
     assert_eq!(game["end_reason"], "RESIGN");
 }
 
+/// While nats-server is away, the owner's delivery of a move to a course client on another node
+/// can reach the new server before that node has subscribed again, and be lost: the gateway asks
+/// for what it missed once it is connected again, so the client hears every move, once.
+#[test]
+fn a_course_client_hears_every_move_made_while_nats_server_was_away() {
+    let (db, _pg) = TestPostgres::start();
+    let mut nats = TestNats::start();
+    let dir = temp("nats-lost");
+    let nodes = two_nodes(&db, &nats, &dir);
+    // Alice (a page) on node a, which owns the room; Bob a course client on node b.
+    let (mut alice, mut bob) = started_on_two_nodes(&nodes, "25", None);
+    let rounds = [
+        ("A5", "A4", "B2", "B3"),
+        ("B5", "B4", "C2", "C3"),
+        ("C5", "C4", "D2", "D3"),
+    ];
+    let mut moves = vec!["A2-A3".to_string()];
+    for (bob_from, bob_to, alice_from, alice_to) in rounds {
+        bob.send(MOVE, bob_from, bob_to, "", json!({}));
+        moves.push(format!("{bob_from}-{bob_to}"));
+        let expected: Vec<&str> = moves.iter().map(String::as_str).collect();
+        alice.sees_moves(&expected);
+        nats.stop();
+        alice.send(MOVE, alice_from, alice_to, "", json!({}));
+        moves.push(format!("{alice_from}-{alice_to}"));
+        std::thread::sleep(Duration::from_millis(300));
+        nats.restart();
+        let expected: Vec<&str> = moves.iter().map(String::as_str).collect();
+        bob.sees_moves(&expected);
+    }
+    bob.send(RESIGN, "", "", "", json!({}));
+    assert_eq!(alice.expect(END)["data3"], "0", "black wins");
+    assert_eq!(bob.expect(END)["data3"], "0");
+    assert_eq!(moves_of(&stored_game(&nodes[1], 25)), moves);
+}
+
 #[test]
 fn a_move_that_cannot_be_stored_is_never_forwarded_and_the_game_goes_on_once_postgresql_is_back() {
     let (db, mut pg) = TestPostgres::start();

@@ -213,6 +213,9 @@ impl Cluster {
     /// Forgets every attachment of a connection whose peer has closed.
     pub(super) fn forget_closed(&self) {
         lock(&self.attachments).retain(|_, a| !a.peer.outbox.is_closed());
+        let peers = lock(&self.local_peers);
+        let open = |conn| peers.get(&conn).is_some_and(|p| !p.outbox.is_closed());
+        lock(&self.received).retain(open);
     }
 }
 

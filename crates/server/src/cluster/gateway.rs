@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::resend::Admit;
 use super::wire::{Command, ConnRef, Delivery, WireEvent};
 use super::{lock, node_subject, room_subject, Cluster, ClusterError};
 use crate::protocol::{self, Message};
@@ -266,10 +267,18 @@ impl Cluster {
         .await
     }
 
-    fn hand_over(&self, delivery: Delivery) {
+    fn hand_over(self: &Arc<Self>, delivery: Delivery) {
         let Some(peer) = lock(&self.local_peers).get(&delivery.conn).cloned() else {
             return;
         };
+        match lock(&self.received).admit(&delivery) {
+            Admit::Next => {}
+            Admit::Again => return,
+            Admit::Gap(from) => {
+                let (conn, room, stream) = (delivery.conn, delivery.room, delivery.stream);
+                return self.ask_again(conn, room, stream, from);
+            }
+        }
         peer.awaited.store(delivery.awaited, Ordering::Relaxed);
         let was_seated = peer.seated.swap(delivery.seated, Ordering::Relaxed);
         if let Some(line) = delivery.line {

@@ -17,6 +17,7 @@ pub mod wire;
 mod attach;
 mod gateway;
 mod owner;
+mod resend;
 mod rooms;
 mod watchdog;
 
@@ -106,6 +107,12 @@ pub struct Cluster {
     attachments: Mutex<HashMap<(ConnId, u32), attach::Attachment>>,
     /// When each other node was last heard of (its heartbeat on `arbiter.alive`).
     alive: Mutex<HashMap<String, tokio::time::Instant>>,
+    /// What each stand-in here sent, to send again (by room, node, connection).
+    sent_logs: Mutex<HashMap<(u32, String, ConnId), resend::SharedLog>>,
+    /// The last delivery passed on to each local connection, per stream.
+    received: Mutex<resend::Received>,
+    /// Set when this node has connected to NATS again: lines may have been lost meanwhile.
+    reconnected: Arc<std::sync::atomic::AtomicBool>,
     /// Rooms being claimed here right now (one claim at a time: the lease is re-granted to
     /// its holder, so a second would restore and serve the room twice).
     claiming: Mutex<std::collections::HashSet<u32>>,
@@ -157,7 +164,15 @@ impl Cluster {
         leases: Arc<dyn Leases>,
         store: Storage,
     ) -> Result<Arc<Cluster>, ClusterError> {
+        let reconnected = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = reconnected.clone();
         let nats = async_nats::ConnectOptions::new()
+            .event_callback(move |event| {
+                if matches!(event, async_nats::Event::Connected) {
+                    flag.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                async {}
+            })
             // A live owner answers in milliseconds; one that does not within this is paused,
             // cut off or dead, and its room may be claimed once its lease lapses.
             .request_timeout(Some(REQUEST_TIMEOUT))
@@ -182,6 +197,9 @@ impl Cluster {
             seen_seq: Mutex::default(),
             attachments: Mutex::default(),
             alive: Mutex::default(),
+            sent_logs: Mutex::default(),
+            received: Mutex::default(),
+            reconnected,
             claiming: Mutex::default(),
         });
         cluster.take_deliveries().await?;

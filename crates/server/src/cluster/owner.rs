@@ -7,6 +7,7 @@ use std::sync::Arc;
 use futures_util::StreamExt;
 
 use super::gateway::{ACCEPTED, ATTACH_FIRST};
+use super::resend::{SentLog, SharedLog, RESEND};
 use super::wire::{Command, ConnRef, Delivery};
 use super::{lock, node_subject, room_subject, Cluster, Owned};
 use crate::games::{GameSettings, Registry};
@@ -114,6 +115,11 @@ impl Cluster {
         if payload == PING {
             return Some(accepted);
         }
+        if let Some(request) = payload.strip_prefix(RESEND) {
+            let (me, request) = (self.clone(), request.to_vec());
+            tokio::spawn(async move { me.send_again(room, &request).await });
+            return Some(accepted);
+        }
         let command: Command = match serde_json::from_slice(payload) {
             Ok(command) => command,
             Err(e) => {
@@ -162,6 +168,7 @@ impl Cluster {
         let still_plays = !closes && peer.seated.load(Ordering::Relaxed);
         if leaves && !still_plays {
             lock(&self.seen_seq).remove(&key);
+            lock(&self.sent_logs).remove(&key);
             lock(&self.stand_ins).remove(&key);
         }
         if closes {
@@ -202,14 +209,26 @@ impl Cluster {
             seated: peer.seated.clone(),
             changed: peer.changed.clone(),
         };
-        tokio::spawn(self.clone().send_back(flags, inbox, conn.clone()));
+        let log: SharedLog = Arc::new(std::sync::Mutex::new(SentLog::new()));
+        lock(&self.sent_logs).insert(key.clone(), log.clone());
+        tokio::spawn(
+            self.clone()
+                .send_back(flags, inbox, conn.clone(), room, log),
+        );
         stand_ins.insert(key, peer.clone());
         Some(peer)
     }
 
     /// Sends what the room writes to a stand-in, and its flags when they change, to the
     /// client's node, until the stand-in is closed or every holder of it has dropped it.
-    async fn send_back(self: Arc<Self>, peer: Flags, mut inbox: Inbox, conn: ConnRef) {
+    async fn send_back(
+        self: Arc<Self>,
+        peer: Flags,
+        mut inbox: Inbox,
+        conn: ConnRef,
+        room: u32,
+        log: SharedLog,
+    ) {
         let subject = node_subject(&conn.node);
         loop {
             let line = tokio::select! {
@@ -222,13 +241,16 @@ impl Cluster {
             if let Some(line) = &line {
                 inbox.written(line);
             }
-            let delivery = Delivery {
+            let delivery = lock(&log).record(Delivery {
                 conn: conn.id,
+                room,
                 lossy: line.as_deref().is_some_and(is_chat),
                 line: line.map(|l| l.to_string()),
                 awaited: peer.awaited.load(Ordering::Relaxed),
                 seated: peer.seated.load(Ordering::Relaxed),
-            };
+                stream: 0,
+                seq: 0,
+            });
             let payload = serde_json::to_vec(&delivery).expect("deliveries serialise");
             if let Err(e) = self.nats.publish(subject.clone(), payload.into()).await {
                 tracing::warn!("a delivery to {} was lost: {e}", conn.node);

@@ -4,6 +4,7 @@
 //! moved (or has no owner, which this node then takes over) gets its clients attached again
 //! even when they are only waiting.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -50,6 +51,10 @@ impl Cluster {
             let _ = self.nats.publish(ALIVE, self.node.clone().into()).await;
             self.drop_silent_nodes_clients();
             self.forget_closed();
+            if self.reconnected.swap(false, Ordering::Relaxed) {
+                let me = self.clone();
+                tokio::spawn(async move { me.ask_every_stream_again().await });
+            }
             for (room, conns) in self.attached_elsewhere() {
                 self.check_owner(room, &conns).await;
             }
@@ -93,6 +98,7 @@ impl Cluster {
             );
         }
         lock(&self.seen_seq).retain(|(_, node, _), _| !silent.contains(node));
+        lock(&self.sent_logs).retain(|(_, node, _), _| !silent.contains(node));
         let mut alive = lock(&self.alive);
         silent.iter().for_each(|n| {
             alive.remove(n);

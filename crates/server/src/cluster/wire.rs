@@ -100,6 +100,14 @@ pub struct WireRequest {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Delivery {
     pub conn: ConnId,
+    /// The room whose owner sent it (asked again when lines were lost).
+    #[serde(default)]
+    pub room: u32,
+    /// The stand-in's numbering: its stream, and the line's number in it from 1 (0: none).
+    #[serde(default)]
+    pub stream: u64,
+    #[serde(default)]
+    pub seq: u64,
     /// The line (no newline); `None` when only the flags changed.
     pub line: Option<String>,
     /// May be dropped for a slow client (chat).
