@@ -213,8 +213,13 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     let store = storage::open(&config.db, &options).await?;
     let registry = Registry::of::<C>();
     let setup = room_setup(&config)?;
-    // A game whose end the disk refused is closed as soon as the disk takes writes again.
-    let storage: Storage = RetryEnds::wrap(store.clone());
+    // One server: a game whose end the disk refused is closed as soon as the disk takes writes
+    // again. Not in a cluster: there an end the store refused was never told, and the room's
+    // next owner carries the game on, so writing that end later would close a game in play.
+    let storage: Storage = match config.cluster {
+        Some(_) => store.clone(),
+        None => RetryEnds::wrap(store.clone()),
+    };
     let hub = Hub::new(storage.clone(), registry.clone(), setup);
     let cluster = join_cluster(&config, &hub, &registry, &storage).await?;
     let tcp_conn = config.conn_config(registry);
