@@ -18,7 +18,10 @@ fn random_position(rng: &mut SmallRng, ours: usize, theirs: usize, left: u32) ->
     let mut pos = Position::new(6, LIMIT).unwrap();
     pos.board = Board::empty(6).unwrap();
     pos.current_player = if rng.gen() { Side::First } else { Side::Second };
-    for (side, count) in [(pos.current_player, ours), (pos.current_player.opponent(), theirs)] {
+    for (side, count) in [
+        (pos.current_player, ours),
+        (pos.current_player.opponent(), theirs),
+    ] {
         let mut placed = 0;
         while placed < count {
             let p = Point::new(rng.gen_range(0..6), rng.gen_range(0..6));
@@ -45,11 +48,7 @@ fn ended(pos: &Position, child: &Position) -> Option<Wdl> {
 
 /// Plain minimax over the real game with a memo. After a capture, `after_capture` gives the
 /// value (for the new side to move) or `None` to keep searching.
-fn solve(
-    pos: &Position,
-    memo: &mut Memo,
-    after_capture: &dyn Fn(&Position) -> Option<Wdl>,
-) -> Wdl {
+fn solve(pos: &Position, memo: &mut Memo, after_capture: &dyn Fn(&Position) -> Option<Wdl>) -> Wdl {
     let key = (pos.board.clone(), pos.current_player, pos.quiet_rounds());
     if let Some(&v) = memo.get(&key) {
         return v;
@@ -98,7 +97,10 @@ fn mismatches(
         let got = probe(&pos).expect("the material is covered");
         if got != expected {
             wrong += 1;
-            eprintln!("{:?} left {left}: table {got:?}, search {expected:?}", pos.board);
+            eprintln!(
+                "{:?} left {left}: table {got:?}, search {expected:?}",
+                pos.board
+            );
         }
     }
     wrong
@@ -144,7 +146,15 @@ fn three_against_two_equals_a_search_near_the_limit() {
     let mut memo = Memo::new();
     let smaller = |p: &Position| tables.probe(p);
     for (i, material) in [(3, 2), (2, 3), (3, 1), (1, 3)].into_iter().enumerate() {
-        let wrong = mismatches(30 + i as u64, material, 0..=2, 60, &mut memo, &smaller, &smaller);
+        let wrong = mismatches(
+            30 + i as u64,
+            material,
+            0..=2,
+            60,
+            &mut memo,
+            &smaller,
+            &smaller,
+        );
         assert_eq!(wrong, 0, "{material:?}");
     }
 }
@@ -169,7 +179,10 @@ fn tables_read_at_the_wrong_count_are_caught() {
     assert!(wrong > 0, "a table one count off must fail the check");
     let no_count = |p: &Position| read_at(&tables, p, &|_| LIMIT as usize - 1);
     let wrong = mismatches(41, (2, 2), 0..=3, 150, &mut memo, &no_count, &smaller);
-    assert!(wrong > 0, "a table that ignores the count must fail the check");
+    assert!(
+        wrong > 0,
+        "a table that ignores the count must fail the check"
+    );
 }
 
 /// The image of `p` under symmetry `s` of the square.
@@ -220,7 +233,12 @@ fn the_circuits_are_symmetric_under_the_square_and_the_colours() {
                 .map(|m| Move::new(image(s, m.from()), image(s, m.to())))
                 .collect();
             expected.sort();
-            assert_eq!(moves_of(&turned, side), expected, "symmetry {s} of {:?}", pos.board);
+            assert_eq!(
+                moves_of(&turned, side),
+                expected,
+                "symmetry {s} of {:?}",
+                pos.board
+            );
             assert_eq!(moves_of(&swapped, side.opponent()), moves);
         }
     }

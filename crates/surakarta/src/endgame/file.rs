@@ -1,12 +1,12 @@
 //! Table files: one per material, `surakarta6-{mover}v{other}.tbl`, checked whole when read.
 //!
 //! Layout, little-endian: the magic `ARBTB1\n\0`; size, mover, other, limit, id width (bytes,
-//! 2 or 4); the position count (u64) and the sequence count (u32); the sequences, 10 bytes
+//! 1, 2 or 4); the position count (u64) and the sequence count (u32); the sequences, 10 bytes
 //! each (40 two-bit values); the ids; an FNV-1a hash of everything before it.
 
 use std::path::{Path, PathBuf};
 
-use super::table::Table;
+use super::table::{Ids, Table};
 use super::{materials, Tables, LAYERS, LIMIT, MAX_PIECES};
 
 const MAGIC: &[u8; 8] = b"ARBTB1\n\0";
@@ -41,7 +41,7 @@ fn fnv(bytes: &[u8]) -> u64 {
 
 /// A table as file bytes.
 fn encode(table: &Table) -> Vec<u8> {
-    let width: u8 = if table.patterns.len() <= 1 << 16 { 2 } else { 4 };
+    let width = table.ids.width() as u8;
     let mut out = Vec::with_capacity(HEADER + table.ids.len() * width as usize + 8);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[6, table.mover as u8, table.other as u8, LIMIT as u8, width]);
@@ -50,8 +50,8 @@ fn encode(table: &Table) -> Vec<u8> {
     for p in &table.patterns {
         out.extend_from_slice(&p.to_le_bytes()[..SEQUENCE_BYTES]);
     }
-    for &id in &table.ids {
-        out.extend_from_slice(&id.to_le_bytes()[..width as usize]);
+    for i in 0..table.ids.len() {
+        out.extend_from_slice(&(table.ids.get(i) as u32).to_le_bytes()[..width as usize]);
     }
     out.extend_from_slice(&fnv(&out).to_le_bytes());
     out
@@ -66,24 +66,8 @@ fn decode(file: &Path, bytes: &[u8], mover: usize, other: usize) -> Result<Table
     if fnv(body).to_le_bytes() != hash {
         return Err(error(file, "corrupt: the checksum does not match"));
     }
-    let head = &bytes[8..13];
-    if head[..4] != [6, mover as u8, other as u8, LIMIT as u8] {
-        return Err(error(
-            file,
-            format!("holds size {} {}v{} limit {}, expected size 6 {mover}v{other} limit {LIMIT}", head[0], head[1], head[2], head[3]),
-        ));
-    }
-    let width = head[4] as usize;
-    let count = u64::from_le_bytes(bytes[13..21].try_into().expect("8 bytes")) as usize;
-    let sequences = u32::from_le_bytes(bytes[21..25].try_into().expect("4 bytes")) as usize;
-    let expected = Table::positions(mover, other);
-    let ids_at = HEADER + sequences.saturating_mul(SEQUENCE_BYTES);
-    if !(width == 2 || width == 4)
-        || count != expected
-        || ids_at.saturating_add(count * width) != body.len()
-    {
-        return Err(error(file, format!("wrong length or counts (expected {expected} positions)")));
-    }
+    let (width, sequences) = check_header(file, body, mover, other)?;
+    let ids_at = HEADER + sequences * SEQUENCE_BYTES;
     let patterns: Vec<u128> = body[HEADER..ids_at]
         .chunks_exact(SEQUENCE_BYTES)
         .map(|c| {
@@ -92,7 +76,7 @@ fn decode(file: &Path, bytes: &[u8], mover: usize, other: usize) -> Result<Table
             u128::from_le_bytes(b)
         })
         .collect();
-    let ids: Vec<u32> = body[ids_at..]
+    let numbers: Vec<u32> = body[ids_at..]
         .chunks_exact(width)
         .map(|c| {
             let mut b = [0u8; 4];
@@ -100,16 +84,55 @@ fn decode(file: &Path, bytes: &[u8], mover: usize, other: usize) -> Result<Table
             u32::from_le_bytes(b)
         })
         .collect();
+    if numbers.iter().any(|&n| n as usize >= sequences) {
+        return Err(error(file, "corrupt: a position names no sequence"));
+    }
     let table = Table {
         mover,
         other,
-        ids,
+        ids: Ids::new(numbers, sequences),
         patterns,
     };
-    if table.ids.iter().any(|&id| id as usize >= sequences) || !table.patterns_valid() {
+    if !table.patterns_valid() {
         return Err(error(file, "corrupt: a value out of range"));
     }
     Ok(table)
+}
+
+/// Checks the header of `body` (the file without its checksum) against the material; gives
+/// the id width and the number of sequences, whose lengths then fit `body` exactly.
+fn check_header(
+    file: &Path,
+    body: &[u8],
+    mover: usize,
+    other: usize,
+) -> Result<(usize, usize), TableError> {
+    let head = &body[8..13];
+    if head[..4] != [6, mover as u8, other as u8, LIMIT as u8] {
+        let (n, m, o, l) = (head[0], head[1], head[2], head[3]);
+        return Err(error(
+            file,
+            format!(
+                "holds size {n} {m}v{o} limit {l}, expected size 6 {mover}v{other} limit {LIMIT}"
+            ),
+        ));
+    }
+    let width = head[4] as usize;
+    let count = u64::from_le_bytes(body[13..21].try_into().expect("8 bytes"));
+    let sequences = u32::from_le_bytes(body[21..25].try_into().expect("4 bytes")) as usize;
+    let expected = Table::positions(mover, other);
+    let length = (HEADER + sequences * SEQUENCE_BYTES).saturating_add(expected * width);
+    if !matches!(width, 1 | 2 | 4)
+        || width < Ids::width_for(sequences)
+        || count != expected as u64
+        || length != body.len()
+    {
+        return Err(error(
+            file,
+            format!("wrong length or counts (expected {expected} positions)"),
+        ));
+    }
+    Ok((width, sequences))
 }
 
 impl Tables {
@@ -120,7 +143,8 @@ impl Tables {
         for table in self.iter() {
             let path = dir.join(file_name(table.mover, table.other));
             let bytes = encode(table);
-            std::fs::write(&path, &bytes).map_err(|e| error(&path, format!("cannot write: {e}")))?;
+            std::fs::write(&path, &bytes)
+                .map_err(|e| error(&path, format!("cannot write: {e}")))?;
             total += bytes.len() as u64;
         }
         Ok(total)
@@ -132,14 +156,19 @@ impl Tables {
     pub fn load(dir: &Path) -> Result<Tables, TableError> {
         let mut tables = Tables::default();
         for k in 1..=MAX_PIECES {
-            let needed: Vec<(usize, usize)> =
-                materials(k).filter(|&(m, o)| tables.table(m, o).is_none()).collect();
-            if !needed.iter().all(|&(m, o)| dir.join(file_name(m, o)).is_file()) {
+            let needed: Vec<(usize, usize)> = materials(k)
+                .filter(|&(m, o)| tables.table(m, o).is_none())
+                .collect();
+            if !needed
+                .iter()
+                .all(|&(m, o)| dir.join(file_name(m, o)).is_file())
+            {
                 break;
             }
             for (m, o) in needed {
                 let path = dir.join(file_name(m, o));
-                let bytes = std::fs::read(&path).map_err(|e| error(&path, format!("cannot read: {e}")))?;
+                let bytes =
+                    std::fs::read(&path).map_err(|e| error(&path, format!("cannot read: {e}")))?;
                 tables.insert(decode(&path, &bytes, m, o)?);
             }
         }
@@ -168,7 +197,10 @@ mod tests {
         let mut bad = bytes.clone();
         bad[HEADER + 3] ^= 1;
         let e = decode(path, &bad, 2, 1).unwrap_err();
-        assert!(e.to_string().contains("x.tbl") && e.to_string().contains("checksum"), "{e}");
+        assert!(
+            e.to_string().contains("x.tbl") && e.to_string().contains("checksum"),
+            "{e}"
+        );
         assert!(decode(path, &bytes, 1, 2).is_err());
         assert!(decode(path, &bytes[..20], 2, 1).is_err());
     }

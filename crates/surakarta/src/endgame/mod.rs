@@ -95,7 +95,7 @@ impl Tables {
         self.tables[m][o] = Some(table);
     }
 
-    /// Every table held, as `(mover, other, table)`.
+    /// Every table held, by the mover's pieces, then the other side's.
     pub fn iter(&self) -> impl Iterator<Item = &Table> {
         self.tables.iter().flatten().flatten()
     }
@@ -136,9 +136,7 @@ fn points(pos: &Position, side: Side) -> Option<arrayvec::ArrayVec<u8, MAX_PIECE
 
 /// The materials `(mover, other)` with each side in `1..=k`, by total pieces.
 fn materials(k: usize) -> impl Iterator<Item = (usize, usize)> {
-    let mut all: Vec<(usize, usize)> = (1..=k)
-        .flat_map(|m| (1..=k).map(move |o| (m, o)))
-        .collect();
+    let mut all: Vec<(usize, usize)> = (1..=k).flat_map(|m| (1..=k).map(move |o| (m, o))).collect();
     all.sort_by_key(|&(m, o)| (m + o, m.max(o), m));
     all.into_iter()
 }

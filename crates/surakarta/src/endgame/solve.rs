@@ -94,7 +94,8 @@ fn capture_values(tables: &Tables, mover: usize, other: usize) -> (Vec<Option<Wd
         let (ours, theirs) = decoder.decode(index);
         let (ours, theirs) = (&ours[..mover], &theirs[..other]);
         let mut board = Board::empty(6).expect("6 is a board size");
-        ours.iter().for_each(|&p| board.place(Side::First, point(p)));
+        ours.iter()
+            .for_each(|&p| board.place(Side::First, point(p)));
         theirs
             .iter()
             .for_each(|&p| board.place(Side::Second, point(p)));
@@ -232,7 +233,9 @@ pub(super) fn solve_pair(
     if mover != other {
         works.push(Work::new(tables, other, mover));
     }
-    let twin = |w: usize| if works_len(mover, other) == 1 { 0 } else { 1 - w };
+    // Layer r of a table reads layer r - 1 of its twin (itself for equal counts).
+    let paired = mover != other;
+    let twin = |w: usize| if paired { 1 - w } else { 0 };
     for r in 0..LAYERS {
         let layers: Vec<Vec<u8>> = (0..works.len())
             .map(|w| {
@@ -253,13 +256,5 @@ pub(super) fn solve_pair(
     for work in works {
         let table = Table::from_sequences(work.mover, work.other, &work.sequences);
         tables.insert(table);
-    }
-}
-
-fn works_len(mover: usize, other: usize) -> usize {
-    if mover == other {
-        1
-    } else {
-        2
     }
 }

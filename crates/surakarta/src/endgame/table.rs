@@ -43,7 +43,7 @@ pub struct Table {
     pub(crate) mover: usize,
     pub(crate) other: usize,
     /// Per position (see [`Table::locate`]), the number of its sequence in `patterns`.
-    pub(crate) ids: Vec<u32>,
+    pub(crate) ids: Ids,
     /// Value sequences: bits `2r, 2r+1` hold the [`Wdl`] code with `r` quiet moves left.
     pub(crate) patterns: Vec<u128>,
 }
@@ -73,20 +73,20 @@ impl Table {
     /// The value of position `index` with `left` quiet moves before the no-capture rule ends
     /// the game (`left < 40`).
     pub fn value(&self, index: usize, left: usize) -> Wdl {
-        let pattern = self.patterns[self.ids[index] as usize];
+        let pattern = self.patterns[self.ids.get(index)];
         Wdl::from_code((pattern >> (2 * left) & 3) as u8).unwrap_or(Wdl::Draw)
     }
 
     /// Bytes of memory the values take.
     pub fn bytes(&self) -> usize {
-        self.ids.len() * 4 + self.patterns.len() * 16
+        self.ids.len() * self.ids.width() + self.patterns.len() * 16
     }
 
     /// Builds the dictionary form from one sequence per position.
     pub(crate) fn from_sequences(mover: usize, other: usize, sequences: &[u128]) -> Table {
         let mut numbers = std::collections::HashMap::new();
         let mut patterns = Vec::new();
-        let ids = sequences
+        let numbers: Vec<u32> = sequences
             .iter()
             .map(|&s| {
                 *numbers.entry(s).or_insert_with(|| {
@@ -95,6 +95,7 @@ impl Table {
                 })
             })
             .collect();
+        let ids = Ids::new(numbers, patterns.len());
         Table {
             mover,
             other,
@@ -105,8 +106,62 @@ impl Table {
 
     /// Whether every sequence holds only valid codes in the table's layers.
     pub(crate) fn patterns_valid(&self) -> bool {
-        self.patterns.iter().all(|&p| {
-            p >> (2 * LAYERS) == 0 && (0..LAYERS).all(|r| (p >> (2 * r) & 3) != 3)
-        })
+        self.patterns
+            .iter()
+            .all(|&p| p >> (2 * LAYERS) == 0 && (0..LAYERS).all(|r| (p >> (2 * r) & 3) != 3))
+    }
+}
+
+/// The positions' sequence numbers, each in as few bytes as the dictionary allows (one byte
+/// for every table up to 3 against 3: they have at most a few dozen sequences).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Ids {
+    One(Vec<u8>),
+    Two(Vec<u16>),
+    Four(Vec<u32>),
+}
+
+impl Ids {
+    pub(crate) fn new(numbers: Vec<u32>, distinct: usize) -> Ids {
+        match Ids::width_for(distinct) {
+            1 => Ids::One(numbers.iter().map(|&n| n as u8).collect()),
+            2 => Ids::Two(numbers.iter().map(|&n| n as u16).collect()),
+            _ => Ids::Four(numbers),
+        }
+    }
+
+    /// Bytes a number needs when there are `distinct` sequences.
+    pub(crate) fn width_for(distinct: usize) -> usize {
+        if distinct <= 1 << 8 {
+            1
+        } else if distinct <= 1 << 16 {
+            2
+        } else {
+            4
+        }
+    }
+
+    pub(crate) fn width(&self) -> usize {
+        match self {
+            Ids::One(_) => 1,
+            Ids::Two(_) => 2,
+            Ids::Four(_) => 4,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Ids::One(v) => v.len(),
+            Ids::Two(v) => v.len(),
+            Ids::Four(v) => v.len(),
+        }
+    }
+
+    pub(crate) fn get(&self, i: usize) -> usize {
+        match self {
+            Ids::One(v) => v[i] as usize,
+            Ids::Two(v) => v[i] as usize,
+            Ids::Four(v) => v[i] as usize,
+        }
     }
 }
