@@ -58,6 +58,8 @@ pub struct PlayerSpec {
     pub weights: Vec<(String, i32)>,
     /// MCTS exploration constant, in hundredths (`c=140` is 1.4).
     pub exploration: Option<u32>,
+    /// A directory of endgame tables the alpha-beta player probes (`tables=DIR`).
+    pub tables: Option<String>,
     /// The text it was read from.
     pub text: String,
 }
@@ -71,7 +73,8 @@ pub struct SpecError {
 }
 
 /// What the spec grammar accepts, for error messages and `--help`.
-pub const SPEC_HELP: &str = "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS] | \
+pub const SPEC_HELP: &str =
+    "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR] | \
 mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
 any player may add evaluation weights as NAME=VALUE";
 
@@ -106,6 +109,7 @@ impl FromStr for PlayerSpec {
             hash_bits: None,
             weights: Vec::new(),
             exploration: None,
+            tables: None,
             text: text.to_string(),
         };
         if let Some(command) = text.strip_prefix("cmd:") {
@@ -137,6 +141,10 @@ impl FromStr for PlayerSpec {
                     spec.hash_bits = Some(number("a number of bits (10-26)")?.clamp(10, 26) as u32)
                 }
                 "c" => spec.exploration = Some(number("hundredths")? as u32),
+                "tables" if value.is_empty() => {
+                    return Err(error("tables needs a directory (tables=DIR)".into()))
+                }
+                "tables" => spec.tables = Some(value.to_string()),
                 _ => {
                     let weight = value.parse::<i32>().map_err(|_| {
                         error(format!("weight {key} must be an integer, found `{value}`"))
@@ -174,6 +182,7 @@ impl PlayerSpec {
             PlayerKind::Level(level) => {
                 let mut resolved = level.spec(game);
                 resolved.weights.extend(self.weights.iter().cloned());
+                resolved.tables = self.tables.clone();
                 resolved.text = self.text.clone();
                 resolved
             }
@@ -192,6 +201,14 @@ impl PlayerSpec {
         Ok(weights)
     }
 
+    /// The endgame tables of game `G` in `dir`.
+    fn tables_in<G: Evaluate>(&self, dir: &str) -> Result<std::sync::Arc<G::Tables>, SpecError> {
+        G::load_tables(std::path::Path::new(dir)).map_err(|reason| SpecError {
+            spec: self.text.clone(),
+            reason,
+        })
+    }
+
     /// Builds the player for game `G`; `seed` makes its random choices repeatable.
     pub fn build<G: Evaluate + Rules>(&self, seed: u64) -> Result<Box<dyn Player<G>>, SpecError> {
         let spec = self.resolve(G::definition().id);
@@ -204,7 +221,11 @@ impl PlayerSpec {
                 if let Some(bits) = spec.hash_bits {
                     config.hash_bits = bits;
                 }
-                Box::new(AlphaBeta::<G>::new(weights, config))
+                let player = AlphaBeta::<G>::new(weights, config);
+                match &spec.tables {
+                    Some(dir) => Box::new(player.with_tables(self.tables_in::<G>(dir)?)),
+                    None => Box::new(player),
+                }
             }
             PlayerKind::Mcts => {
                 let mut config = MctsConfig::default();

@@ -71,6 +71,18 @@ enum Command {
     /// Fit the evaluation's weights to the results of arena games (Texel tuning) and print
     /// them as a player spec to check in the arena.
     Tune(tune::TuneArgs),
+    /// Solve endgames exactly and write the tables a player loads with `alphabeta:tables=DIR`
+    /// (Surakarta 6×6 with the default no-capture limit; docs/strength.md#endgame-tables-surakarta-6x6).
+    Tables {
+        #[command(flatten)]
+        game: GameArgs,
+        /// The directory to write the table files into (made if missing).
+        #[arg(long, value_name = "DIR")]
+        out: std::path::PathBuf,
+        /// The most pieces either side has in a table: 3 solves every ending up to 3 against 3.
+        #[arg(long, value_name = "K", default_value_t = 3)]
+        max_pieces: usize,
+    },
     /// Measure speed: random playouts per second, or a player's search speed with --search.
     Bench {
         #[command(flatten)]
@@ -189,6 +201,17 @@ fn run<C: Catalogue>(cli: Cli) -> anyhow::Result<ExitCode> {
             registry::with_game::<C, _>(&options, Perft { depth, divide })??;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Tables {
+            game,
+            out,
+            max_pieces,
+        } => {
+            let options = game.options::<C>()?;
+            let summary = registry::with_game::<C, _>(&options, BuildTables { out, max_pieces })?
+                .map_err(anyhow::Error::msg)?;
+            println!("{summary}");
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Arena(args) => arena::run::<C>(args),
         Command::Worker(args) => queue::worker::<C>(args),
         Command::Openings(args) => arena::openings_command::<C>(args),
@@ -291,6 +314,22 @@ fn judge<C: Catalogue>(game: &str, file: Option<&std::path::Path>) -> anyhow::Re
             ExitCode::FAILURE
         }
     })
+}
+
+/// `arbiter tables`: the game builds its tables, telling standard error how it goes.
+struct BuildTables {
+    out: std::path::PathBuf,
+    max_pieces: usize,
+}
+
+impl GameVisitor for BuildTables {
+    type Output = Result<String, String>;
+    fn visit<G: FullGame>(self, start: G) -> Result<String, String> {
+        let started = Instant::now();
+        start.build_tables(&self.out, self.max_pieces, &mut |line| {
+            eprintln!("[{:6.1} s] {line}", started.elapsed().as_secs_f64())
+        })
+    }
 }
 
 struct Perft {

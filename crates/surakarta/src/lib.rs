@@ -21,6 +21,7 @@
 
 mod board;
 mod definition;
+pub mod endgame;
 pub mod geometry;
 pub mod judge;
 pub mod notation;

@@ -17,11 +17,12 @@ mod pruning;
 mod search;
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arbiter_core::{Game, MoveList, Status};
 
-use crate::eval::Evaluate;
+use crate::eval::{Evaluate, Exact};
 use crate::player::{Limits, Player, Score, SearchInfo};
 use crate::table::Table;
 
@@ -29,6 +30,13 @@ use crate::table::Table;
 pub const WIN: i32 = 1_000_000;
 /// Scores beyond this are forced results.
 pub const MATE_BOUND: i32 = WIN - 10_000;
+/// A win an endgame table proves, `p` plies deep with `left` still to win, scores
+/// `TABLE_WIN - p - TABLE_LEFT * left`: below every mate the search sees, above any evaluation.
+pub const TABLE_WIN: i32 = MATE_BOUND - 1_000;
+const TABLE_LEFT: i32 = 16;
+/// Scores beyond this are proven results (table wins and mates): they carry their ply in the
+/// transposition table, and no aspiration window is tried around them.
+pub const PROVEN_BOUND: i32 = MATE_BOUND - 2_000;
 const INFINITY: i32 = WIN + 1;
 const MAX_PLY: usize = 128;
 const MAX_QUIESCENCE: u32 = 12;
@@ -118,6 +126,8 @@ pub struct AlphaBeta<G: Evaluate> {
     history: Vec<i32>,
     /// `countermoves[history_slot(m)]`: the quiet move that last refuted `m`.
     countermoves: Vec<Option<G::Move>>,
+    /// Endgame tables probed below the root (not in plain mode).
+    tables: Option<Arc<G::Tables>>,
 }
 
 impl<G: Evaluate> AlphaBeta<G> {
@@ -129,7 +139,14 @@ impl<G: Evaluate> AlphaBeta<G> {
             killers: vec![[None; 2]; MAX_PLY],
             history: vec![0; HISTORY_SLOTS],
             countermoves: vec![None; HISTORY_SLOTS],
+            tables: None,
         }
+    }
+
+    /// The player with endgame tables: positions they cover get their exact value.
+    pub fn with_tables(mut self, tables: Arc<G::Tables>) -> Self {
+        self.tables = Some(tables);
+        self
     }
 
     pub fn weights(&self) -> &G::Weights {
@@ -312,7 +329,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
     /// results, and in plain mode).
     fn aspiration(&mut self, root: &G, depth: i32, previous: i32) -> i32 {
         self.root_depth = depth;
-        if self.ab.config.plain || depth < ASPIRATION_MIN_DEPTH || previous.abs() >= MATE_BOUND {
+        if self.ab.config.plain || depth < ASPIRATION_MIN_DEPTH || previous.abs() >= PROVEN_BOUND {
             return self.negamax(root, depth, -INFINITY, INFINITY, 0);
         }
         let mut delta = ASPIRATION_WINDOW;
@@ -382,7 +399,18 @@ impl<'a, G: Evaluate> Context<'a, G> {
         if self.out_of_budget() {
             return Some(0);
         }
-        Self::terminal(pos, ply)
+        Self::terminal(pos, ply).or_else(|| self.exact(pos, ply))
+    }
+
+    /// The tables' value below the root (the root still needs a move chosen).
+    fn exact(&self, pos: &G, ply: usize) -> Option<i32> {
+        let tables = self.ab.tables.as_deref().filter(|_| ply > 0)?;
+        let win = |left: u32| TABLE_WIN - ply as i32 - TABLE_LEFT * left.min(60) as i32;
+        Some(match pos.exact_value(tables)? {
+            Exact::Win(left) => win(left),
+            Exact::Draw => 0,
+            Exact::Loss(left) => -win(left),
+        })
     }
 
     /// The score of a finished game for the side to move, `ply` plies from the root.

@@ -2,16 +2,16 @@
 //! pruning, and how far late moves are reduced or pruned.
 
 use super::{
-    Context, LMP_BASE, LMP_MAX_DEPTH, LMR_BASE, LMR_DIVISOR, MATE_BOUND, NULL_MIN_DEPTH,
-    NULL_REDUCTION, NULL_VERIFY_DEPTH, REVERSE_FUTILITY_MAX_DEPTH,
+    Context, LMP_BASE, LMP_MAX_DEPTH, LMR_BASE, LMR_DIVISOR, NULL_MIN_DEPTH, NULL_REDUCTION,
+    NULL_VERIFY_DEPTH, PROVEN_BOUND, REVERSE_FUTILITY_MAX_DEPTH,
 };
 use crate::eval::Evaluate;
 use crate::table::Bound;
 
 pub(super) fn to_table(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= PROVEN_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -PROVEN_BOUND {
         score - ply as i32
     } else {
         score
@@ -19,9 +19,9 @@ pub(super) fn to_table(score: i32, ply: usize) -> i32 {
 }
 
 pub(super) fn from_table(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= PROVEN_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -PROVEN_BOUND {
         score + ply as i32
     } else {
         score
@@ -91,7 +91,7 @@ impl<G: Evaluate> Context<'_, G> {
             || depth > REVERSE_FUTILITY_MAX_DEPTH
             || beta - alpha != 1
             || in_danger
-            || beta.abs() >= MATE_BOUND
+            || beta.abs() >= PROVEN_BOUND
         {
             return None;
         }
@@ -118,7 +118,7 @@ impl<G: Evaluate> Context<'_, G> {
             || self.no_passes
             || ply == 0
             || depth < NULL_MIN_DEPTH
-            || beta.abs() >= MATE_BOUND
+            || beta.abs() >= PROVEN_BOUND
             || self.passed[ply]
             || in_danger
         {

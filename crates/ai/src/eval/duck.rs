@@ -224,6 +224,7 @@ fn captain_terms(pos: &Position, side: Side, enemy: &SideView, w: &DuckWeights) 
 
 impl Evaluate for Position {
     type Weights = DuckWeights;
+    type Tables = ();
 
     fn evaluate(&self, w: &DuckWeights) -> i32 {
         let per_kind = PerKind::new(w);

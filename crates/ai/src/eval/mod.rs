@@ -12,7 +12,20 @@ pub use duck::DuckWeights;
 pub use rc02::Rc02Weights;
 pub use surakarta::SurakartaWeights;
 
+use std::path::Path;
+use std::sync::Arc;
+
 use arbiter_core::Game;
+
+/// A position's exact value for the side to move, read from tables instead of searched. The
+/// number is what is left to win — the losing side's pieces in Surakarta — so the search
+/// prefers the win that leaves the loser least.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exact {
+    Win(u32),
+    Draw,
+    Loss(u32),
+}
 
 /// A weight that cannot be set.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -59,6 +72,35 @@ impl EvalWeights for NoWeights {
 /// A game the searches can evaluate.
 pub trait Evaluate: Game {
     type Weights: EvalWeights;
+    /// Endgame tables a player may load (`alphabeta:tables=DIR`); `()` for a game without.
+    type Tables: Send + Sync + 'static;
+
+    /// The exact value of this position for the side to move when `tables` cover it.
+    fn exact_value(&self, _tables: &Self::Tables) -> Option<Exact> {
+        None
+    }
+
+    /// Reads the tables in `dir`; by default the game has none.
+    fn load_tables(dir: &Path) -> Result<Arc<Self::Tables>, String> {
+        Err(format!(
+            "this game has no endgame tables (asked for {})",
+            dir.display()
+        ))
+    }
+
+    /// Builds tables with each side up to `max_pieces` for games like `self` into `dir`,
+    /// telling `progress` how it goes; returns a summary. By default the game has none.
+    fn build_tables(
+        &self,
+        dir: &Path,
+        _max_pieces: usize,
+        _progress: &mut dyn FnMut(&str),
+    ) -> Result<String, String> {
+        Err(format!(
+            "this game has no endgame tables (nothing written to {})",
+            dir.display()
+        ))
+    }
 
     /// The position's value for the side to move (positive is good for it). Only called on
     /// positions that are not over.

@@ -31,6 +31,7 @@ fn best_capture(pos: &Position, side: Side) -> u32 {
 
 impl Evaluate for Position {
     type Weights = Rc02Weights;
+    type Tables = ();
 
     fn evaluate(&self, w: &Rc02Weights) -> i32 {
         let us = self.side_to_move();

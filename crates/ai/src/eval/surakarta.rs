@@ -1,8 +1,13 @@
 //! Surakarta: material, mobility, pieces under capture threat, circuit control, idle corners.
 
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use arbiter_surakarta::endgame::{Tables, Wdl};
 use arbiter_surakarta::Position;
 
-use super::{weights, Evaluate};
+use super::{weights, Evaluate, Exact};
 
 weights!(
     /// Surakarta weights.
@@ -24,6 +29,41 @@ weights!(
 
 impl Evaluate for Position {
     type Weights = SurakartaWeights;
+    type Tables = Tables;
+
+    /// The table's value; what is left to win is the losing side's pieces.
+    fn exact_value(&self, tables: &Tables) -> Option<Exact> {
+        let us = self.current_player;
+        Some(match tables.probe(self)? {
+            Wdl::Win => Exact::Win(self.board.count(us.opponent())),
+            Wdl::Draw => Exact::Draw,
+            Wdl::Loss => Exact::Loss(self.board.count(us)),
+        })
+    }
+
+    /// Each directory is read once per process: the arena builds a player for every game.
+    fn load_tables(dir: &Path) -> Result<Arc<Tables>, String> {
+        static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<Tables>>>> = OnceLock::new();
+        let mut loaded = LOADED
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(tables) = loaded.get(dir) {
+            return Ok(tables.clone());
+        }
+        let tables = Arc::new(Tables::load(dir).map_err(|e| e.to_string())?);
+        loaded.insert(dir.to_path_buf(), tables.clone());
+        Ok(tables)
+    }
+
+    fn build_tables(
+        &self,
+        dir: &Path,
+        max_pieces: usize,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<String, String> {
+        build_tables(self, dir, max_pieces, progress)
+    }
 
     fn evaluate(&self, w: &SurakartaWeights) -> i32 {
         let board = &self.board;
@@ -71,4 +111,32 @@ impl Evaluate for Position {
         // The no-capture rule ends every game; this is only a guard.
         2000
     }
+}
+
+/// Builds and writes the 6×6 tables (the only ones there are) for `arbiter tables`.
+fn build_tables(
+    start: &Position,
+    dir: &Path,
+    max_pieces: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<String, String> {
+    use arbiter_surakarta::endgame::{LIMIT, MAX_PIECES};
+    if start.size() != 6 || start.max_no_capture_round != LIMIT {
+        return Err(format!(
+            "tables exist for size 6 with max_no_capture_round {LIMIT} only"
+        ));
+    }
+    if !(1..=MAX_PIECES).contains(&max_pieces) {
+        return Err(format!("--max-pieces must be 1 to {MAX_PIECES}"));
+    }
+    let started = std::time::Instant::now();
+    let tables = Tables::build(max_pieces, progress);
+    let seconds = started.elapsed().as_secs_f64();
+    let bytes = tables.save(dir).map_err(|e| e.to_string())?;
+    let memory: usize = tables.iter().map(|t| t.bytes()).sum();
+    Ok(format!(
+        "tables up to {max_pieces} against {max_pieces}: solved in {seconds:.1} s, \
+{bytes} bytes written to {}, {memory} bytes in memory",
+        dir.display()
+    ))
 }

@@ -346,6 +346,7 @@ impl Rules for Hexapawn {
 
 impl Evaluate for Hexapawn {
     type Weights = NoWeights;
+    type Tables = ();
 
     /// Pawns and how far they have come, for the side to move.
     fn evaluate(&self, _: &NoWeights) -> i32 {
