@@ -9,23 +9,14 @@ use std::time::{Duration, Instant};
 use arbiter_server::cluster::testing::TestNats;
 use arbiter_server::protocol::{END, MOVE, READY, RESIGN, STATE, WATCH};
 use arbiter_server::storage::postgres::testing::TestPostgres;
-use common::cluster::{moves_of, signal, stored_game, temp, token, Node, Player};
+use common::cluster::{
+    moves_of, page_seat, signal, started_between, stored_game, temp, token, Node, Player,
+};
 use serde_json::{json, Value};
 
-/// Alice (a page, first) on node a opens `room`, so node a owns it; Bob (second) plays from node
-/// b, as a page when `bob_seat` is given, else as a course client; Alice has moved A2-A3.
+/// Alice on node a opens `room` and Bob plays from node b (see [`started_between`]).
 fn started_on_two_nodes(nodes: &[Node], room: &str, bob_seat: Option<Value>) -> (Player, Player) {
-    let mut alice = Player::connect(&nodes[0]);
-    let seat = json!({"game": "surakarta", "token": token('a')});
-    alice.send(READY, "alice", "BLACK", room, seat);
-    std::thread::sleep(Duration::from_millis(300));
-    let mut bob = Player::connect(&nodes[1]);
-    bob.send(READY, "bob", "WHITE", room, bob_seat.unwrap_or(json!({})));
-    alice.expect(READY);
-    bob.expect(READY);
-    alice.send(MOVE, "A2", "A3", "", json!({}));
-    bob.sees_moves(&["A2-A3"]);
-    (alice, bob)
+    started_between(&nodes[0], &nodes[1], room, bob_seat)
 }
 
 /// Two nodes, a and b, on `db` and `nats`.
@@ -88,17 +79,9 @@ fn the_game_goes_on_when_the_node_owning_its_room_is_killed() {
         .iter()
         .map(|n| Node::start(n, &db, &nats.url(), &dir))
         .collect();
-    let seat = |who: char| json!({"game": "surakarta", "token": token(who)});
+    let seat = page_seat;
     // Alice on node a opens room 9, so node a owns it; Bob plays from node b.
-    let mut alice = Player::connect(&nodes[0]);
-    alice.send(READY, "alice", "BLACK", "9", seat('a'));
-    std::thread::sleep(Duration::from_millis(300));
-    let mut bob = Player::connect(&nodes[1]);
-    bob.send(READY, "bob", "WHITE", "9", seat('b'));
-    alice.expect(READY);
-    bob.expect(READY);
-    alice.send(MOVE, "A2", "A3", "", json!({}));
-    bob.sees_moves(&["A2-A3"]);
+    let (mut alice, mut bob) = started_on_two_nodes(&nodes, "9", Some(seat('b')));
     bob.send(MOVE, "F5", "E4", "", json!({}));
     alice.expect(MOVE);
     // The owner dies, and Alice's connection with it.

@@ -16,19 +16,14 @@ use std::time::{Duration, Instant};
 use arbiter_server::cluster::testing::TestNats;
 use arbiter_server::protocol::{MOVE, READY, STATE};
 use arbiter_server::storage::postgres::testing::TestPostgres;
-use common::cluster::{moves_of, stored_game, temp, token, Node, Player};
-use serde_json::{json, Value};
+use common::cluster::{moves_of, page_seat, started_between, stored_game, temp, Node, Player};
+use serde_json::json;
 
 fn setting(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// A page's seat in `room` for `who`.
-fn seat(who: char) -> Value {
-    json!({"game": "surakarta", "token": token(who)})
 }
 
 #[test]
@@ -67,22 +62,15 @@ fn failover_times_with_the_default_lease() {
 /// comes back through node `third` with her token and moves: the time from the kill until Bob
 /// hears that move.
 fn one_failover(nodes: &mut [Node], [owner, other, third]: [usize; 3], room: &str) -> Duration {
-    let mut alice = Player::connect(&nodes[owner]);
-    alice.send(READY, "alice", "BLACK", room, seat('a'));
-    std::thread::sleep(Duration::from_millis(300));
-    let mut bob = Player::connect(&nodes[other]);
-    bob.send(READY, "bob", "WHITE", room, seat('b'));
-    alice.expect(READY);
-    bob.expect(READY);
-    alice.send(MOVE, "A2", "A3", "", json!({}));
-    bob.sees_moves(&["A2-A3"]);
+    let (mut alice, mut bob) =
+        started_between(&nodes[owner], &nodes[other], room, Some(page_seat('b')));
     bob.send(MOVE, "F5", "E4", "", json!({}));
     alice.expect(MOVE);
     nodes[owner].kill();
     let killed = Instant::now();
     drop(alice);
     let mut alice = Player::connect(&nodes[third]);
-    alice.send(READY, "alice", "BLACK", room, seat('a'));
+    alice.send(READY, "alice", "BLACK", room, page_seat('a'));
     assert_eq!(alice.expect(READY)["data2"], "BLACK");
     alice.expect(STATE);
     alice.send(MOVE, "B2", "B3", "", json!({}));

@@ -6,7 +6,7 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arbiter_server::protocol::{MOVE, STATE};
+use arbiter_server::protocol::{MOVE, READY, STATE};
 use serde_json::{json, Value};
 
 use super::{free_port, http};
@@ -148,6 +148,32 @@ impl Player {
             self.next();
         }
     }
+}
+
+/// A page's seat: the game and its seat token, made of `who`.
+pub fn page_seat(who: char) -> Value {
+    json!({"game": "surakarta", "token": token(who)})
+}
+
+/// Alice (a page, first) on `owner` opens `room`, so that node owns it; Bob (second) plays
+/// from `other`, as a page when `bob_seat` is given, else as a course client; Alice has moved
+/// A2-A3.
+pub fn started_between(
+    owner: &Node,
+    other: &Node,
+    room: &str,
+    bob_seat: Option<Value>,
+) -> (Player, Player) {
+    let mut alice = Player::connect(owner);
+    alice.send(READY, "alice", "BLACK", room, page_seat('a'));
+    std::thread::sleep(Duration::from_millis(300));
+    let mut bob = Player::connect(other);
+    bob.send(READY, "bob", "WHITE", room, bob_seat.unwrap_or(json!({})));
+    alice.expect(READY);
+    bob.expect(READY);
+    alice.send(MOVE, "A2", "A3", "", json!({}));
+    bob.sees_moves(&["A2-A3"]);
+    (alice, bob)
 }
 
 pub fn token(tag: char) -> String {
