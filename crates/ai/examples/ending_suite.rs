@@ -3,7 +3,7 @@
 //! kept when a depth-8 search (no tables) finds it within half a piece of level — random
 //! endings are mostly decided at once, and a decided start measures nothing. A match from them
 //! starts where endgame tables are near. `cargo run --release -p arbiter-ai --example
-//! ending_suite -- COUNT SEED > tests/data/openings/surakarta-6-endings.txt`
+//! ending_suite -- COUNT SEED > tests/data/endings/surakarta-6-endings.txt`
 
 use std::sync::atomic::AtomicBool;
 

@@ -292,7 +292,8 @@ fn saved_tables_load_back_and_a_missing_directory_is_named() {
 }
 
 /// Checks tables built by `arbiter tables surakarta --out DIR` (up to 3 against 3) against the
-/// search: `ARBITER_TABLES=DIR cargo test --release -p arbiter-surakarta -- --ignored`.
+/// search (1000 positions, 0-3 quiet moves left):
+/// `ARBITER_TABLES=DIR cargo test -p arbiter-surakarta --test endgame -- --ignored`.
 #[test]
 #[ignore]
 fn built_three_against_three_tables_equal_a_search_near_the_limit() {
@@ -301,7 +302,7 @@ fn built_three_against_three_tables_equal_a_search_near_the_limit() {
     assert_eq!(tables.max_pieces(), 3);
     let mut memo = Memo::new();
     let smaller = |p: &Position| tables.probe(p);
-    let wrong = mismatches(80, (3, 3), 0..=2, 200, &mut memo, &smaller, &smaller);
+    let wrong = mismatches(80, (3, 3), 0..=3, 1000, &mut memo, &smaller, &smaller);
     assert_eq!(wrong, 0);
 }
 
