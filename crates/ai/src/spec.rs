@@ -212,6 +212,13 @@ impl PlayerSpec {
     /// Builds the player for game `G`; `seed` makes its random choices repeatable.
     pub fn build<G: Evaluate + Rules>(&self, seed: u64) -> Result<Box<dyn Player<G>>, SpecError> {
         let spec = self.resolve(G::definition().id);
+        if spec.tables.is_some() && spec.kind != PlayerKind::AlphaBeta {
+            return Err(SpecError {
+                spec: self.text.clone(),
+                reason: "only an alpha-beta player (alphabeta, medium, hard) reads tables=DIR"
+                    .into(),
+            });
+        }
         let weights = spec.weights::<G::Weights>()?;
         Ok(match &spec.kind {
             PlayerKind::Random => Box::new(RandomPlayer::new(seed)),

@@ -107,4 +107,9 @@ fn a_table_spec_names_what_is_missing() {
         .to_string();
     assert!(e.contains("no endgame tables"), "{e}");
     assert!("alphabeta:tables=".parse::<PlayerSpec>().is_err());
+    for other in ["mcts:tables=/t", "easy:tables=/t", "greedy:tables=/t"] {
+        let spec: PlayerSpec = other.parse().unwrap();
+        let e = spec.build::<Position>(1).err().unwrap().to_string();
+        assert!(e.contains("only an alpha-beta player"), "{other}: {e}");
+    }
 }
