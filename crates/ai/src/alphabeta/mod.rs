@@ -205,10 +205,10 @@ impl<G: Evaluate> AlphaBeta<G> {
             if score.abs() >= MATE_BOUND && (WIN - score.abs()) as u32 <= depth {
                 break;
             }
-            // An iteration takes several times the previous one: do not start one that could
-            // not get past its first moves (a cut-short iteration still yields its best move).
+            // An iteration takes several times the previous one: one started late is cut short
+            // (and yields only the root moves it got to).
             if let (Some(time), Some(_)) = (limits.time, ctx.deadline) {
-                if start.elapsed() * 5 > time * 3 {
+                if start.elapsed() * 100 > time * G::ITERATION_START_PERCENT {
                     break;
                 }
             }

@@ -10,6 +10,8 @@ use arbiter_duck::{PieceKind, Position, Square, SQUARES};
 
 use super::{weights, Evaluate};
 
+mod exchange;
+
 weights!(
     /// Duck Chess weights. The captain has no material value: losing it ends the game.
     DuckWeights {
@@ -53,6 +55,15 @@ weights!(
         tempo = 21,
     }
 );
+
+/// The default weights' piece values, with the captain at [`exchange::CAPTAIN`].
+fn exchange_price() -> impl Fn(PieceKind) -> i32 {
+    let w = DuckWeights::default();
+    move |kind| match kind {
+        PieceKind::Captain => exchange::CAPTAIN,
+        _ => value(kind, &w),
+    }
+}
 
 fn value(kind: PieceKind, w: &DuckWeights) -> i32 {
     match kind {
@@ -222,6 +233,18 @@ fn captain_terms(pos: &Position, side: Side, enemy: &SideView, w: &DuckWeights) 
         - w.captain_zone * zone_attacks as i32
 }
 
+/// Under a no-capture limit a lead is worth less the nearer the quiet plies bring the draw
+/// (down to half at the limit), so the side ahead captures or exchanges before it drifts into
+/// the draw and the side behind steers towards it.
+fn toward_quiet_draw(pos: &Position, score: i32) -> i32 {
+    let limit = pos.quiet_limit() as i32;
+    if limit == 0 {
+        return score;
+    }
+    let quiet = (pos.quiet_plies() as i32).min(limit);
+    score * (2 * limit - quiet) / (2 * limit)
+}
+
 impl Evaluate for Position {
     type Weights = DuckWeights;
     type Tables = ();
@@ -245,7 +268,7 @@ impl Evaluate for Position {
         {
             score -= w.captain_attacked;
         }
-        score
+        toward_quiet_draw(self, score)
     }
 
     fn order_hint(&self, mv: arbiter_duck::Move) -> i32 {
@@ -263,20 +286,18 @@ impl Evaluate for Position {
         }
     }
 
-    /// A captain that takes a defended piece is lost; any other piece that takes a cheaper,
-    /// defended one gives up the difference (the defence seen before the move: a line the mover
-    /// opens is not).
+    /// A capture of a defended piece that the static exchange says loses material. Only a
+    /// capture of a cheaper piece can (one of an equal or dearer piece wins the difference);
+    /// a piece defended only through the mover's own square is taken as undefended, which
+    /// saves the exchange for most captures.
     fn losing_capture(&self, mv: arbiter_duck::Move) -> bool {
         let (Some(victim), Some(attacker)) = (self.piece_at(mv.to), self.piece_at(mv.from)) else {
             return false;
         };
-        if victim.kind == PieceKind::Captain {
-            return false;
-        }
-        let w = DuckWeights::default();
-        let cheaper = attacker.kind == PieceKind::Captain
-            || value(victim.kind, &w) < value(attacker.kind, &w);
-        cheaper && self.attacks(victim.side, mv.to)
+        let price = exchange_price();
+        price(victim.kind) < price(attacker.kind)
+            && self.attacks(victim.side, mv.to)
+            && exchange::exchange(self, mv, &price) < 0
     }
 
     fn in_danger(&self) -> bool {
@@ -298,6 +319,8 @@ impl Evaluate for Position {
     }
 
     const REVERSE_FUTILITY_MARGIN: Option<i32> = Some(150);
+
+    const ITERATION_START_PERCENT: u32 = 95;
 }
 
 #[cfg(test)]
@@ -353,6 +376,24 @@ mod tests {
             w.set(name, value).unwrap();
         }
         w
+    }
+
+    #[test]
+    fn a_lead_shrinks_towards_the_quiet_move_draw() {
+        let mut pos = Position::initial();
+        pos.put(Square::parse("a9").unwrap(), None);
+        pos.set_quiet_limit(80);
+        let w = DuckWeights::default();
+        let fresh = pos.evaluate(&w);
+        pos.set_quiet_plies(40);
+        let halfway = pos.evaluate(&w);
+        pos.set_quiet_plies(80);
+        let at_limit = pos.evaluate(&w);
+        assert!(fresh > 500, "red is a car up: {fresh}");
+        assert_eq!(halfway, fresh * 120 / 160);
+        assert_eq!(at_limit, fresh / 2);
+        pos.set_quiet_limit(0);
+        assert_eq!(pos.evaluate(&w), fresh, "no limit, no draw to drift into");
     }
 
     #[test]

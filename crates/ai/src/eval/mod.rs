@@ -111,9 +111,9 @@ pub trait Evaluate: Game {
         0
     }
 
-    /// Whether a capture probably loses material: the piece taken is worth less than the piece
-    /// taking it, and the opponent can take back. Quiescence search skips such captures, and
-    /// the main search tries them after the killers. By default no capture is.
+    /// Whether a capture probably loses material once the opponent takes back (Duck Chess asks
+    /// a static exchange). Quiescence search skips such captures, and the main search tries
+    /// them after the killers. By default no capture is.
     fn losing_capture(&self, _mv: Self::Move) -> bool {
         false
     }
@@ -139,6 +139,11 @@ pub trait Evaluate: Game {
     /// horizon whose static value beats beta by this many centipawns a ply of remaining depth
     /// returns that value without searching.
     const REVERSE_FUTILITY_MARGIN: Option<i32> = None;
+
+    /// With a time limit, a new iteration starts while less than this share (per cent) of the
+    /// time is spent. One started late is cut short, but still yields a root move that beat the
+    /// last choice; kept per game, as each game's arena runs decide it.
+    const ITERATION_START_PERCENT: u32 = 60;
 
     /// A sensible cap on the length of a game for playouts and adjudication, in plies.
     fn max_plies(&self) -> u32 {
