@@ -133,6 +133,12 @@ run_grid() {
     *) echo "--game must be duck, surakarta or rc02" >&2; exit 2 ;;
   esac
   [ -f "$suite" ] || { echo "no opening suite $suite" >&2; exit 2; }
+  # Cells of other players than the defaults get their own folders, so runs never overwrite
+  # each other's games: the given specs, reduced to file-name characters.
+  local players_tag=""
+  if [ -n "$a_player$b_player" ]; then
+    players_tag="-$(printf '%s' "$a_player${a_player:+${b_player:+_}}$b_player" | tr -c 'A-Za-z0-9_.=+' '_' | cut -c1-80)"
+  fi
   if [ -z "$a_player" ]; then a_player="ab=alphabeta"; fi
   if [ -z "$b_player" ]; then
     if [ "$grid_game" = duck ]; then
@@ -159,7 +165,7 @@ run_grid() {
   for conc in ${concurrency_list//,/ }; do
   for quiet in ${quiet_list//,/ }; do
   for plies in ${plies_list//,/ }; do
-    local rule_args=() cell="$out/grid-$grid_game-p$plies-q$quiet-c$conc-t$ms-$load-s$seed"
+    local rule_args=() cell="$out/grid-$grid_game$players_tag-p$plies-q$quiet-c$conc-t$ms-$load-s$seed"
     case "$quiet" in
       default) ;;
       # Surakarta's rule cannot be 0: a limit no game reaches turns it off.
