@@ -133,8 +133,9 @@ run_grid() {
     *) echo "--game must be duck, surakarta or rc02" >&2; exit 2 ;;
   esac
   [ -f "$suite" ] || { echo "no opening suite $suite" >&2; exit 2; }
-  # Cells of other players than the defaults get their own folders, so runs never overwrite
-  # each other's games: the given specs, reduced to file-name characters.
+  # Cells of other players than the defaults get their own folders and table, so runs never
+  # overwrite each other's games or share a table headed by another run's players: the given
+  # specs, reduced to file-name characters.
   local players_tag=""
   if [ -n "$a_player$b_player" ]; then
     players_tag="-$(printf '%s' "$a_player${a_player:+${b_player:+_}}$b_player" | tr -c 'A-Za-z0-9_.=+' '_' | cut -c1-80)"
@@ -149,7 +150,7 @@ run_grid() {
     fi
   fi
   : "${games:=40}"
-  : "${table:=$out/grid-$grid_game.md}"
+  : "${table:=$out/grid-$grid_game$players_tag.md}"
   if [ ! -s "$table" ]; then
     {
       echo "$grid_game: ${a_player%%=*} (\`${a_player#*=}\`) against ${b_player%%=*} (\`${b_player#*=}\`), W-D-L and pentanomial (LL-LD-DD/WL-WD-WW) for the first; Elo ± from the pairs"
