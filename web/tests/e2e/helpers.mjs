@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,31 +22,24 @@ mkdirSync(screenshotDir, { recursive: true });
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
-
+// The server binds ports the system picks (`:0`) and says which on standard error, so no other
+// process can take a port between our choosing it and the server binding it.
 export async function startServer(extra = [], bin = arbiterBin) {
-  const [tcp, http] = [await freePort(), await freePort()];
   const dir = mkdtempSync(path.join(os.tmpdir(), "arbiter-e2e-"));
-  const child = spawn(bin, ["serve", "--tcp", `127.0.0.1:${tcp}`, "--http", `127.0.0.1:${http}`,
+  const child = spawn(bin, ["serve", "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0",
     "--db", path.join(dir, "games.sqlite"), ...extra], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RUST_LOG: "warn" } });
   let log = "";
+  let exited = false;
   child.stderr.on("data", (d) => (log += d));
-  const url = `http://127.0.0.1:${http}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      const r = await fetch(`${url}/api/rooms`);
-      if (r.ok) return { child, tcp, http, url, dir, log: () => log, stop: () => child.kill("SIGINT") };
-    } catch (e) {
-      // not up yet
+  child.on("exit", () => (exited = true));
+  for (let i = 0; i < 200 && !exited; i++) {
+    const bound = log.match(/protocol on 127\.0\.0\.1:(\d+) and (http:\/\/127\.0\.0\.1:(\d+))/);
+    if (bound) {
+      const [, tcp, url, http] = bound;
+      const up = await fetch(`${url}/api/rooms`).then((r) => r.ok, () => false);
+      if (up) {
+        return { child, tcp: Number(tcp), http: Number(http), url, dir, log: () => log, stop: () => child.kill("SIGINT") };
+      }
     }
     await new Promise((r) => setTimeout(r, 50));
   }
