@@ -6,7 +6,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use arbiter_ai::{FullGame, Limits, Player};
+use arbiter_ai::{FullGame, Limits, Player, Score};
+
+use crate::adjudication::{score_in_info, MATE_SCORE};
 
 /// Why a contestant lost a game without the rules deciding it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,10 +28,22 @@ impl std::fmt::Display for Forfeit {
     }
 }
 
+/// A move chosen, with the score the player last gave it (centipawns for the side that moves;
+/// `None` when it said none).
+pub struct Choice<M> {
+    pub mv: M,
+    pub score: Option<i32>,
+}
+
 /// A participant in one game.
 pub trait Contestant<G: FullGame>: Send {
     /// Chooses a move in `current`, reached from `start` by `history` (moves in notation).
-    fn choose(&mut self, start: &G, history: &[String], current: &G) -> Result<G::Move, Forfeit>;
+    fn choose(
+        &mut self,
+        start: &G,
+        history: &[String],
+        current: &G,
+    ) -> Result<Choice<G::Move>, Forfeit>;
 }
 
 /// One of arbiter's players.
@@ -39,11 +53,20 @@ pub struct Internal<G: FullGame> {
 }
 
 impl<G: FullGame> Contestant<G> for Internal<G> {
-    fn choose(&mut self, _: &G, _: &[String], current: &G) -> Result<G::Move, Forfeit> {
+    fn choose(&mut self, _: &G, _: &[String], current: &G) -> Result<Choice<G::Move>, Forfeit> {
         let stop = AtomicBool::new(false);
-        self.player
-            .choose(current, &self.limits, &stop, &mut |_| {})
-            .ok_or_else(|| Forfeit::Illegal("the player found no move".into()))
+        let mut score = None;
+        let mv = self
+            .player
+            .choose(current, &self.limits, &stop, &mut |info| {
+                score = Some(match info.score {
+                    Score::Cp(cp) => cp.clamp(-MATE_SCORE, MATE_SCORE),
+                    Score::Mate(plies) if plies < 0 => -MATE_SCORE,
+                    Score::Mate(_) => MATE_SCORE,
+                })
+            })
+            .ok_or_else(|| Forfeit::Illegal("the player found no move".into()))?;
+        Ok(Choice { mv, score })
     }
 }
 
@@ -118,6 +141,27 @@ impl External {
 }
 
 impl External {
+    /// Waits for the `bestmove` line within the move time and its grace; returns it with the
+    /// score of the last `info` line before it.
+    fn await_move(&mut self) -> Result<(String, Option<i32>), Forfeit> {
+        let deadline = Instant::now() + self.move_time + GRACE;
+        let mut score = None;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.starts_with("bestmove") => return Ok((line, score)),
+                Ok(line) if line.starts_with("info") => {
+                    score = score_in_info(&line).or(score);
+                }
+                Ok(_) => continue,
+                Err(RecvTimeoutError::Timeout) => return Err(Forfeit::TimedOut),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(self.died("waited for `bestmove`"))
+                }
+            }
+        }
+    }
+
     /// Why the engine's output ended: its exit status and its last words on stderr (where the
     /// shell says `not found` or `Permission denied` for a command it cannot run).
     fn died(&mut self, doing: &str) -> Forfeit {
@@ -168,7 +212,12 @@ impl Drop for External {
 }
 
 impl<G: FullGame> Contestant<G> for External {
-    fn choose(&mut self, _: &G, history: &[String], current: &G) -> Result<G::Move, Forfeit> {
+    fn choose(
+        &mut self,
+        _: &G,
+        history: &[String],
+        current: &G,
+    ) -> Result<Choice<G::Move>, Forfeit> {
         let position = if history.is_empty() {
             "position startpos".to_string()
         } else {
@@ -176,10 +225,11 @@ impl<G: FullGame> Contestant<G> for External {
         };
         self.send(&position)?;
         self.send(&format!("go movetime {}", self.move_time.as_millis()))?;
-        let line = self.expect("bestmove", self.move_time + GRACE)?;
+        let (line, score) = self.await_move()?;
         let text = line.trim_start_matches("bestmove").trim();
-        current
+        let mv = current
             .parse_move(text)
-            .map_err(|e| Forfeit::Illegal(e.to_string()))
+            .map_err(|e| Forfeit::Illegal(e.to_string()))?;
+        Ok(Choice { mv, score })
     }
 }

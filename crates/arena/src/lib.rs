@@ -5,10 +5,12 @@
 //! seeded order — is played twice with the colours swapped, and the two games are a pair.
 //! Games run `concurrency` at a time; an outside engine that crashes, hangs past its time or
 //! plays an illegal move loses that game and the arena records why. A game longer than
-//! `max_plies` is adjudicated a draw. [`stats`] turns the results into scores, Elo differences
+//! `max_plies` is adjudicated a draw, and [`adjudication`] may end one early on the players' own
+//! scores. [`stats`] turns the results into scores, Elo differences
 //! with their 95% intervals and the likelihood of superiority; [`pentanomial`] does the same
 //! from the pairs, whose SPRT decides `--sprt`.
 
+pub mod adjudication;
 mod contestant;
 pub mod openings;
 mod pairs;
@@ -26,6 +28,7 @@ use arbiter_core::{EndReason, Side};
 use serde::Serialize;
 use thiserror::Error;
 
+pub use adjudication::{Adjudication, DrawRule, ResignRule};
 pub use contestant::Forfeit;
 pub use openings::OpeningSuite;
 pub use pairs::{PairRunner, PairSource};
@@ -58,6 +61,8 @@ pub struct ArenaConfig {
     pub out_dir: Option<PathBuf>,
     /// Games reaching this many plies are drawn (default: the game's own cap).
     pub max_plies: Option<u32>,
+    /// Ending games early on the players' scores (off by default).
+    pub adjudication: Adjudication,
     pub sprt: Option<Sprt>,
 }
 
@@ -72,6 +77,7 @@ impl Default for ArenaConfig {
             seed: 1,
             out_dir: None,
             max_plies: None,
+            adjudication: Adjudication::default(),
             sprt: None,
         }
     }
@@ -294,7 +300,8 @@ fn record_text(moves: &[String], end: &Ending) -> String {
             ..
         } => EndReason::Timeout,
         Ending::Forfeit { .. } => EndReason::Resign,
-        Ending::Adjudicated { .. } => EndReason::None,
+        Ending::Adjudicated { winner: None, .. } => EndReason::None,
+        Ending::Adjudicated { .. } => EndReason::Resign,
     };
     record_with_end(moves, reason)
 }
@@ -307,8 +314,10 @@ pub enum Ending {
         reason: EndReason,
         text: String,
     },
+    /// By the arena: the ply cap (a draw) or `--resign` / `--draw`.
     Adjudicated {
-        plies: u32,
+        winner: Option<Side>,
+        why: String,
     },
     Forfeit {
         loser: Side,

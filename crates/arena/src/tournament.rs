@@ -12,6 +12,7 @@ use arbiter_core::{MoveList, Side};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::adjudication::{Adjudication, Adjudicator};
 use crate::contestant::{Contestant, External, Internal};
 use crate::openings::seeded_order;
 use crate::pentanomial::between as pentanomial_between;
@@ -94,11 +95,12 @@ fn play_game<G: FullGame>(
     opening_moves: &[String],
     from: &G,
     contestants: &mut [Box<dyn Contestant<G>>; 2],
-    max_plies: u32,
+    (max_plies, adjudication): (u32, Adjudication),
 ) -> (Ending, Vec<String>) {
     let mut pos = from.clone();
     let mut history: Vec<String> = opening_moves.to_vec();
     let first_side = start.side_to_move();
+    let mut adjudicator = Adjudicator::new(adjudication);
     loop {
         if let Some(end) = pos.end() {
             let ending = Ending::Rules {
@@ -109,28 +111,13 @@ fn play_game<G: FullGame>(
             return (ending, history);
         }
         if history.len() as u32 >= max_plies {
-            return (Ending::Adjudicated { plies: max_plies }, history);
+            let why = format!("draw by the {max_plies}-ply limit");
+            return (Ending::Adjudicated { winner: None, why }, history);
         }
         let side = pos.side_to_move();
         let who = usize::from(side != first_side);
-        match contestants[who].choose(start, &history, &pos) {
-            Ok(mv) => {
-                let mut legal = MoveList::new();
-                pos.legal_moves(&mut legal);
-                if !legal.contains(&mv) {
-                    let forfeit =
-                        Forfeit::Illegal(format!("{} is not legal here", pos.format_move(mv)));
-                    return (
-                        Ending::Forfeit {
-                            loser: side,
-                            forfeit,
-                        },
-                        history,
-                    );
-                }
-                history.push(pos.format_move(mv));
-                pos.play(mv);
-            }
+        let choice = match contestants[who].choose(start, &history, &pos) {
+            Ok(choice) => choice,
             Err(forfeit) => {
                 return (
                     Ending::Forfeit {
@@ -139,6 +126,28 @@ fn play_game<G: FullGame>(
                     },
                     history,
                 )
+            }
+        };
+        let mut legal = MoveList::new();
+        pos.legal_moves(&mut legal);
+        if !legal.contains(&choice.mv) {
+            let why = format!("{} is not legal here", pos.format_move(choice.mv));
+            let forfeit = Forfeit::Illegal(why);
+            return (
+                Ending::Forfeit {
+                    loser: side,
+                    forfeit,
+                },
+                history,
+            );
+        }
+        history.push(pos.format_move(choice.mv));
+        pos.play(choice.mv);
+        let ply = history.len() as u32;
+        if pos.end().is_none() {
+            if let Some(verdict) = adjudicator.after_move(side, choice.score, ply) {
+                let (winner, why) = (verdict.winner, verdict.why);
+                return (Ending::Adjudicated { winner, why }, history);
             }
         }
     }
@@ -429,7 +438,8 @@ pub(crate) fn run_job<G: FullGame>(
     let (ending, moves) = match (make(job.first, 1), make(job.second, 2)) {
         (Ok(a), Ok(b)) => {
             let mut pair = [a, b];
-            play_game(start, &opening_moves, &from, &mut pair, max_plies)
+            let limits = (max_plies, config.adjudication);
+            play_game(start, &opening_moves, &from, &mut pair, limits)
         }
         (Err(forfeit), _) => (
             Ending::Forfeit {
@@ -461,7 +471,7 @@ fn game_outcome(job: &Job, first_side: Side, ending: Ending, moves: Vec<String>)
     };
     let (winner, reason) = match ending {
         Ending::Rules { winner, text, .. } => (winner.map(entrant_of), text),
-        Ending::Adjudicated { plies } => (None, format!("draw by the {plies}-ply limit")),
+        Ending::Adjudicated { winner, why } => (winner.map(entrant_of), why),
         Ending::Forfeit { loser, forfeit } => {
             (Some(entrant_of(loser.opponent())), forfeit.to_string())
         }

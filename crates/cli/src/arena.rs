@@ -10,7 +10,9 @@ use anyhow::{bail, Context};
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_ai::PlayerSpec;
 use arbiter_arena::openings::{self, GenerateConfig};
-use arbiter_arena::{ArenaConfig, Entrant, OpeningSuite, Report, Sprt};
+use arbiter_arena::{
+    Adjudication, ArenaConfig, DrawRule, Entrant, OpeningSuite, Report, ResignRule, Sprt,
+};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -61,6 +63,14 @@ pub struct ArenaArgs {
     /// Adjudicate games that reach this many plies as draws (default: the game's own cap).
     #[arg(long)]
     max_plies: Option<u32>,
+    /// Give the game to a side once both players' scores put it at least CP centipawns ahead
+    /// for PLIES plies in a row (a mate counts as far ahead). Off by default.
+    #[arg(long, value_name = "CP,PLIES")]
+    resign: Option<String>,
+    /// Draw the game once both players' scores stay within CP centipawns of level for PLIES
+    /// plies in a row, counted after ply AFTER. Off by default.
+    #[arg(long, value_name = "CP,PLIES,AFTER")]
+    draw: Option<String>,
     /// Do not play: submit the match to the queue in this PostgreSQL database
     /// (postgres://USER@HOST:PORT/DATABASE) for `arbiter worker`s, and print its id. Workers
     /// keep the records (`worker --records`).
@@ -136,7 +146,18 @@ fn config(args: &ArenaArgs) -> anyhow::Result<ArenaConfig> {
         seed: args.seed,
         out_dir: args.out.clone(),
         max_plies: args.max_plies,
+        adjudication: adjudication(args)?,
         sprt,
+    })
+}
+
+/// The `--resign` and `--draw` rules.
+fn adjudication(args: &ArenaArgs) -> anyhow::Result<Adjudication> {
+    let resign = args.resign.as_deref().map(ResignRule::parse).transpose();
+    let draw = args.draw.as_deref().map(DrawRule::parse).transpose();
+    Ok(Adjudication {
+        resign: resign.map_err(anyhow::Error::msg)?,
+        draw: draw.map_err(anyhow::Error::msg)?,
     })
 }
 

@@ -93,6 +93,11 @@ pub fn submit<C: Catalogue>(
         suite: config.suite.clone(),
         seed: config.seed,
         max_plies: config.max_plies,
+        resign: config.adjudication.resign.map(|r| (r.score, r.plies)),
+        draw: config
+            .adjudication
+            .draw
+            .map(|d| (d.score, d.plies, d.after)),
         sprt: config.sprt.map(|s| (s.elo0, s.elo1)),
         batch_pairs,
     };

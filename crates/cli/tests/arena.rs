@@ -191,6 +191,14 @@ fn bad_arguments_are_explained() {
             "arena duck --player a=greedy:warp=9 --player b=greedy",
             "unknown weight",
         ),
+        (
+            "arena duck --player a=random --player b=greedy --resign 600",
+            "--resign takes CP,PLIES",
+        ),
+        (
+            "arena duck --player a=random --player b=greedy --draw 10,x,80",
+            "`x` is not a whole number",
+        ),
     ] {
         let args: Vec<&str> = args.split(' ').collect();
         let out = arbiter(&args, b"");
@@ -484,5 +492,109 @@ fn a_suite_with_an_illegal_line_is_refused_with_the_line() {
         err.contains("the suite is for surakarta size 6, not surakarta size 8"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--resign`: a game both players score as lost for one side goes to the other, with the
+/// reason in games.tsv and the resignation in the record; the outside engine's scores are read
+/// from its `info` lines, the inside player's from its search.
+#[test]
+fn both_players_agreeing_on_a_winner_end_the_game() {
+    let dir = temp_dir("resign");
+    let me = env!("CARGO_BIN_EXE_arbiter");
+    let engine = format!("deep=cmd:{me} engine");
+    let out = arbiter(
+        &[
+            "arena",
+            "surakarta",
+            "--player",
+            "shallow=alphabeta:depth=1",
+            "--player",
+            &engine,
+            "--games",
+            "4",
+            "--time-per-move",
+            "20",
+            "--seed",
+            "3",
+            "--resign",
+            "300,4",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = std::fs::read_to_string(dir.join("games.tsv")).unwrap();
+    let games: Vec<Vec<&str>> = index
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(games.len(), 4, "{index}");
+    let adjudicated: Vec<_> = games
+        .iter()
+        .filter(|g| g[5].starts_with("adjudicated"))
+        .collect();
+    assert!(!adjudicated.is_empty(), "{index}");
+    for game in adjudicated {
+        assert_eq!(game[3], "deep", "{index}");
+        assert!(
+            game[5].contains("at least 300 centipawns ahead for 4 plies"),
+            "{index}"
+        );
+        let record = std::fs::read_to_string(dir.join(game[6])).unwrap();
+        let parsed = arbiter_surakarta::Record::parse(&record, 6).unwrap();
+        assert_eq!(parsed.moves.len().to_string(), game[4], "{record}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--draw`: scores within the margin for the given plies after the given ply draw the game
+/// there (here every score counts as level, so each game ends two plies after its opening).
+#[test]
+fn level_scores_draw_the_game_after_the_given_ply() {
+    let dir = temp_dir("draw");
+    let me = env!("CARGO_BIN_EXE_arbiter");
+    let engine = format!("b=cmd:{me} engine");
+    let out = arbiter(
+        &[
+            "arena",
+            "surakarta",
+            "--player",
+            "a=alphabeta:depth=2",
+            "--player",
+            &engine,
+            "--games",
+            "2",
+            "--openings",
+            "4",
+            "--time-per-move",
+            "20",
+            "--draw",
+            "100000,2,0",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = std::fs::read_to_string(dir.join("games.tsv")).unwrap();
+    for game in index.lines().skip(1) {
+        let fields: Vec<&str> = game.split('\t').collect();
+        assert_eq!((fields[3], fields[4]), ("draw", "6"), "{index}");
+        assert!(
+            fields[5].starts_with("draw adjudicated: both players"),
+            "{index}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

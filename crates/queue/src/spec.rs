@@ -8,7 +8,10 @@ use std::time::Duration;
 
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_ai::{PlayerKind, PlayerSpec};
-use arbiter_arena::{ArenaConfig, Entrant, OpeningSuite, PairRunner, PairSource, Sprt};
+use arbiter_arena::{
+    Adjudication, ArenaConfig, DrawRule, Entrant, OpeningSuite, PairRunner, PairSource, ResignRule,
+    Sprt,
+};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -27,6 +30,12 @@ pub struct TestSpec {
     pub suite: Option<OpeningSuite>,
     pub seed: u64,
     pub max_plies: Option<u32>,
+    /// `--resign CP,PLIES` (tests stored before it have none).
+    #[serde(default)]
+    pub resign: Option<(i32, u32)>,
+    /// `--draw CP,PLIES,AFTER`.
+    #[serde(default)]
+    pub draw: Option<(i32, u32, u32)>,
     /// The SPRT's Elo bounds (H0, H1).
     pub sprt: Option<(f64, f64)>,
     /// Pairs handed out in one batch.
@@ -109,6 +118,16 @@ impl TestSpec {
             seed: self.seed,
             out_dir: None,
             max_plies: self.max_plies,
+            adjudication: Adjudication {
+                resign: self
+                    .resign
+                    .map(|(score, plies)| ResignRule { score, plies }),
+                draw: self.draw.map(|(score, plies, after)| DrawRule {
+                    score,
+                    plies,
+                    after,
+                }),
+            },
             sprt: self.sprt.map(|(elo0, elo1)| Sprt { elo0, elo1 }),
         }
     }

@@ -24,6 +24,8 @@ fn spec(games: u32, batch_pairs: u32, sprt: Option<(f64, f64)>) -> TestSpec {
         suite: None,
         seed: 1,
         max_plies: None,
+        resign: None,
+        draw: None,
         sprt,
         batch_pairs,
     }
