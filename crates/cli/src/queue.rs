@@ -76,16 +76,7 @@ pub fn submit<C: Catalogue>(
     let players = players(entrants)?;
     let spec = TestSpec {
         game: options.def().id.to_string(),
-        options: options
-            .def()
-            .options
-            .iter()
-            .filter_map(|o| {
-                options
-                    .get(o.name)
-                    .map(|v| (o.name.to_string(), u64::from(v)))
-            })
-            .collect(),
+        options: given_options(options),
         players,
         games: config.games,
         time_per_move_ms: config.time_per_move.as_millis() as u64,
@@ -116,6 +107,18 @@ pub fn submit<C: Catalogue>(
     );
     println!("{id}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The game's options that were given, by name, as stored with a test.
+fn given_options(options: &Options) -> Vec<(String, u64)> {
+    let named = options.def().options.iter();
+    named
+        .filter_map(|o| {
+            options
+                .get(o.name)
+                .map(|v| (o.name.to_string(), u64::from(v)))
+        })
+        .collect()
 }
 
 /// The players as stored with a test: each outside engine with its binary's hash.
