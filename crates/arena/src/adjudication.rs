@@ -2,6 +2,7 @@
 //! managers do so that a test spends its time on games whose result is still open. Off unless
 //! asked: a game is then only ever decided by the rules, a forfeit or the ply cap.
 
+use arbiter_ai::Score;
 use arbiter_core::Side;
 
 /// What a score of a forced win counts as, in centipawns: beyond any resign threshold.
@@ -23,7 +24,7 @@ pub struct ResignRule {
 }
 
 /// The game is drawn once every score of `plies` plies in a row, by both players, is within
-/// `score` centipawns of level, from ply `after` on.
+/// `score` centipawns of level, counted after ply `after`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DrawRule {
     pub score: i32,
@@ -78,6 +79,15 @@ fn numbers<const N: usize>(text: &str, usage: &str) -> Result<[u32; N], String> 
     Ok(out)
 }
 
+/// A search score in centipawns, a forced result counting as [`MATE_SCORE`].
+pub fn centipawns(score: Score) -> i32 {
+    match score {
+        Score::Cp(cp) => cp.clamp(-MATE_SCORE, MATE_SCORE),
+        Score::Mate(plies) if plies < 0 => -MATE_SCORE,
+        Score::Mate(_) => MATE_SCORE,
+    }
+}
+
 /// The score in an engine's `info` line (`score cp X` or `score mate P`), in centipawns.
 pub fn score_in_info(line: &str) -> Option<i32> {
     let mut words = line.split_whitespace();
@@ -85,9 +95,8 @@ pub fn score_in_info(line: &str) -> Option<i32> {
     let kind = words.next()?;
     let value: i32 = words.next()?.parse().ok()?;
     match kind {
-        "cp" => Some(value.clamp(-MATE_SCORE, MATE_SCORE)),
-        "mate" if value < 0 => Some(-MATE_SCORE),
-        "mate" => Some(MATE_SCORE),
+        "cp" => Some(centipawns(Score::Cp(value))),
+        "mate" => Some(centipawns(Score::Mate(value))),
         _ => None,
     }
 }

@@ -6,9 +6,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use arbiter_ai::{FullGame, Limits, Player, Score};
+use arbiter_ai::{FullGame, Limits, Player};
 
-use crate::adjudication::{score_in_info, MATE_SCORE};
+use crate::adjudication::{centipawns, score_in_info};
 
 /// Why a contestant lost a game without the rules deciding it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,11 +59,7 @@ impl<G: FullGame> Contestant<G> for Internal<G> {
         let mv = self
             .player
             .choose(current, &self.limits, &stop, &mut |info| {
-                score = Some(match info.score {
-                    Score::Cp(cp) => cp.clamp(-MATE_SCORE, MATE_SCORE),
-                    Score::Mate(plies) if plies < 0 => -MATE_SCORE,
-                    Score::Mate(_) => MATE_SCORE,
-                })
+                score = Some(centipawns(info.score))
             })
             .ok_or_else(|| Forfeit::Illegal("the player found no move".into()))?;
         Ok(Choice { mv, score })
@@ -125,12 +121,22 @@ impl External {
 
     /// Waits for a line starting with `prefix`, skipping others; returns it.
     fn expect(&mut self, prefix: &str, within: Duration) -> Result<String, Forfeit> {
+        self.expect_reading(prefix, within, |_| {})
+    }
+
+    /// [`Self::expect`], handing every line skipped on the way to `skipped`.
+    fn expect_reading(
+        &mut self,
+        prefix: &str,
+        within: Duration,
+        mut skipped: impl FnMut(&str),
+    ) -> Result<String, Forfeit> {
         let deadline = Instant::now() + within;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) if line.starts_with(prefix) => return Ok(line),
-                Ok(_) => continue,
+                Ok(line) => skipped(&line),
                 Err(RecvTimeoutError::Timeout) => return Err(Forfeit::TimedOut),
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(self.died(&format!("waited for `{prefix}`")))
@@ -141,27 +147,6 @@ impl External {
 }
 
 impl External {
-    /// Waits for the `bestmove` line within the move time and its grace; returns it with the
-    /// score of the last `info` line before it.
-    fn await_move(&mut self) -> Result<(String, Option<i32>), Forfeit> {
-        let deadline = Instant::now() + self.move_time + GRACE;
-        let mut score = None;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) if line.starts_with("bestmove") => return Ok((line, score)),
-                Ok(line) if line.starts_with("info") => {
-                    score = score_in_info(&line).or(score);
-                }
-                Ok(_) => continue,
-                Err(RecvTimeoutError::Timeout) => return Err(Forfeit::TimedOut),
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(self.died("waited for `bestmove`"))
-                }
-            }
-        }
-    }
-
     /// Why the engine's output ended: its exit status and its last words on stderr (where the
     /// shell says `not found` or `Permission denied` for a command it cannot run).
     fn died(&mut self, doing: &str) -> Forfeit {
@@ -225,7 +210,10 @@ impl<G: FullGame> Contestant<G> for External {
         };
         self.send(&position)?;
         self.send(&format!("go movetime {}", self.move_time.as_millis()))?;
-        let (line, score) = self.await_move()?;
+        let mut score = None;
+        let line = self.expect_reading("bestmove", self.move_time + GRACE, |line| {
+            score = score_in_info(line).or(score);
+        })?;
         let text = line.trim_start_matches("bestmove").trim();
         let mv = current
             .parse_move(text)

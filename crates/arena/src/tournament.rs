@@ -12,7 +12,7 @@ use arbiter_core::{MoveList, Side};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::adjudication::{Adjudication, Adjudicator};
+use crate::adjudication::{Adjudication, Adjudicator, Verdict};
 use crate::contestant::{Contestant, External, Internal};
 use crate::openings::seeded_order;
 use crate::pentanomial::between as pentanomial_between;
@@ -101,6 +101,8 @@ fn play_game<G: FullGame>(
     let mut history: Vec<String> = opening_moves.to_vec();
     let first_side = start.side_to_move();
     let mut adjudicator = Adjudicator::new(adjudication);
+    // The adjudicator's verdict on the last move, which the rules' own ending overrides.
+    let mut verdict = None;
     loop {
         if let Some(end) = pos.end() {
             let ending = Ending::Rules {
@@ -109,6 +111,9 @@ fn play_game<G: FullGame>(
                 text: end.text,
             };
             return (ending, history);
+        }
+        if let Some(Verdict { winner, why }) = verdict {
+            return (Ending::Adjudicated { winner, why }, history);
         }
         if history.len() as u32 >= max_plies {
             let why = format!("draw by the {max_plies}-ply limit");
@@ -143,13 +148,7 @@ fn play_game<G: FullGame>(
         }
         history.push(pos.format_move(choice.mv));
         pos.play(choice.mv);
-        let ply = history.len() as u32;
-        if pos.end().is_none() {
-            if let Some(verdict) = adjudicator.after_move(side, choice.score, ply) {
-                let (winner, why) = (verdict.winner, verdict.why);
-                return (Ending::Adjudicated { winner, why }, history);
-            }
-        }
+        verdict = adjudicator.after_move(side, choice.score, history.len() as u32);
     }
 }
 
