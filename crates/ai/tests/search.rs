@@ -233,3 +233,27 @@ fn surakarta_mates_found_with_pruning_are_real() {
     }
     assert!(checked >= 20, "only {checked} forced results to check");
 }
+
+/// Surakarta names a recapture (a capture onto the point the last move landed on) for the
+/// search's extension; a step there, or a capture elsewhere, is none. From an arena game.
+#[test]
+fn surakarta_recaptures_are_captures_onto_the_last_moves_point() {
+    let mut pos = arbiter_surakarta::Position::new(6, 40).unwrap();
+    let mut last = None;
+    for text in "A2-B3 E5-D4 C2-D3 D5-E4 B3-A4 A5-B4 B2-C3 D6-D5".split(' ') {
+        let mv = pos.parse_move(text).unwrap();
+        pos.play(mv);
+        last = Some(mv);
+    }
+    let capture = pos.parse_move("A4-C6").unwrap();
+    assert!(pos.is_capture(capture));
+    assert!(
+        !pos.recaptures(last.unwrap(), capture),
+        "D6-D5 landed on D5"
+    );
+    pos.play(capture);
+    let recapture = pos.parse_move("B4-C6").unwrap();
+    assert!(pos.recaptures(capture, recapture));
+    let step = pos.parse_move("F5-F4").unwrap();
+    assert!(!pos.recaptures(capture, step));
+}

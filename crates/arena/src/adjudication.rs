@@ -88,10 +88,16 @@ pub fn centipawns(score: Score) -> i32 {
     }
 }
 
-/// The score in an engine's `info` line (`score cp X` or `score mate P`), in centipawns.
+/// The score in an engine's `info` line (`score cp X` or `score mate P`), in centipawns. As
+/// in UCI, `string` makes the rest of the line free text, so a score named there is no score.
 pub fn score_in_info(line: &str) -> Option<i32> {
     let mut words = line.split_whitespace();
-    words.find(|&w| w == "score")?;
+    if words.next() != Some("info") {
+        return None;
+    }
+    words
+        .find(|&w| w == "score" || w == "string")
+        .filter(|&w| w == "score")?;
     let kind = words.next()?;
     let value: i32 = words.next()?.parse().ok()?;
     match kind {
@@ -254,6 +260,11 @@ mod tests {
         assert_eq!(score_in_info("info depth 9 score mate 3"), Some(MATE_SCORE));
         assert_eq!(score_in_info("info depth 9 nodes 3"), None);
         assert_eq!(score_in_info("info score cp x"), None);
+        assert_eq!(
+            score_in_info("info string the score cp 900 was a guess"),
+            None
+        );
+        assert_eq!(score_in_info("bestmove A1 score cp 5"), None);
     }
 
     #[test]

@@ -170,7 +170,10 @@ fn tests_page_shows(url: &str, dir: &Path) {
     let (status, page) = http(port, "GET", "/tests", "");
     assert_eq!(status, 200, "{page}");
     assert!(
-        page.contains("<td>1</td><td>rnd vs gr (surakarta)</td>"),
+        page.contains(
+            "<td>1</td><td>rnd vs gr (surakarta)</td><td>100 ms a move, 4-ply random openings, \
+             no resign rule, no draw rule, seed 7</td>"
+        ),
         "{page}"
     );
     assert!(
@@ -336,6 +339,10 @@ fn an_sprt_of_a_player_against_itself_decides_and_the_workers_stop() {
             "0,300",
             "--batch-pairs",
             "2",
+            "--resign",
+            "600,8",
+            "--draw",
+            "10,20,40",
         ],
     );
     let mut workers: Vec<Worker> = (1..=3)
@@ -354,6 +361,13 @@ fn an_sprt_of_a_player_against_itself_decides_and_the_workers_stop() {
     let status = run_ok(&["arena", "status", &url, &id]);
     assert!(status.contains("[H0 accepted]"), "{status}");
     assert!(status.contains("result: H0 accepted after"), "{status}");
+    assert!(
+        status.contains(
+            "conditions: 100 ms a move, 4-ply random openings, resign at 600 cp for 8 plies, \
+             draw within 10 cp for 20 plies after ply 40, seed 1"
+        ),
+        "{status}"
+    );
     let counted: u32 = pg
         .psql("SELECT 2 * count(*) FROM arena_results")
         .trim()

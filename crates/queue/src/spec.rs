@@ -107,6 +107,33 @@ impl TestSpec {
             .collect()
     }
 
+    /// The match's conditions in words (time, openings, ply cap, adjudication, seed), for
+    /// `arena status` and `/tests`: results are only comparable under the same ones.
+    pub fn conditions(&self) -> String {
+        let mut parts = vec![
+            format!("{} ms a move", self.time_per_move_ms),
+            match &self.suite {
+                Some(suite) => format!("a suite of {} openings", suite.lines.len()),
+                None => format!("{}-ply random openings", self.opening_plies),
+            },
+        ];
+        if let Some(plies) = self.max_plies {
+            parts.push(format!("drawn at ply {plies}"));
+        }
+        parts.push(match self.resign {
+            Some((cp, plies)) => format!("resign at {cp} cp for {plies} plies"),
+            None => "no resign rule".into(),
+        });
+        parts.push(match self.draw {
+            Some((cp, plies, after)) => {
+                format!("draw within {cp} cp for {plies} plies after ply {after}")
+            }
+            None => "no draw rule".into(),
+        });
+        parts.push(format!("seed {}", self.seed));
+        parts.join(", ")
+    }
+
     /// The arena's settings for one worker thread: the same openings and seeds as a local run.
     pub fn arena_config(&self) -> ArenaConfig {
         ArenaConfig {

@@ -1,6 +1,7 @@
 //! Each test as it stands, for `arbiter arena status` and the server's `/tests` page: games,
-//! W/D/L, pentanomial counts, Elo ± error, the SPRT's LLR with its bounds, the state, and the
-//! workers holding a live lease on one of its batches.
+//! W/D/L, pentanomial counts, Elo ± error, the conditions (time, openings, adjudication), the
+//! SPRT's LLR with its bounds, the state, and the workers holding a live lease on one of its
+//! batches.
 
 use std::fmt::Write as _;
 
@@ -178,6 +179,7 @@ impl TestStatus {
             self.pentanomial.text(),
             self.elo()
         );
+        let _ = writeln!(out, "  conditions: {}", self.spec.conditions());
         if self.spec.sprt.is_some() {
             let _ = writeln!(out, "  LLR {}", self.llr());
         }
@@ -200,7 +202,7 @@ pub fn html_page(tests: &[TestStatus]) -> String {
         out.push_str("<p>No tests yet: submit one with <code>arbiter arena … --queue postgres://…</code>.</p>\n");
     } else {
         out.push_str(
-            "<table border=\"1\"><tr><th>test</th><th>players</th><th>state</th><th>games</th>\
+            "<table border=\"1\"><tr><th>test</th><th>players</th><th>conditions</th><th>state</th><th>games</th>\
              <th>W/D/L</th><th>pentanomial</th><th>Elo</th><th>LLR (bounds) [Elo0, Elo1]</th>\
              <th>workers playing</th></tr>\n",
         );
@@ -208,6 +210,7 @@ pub fn html_page(tests: &[TestStatus]) -> String {
             let cells = [
                 t.id.to_string(),
                 t.title(),
+                t.spec.conditions(),
                 t.verdict.clone().unwrap_or_else(|| t.state.clone()),
                 format!("{} of {}", t.games, t.spec.games),
                 format!("+{} ={} -{}", t.wins, t.draws, t.losses),

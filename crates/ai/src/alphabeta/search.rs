@@ -157,7 +157,8 @@ impl<G: Evaluate> Context<'_, G> {
     /// others with a null window first — late quiet ones also shallower, searched again at full
     /// depth when they beat alpha anyway — and with the full window when they land inside it.
     /// A move that puts the opponent in danger (Duck Chess: attacks its captain) is searched a
-    /// ply deeper, so the answer to the threat is seen.
+    /// ply deeper, so the answer to the threat is seen; so is a recapture where the game names
+    /// one (Surakarta: +27 ± 21 Elo, docs/tuning.md), so an exchange is seen to its end.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn search_move(
         &mut self,
@@ -174,8 +175,9 @@ impl<G: Evaluate> Context<'_, G> {
         child.play(mv);
         self.ab.table.prefetch(child.hash());
         self.played[ply + 1] = Some(mv);
-        let extended =
-            !self.ab.config.plain && ply < 2 * self.root_depth as usize && child.in_danger();
+        let extended = !self.ab.config.plain
+            && ply < 2 * self.root_depth as usize
+            && (child.in_danger() || self.played[ply].is_some_and(|prev| pos.recaptures(prev, mv)));
         let next = depth - 1 + i32::from(extended);
         if i == 0 {
             return -self.negamax(&child, next, -beta, -alpha, ply + 1);

@@ -118,6 +118,13 @@ pub trait Evaluate: Game {
         false
     }
 
+    /// Whether `mv` captures on the point where `previous`, the move just played, landed: a
+    /// recapture, which the search extends a ply so a chain of them is seen to its end
+    /// (Surakarta's exchanges run along one circuit point). By default no move is.
+    fn recaptures(&self, _previous: Self::Move, _mv: Self::Move) -> bool {
+        false
+    }
+
     /// The side to move faces a threat that standing still cannot answer (Duck Chess: its
     /// captain is attacked), so quiescence search must look at every move, not just captures.
     fn in_danger(&self) -> bool {

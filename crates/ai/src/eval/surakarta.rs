@@ -4,8 +4,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use arbiter_core::Game;
 use arbiter_surakarta::endgame::{Tables, Wdl};
-use arbiter_surakarta::Position;
+use arbiter_surakarta::{Move, Position};
 
 use super::{weights, Evaluate, Exact};
 
@@ -103,6 +104,10 @@ impl Evaluate for Position {
         let mut passed = self.clone();
         passed.current_player = self.current_player.opponent();
         Some(passed)
+    }
+
+    fn recaptures(&self, previous: Move, mv: Move) -> bool {
+        mv.to() == previous.to() && self.is_capture(mv)
     }
 
     const LATE_MOVE_PRUNING: bool = true;
