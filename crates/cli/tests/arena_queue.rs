@@ -361,12 +361,10 @@ fn an_sprt_of_a_player_against_itself_decides_and_the_workers_stop() {
     let status = run_ok(&["arena", "status", &url, &id]);
     assert!(status.contains("[H0 accepted]"), "{status}");
     assert!(status.contains("result: H0 accepted after"), "{status}");
-    assert!(
-        status.contains(
-            "conditions: 100 ms a move, 4-ply random openings, resign at 600 cp for 8 plies, \
-             draw within 10 cp for 20 plies after ply 40, seed 1"
-        ),
-        "{status}"
+    shows_conditions(
+        &status,
+        "100 ms a move, 4-ply random openings, resign at 600 cp for 8 plies, \
+         draw within 10 cp for 20 plies after ply 40, seed 1",
     );
     let counted: u32 = pg
         .psql("SELECT 2 * count(*) FROM arena_results")
@@ -382,6 +380,14 @@ fn an_sprt_of_a_player_against_itself_decides_and_the_workers_stop() {
     let left = pg.psql("SELECT count(*) FROM arena_batches WHERE state IN ('pending', 'claimed')");
     assert_eq!(left.trim(), "0");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `arena status` names the test's conditions, adjudication rules included.
+fn shows_conditions(status: &str, conditions: &str) {
+    assert!(
+        status.contains(&format!("conditions: {conditions}\n")),
+        "{status}"
+    );
 }
 
 #[test]

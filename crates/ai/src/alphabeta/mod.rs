@@ -6,9 +6,10 @@
 //! them, an extension for moves that put the opponent in danger and for recaptures where a game
 //! names them, mate-distance pruning, and a quiescence search. Each technique was kept for what
 //! it won in arena matches against the build before it (docs/strength.md, docs/tuning.md);
-//! mate-distance pruning changes no value, only the nodes spent after a mate is found. Futility pruning of quiet moves (−11 ± 52 Elo on
-//! Surakarta 6×6) and multi-cut (−5 ± 46) were tried and lost, so they are not here; reverse
-//! futility pruning took Duck Chess from 35% to 57.5% against Fairy-Stockfish.
+//! mate-distance pruning changes no value, only the nodes spent after a mate is found. Futility
+//! pruning of quiet moves (−11 ± 52 Elo on Surakarta 6×6) and multi-cut (−5 ± 46) were tried
+//! and lost, so they are not here; reverse futility pruning took Duck Chess from 35% to 57.5%
+//! against Fairy-Stockfish.
 //!
 //! [`ordering`] ranks the moves, [`pruning`] ends nodes early, [`search`] searches them.
 
