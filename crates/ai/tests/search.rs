@@ -177,9 +177,9 @@ fn mate_scores_are_exact_on_composed_positions() {
     }
 }
 
-/// Positions a few plies before random Surakarta games end: few pieces, forced results near.
-fn surakarta_endings(count: usize, seed: u64) -> Vec<arbiter_surakarta::Position> {
-    let start = arbiter_surakarta::Position::new(6, 40).unwrap();
+/// Positions a few plies before seeded random games from `start` end (or stop at `max_plies`):
+/// few pieces or an exposed captain, forced results near.
+fn endings<G: Game>(start: &G, count: usize, max_plies: usize, seed: u64) -> Vec<G> {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut scratch = MoveList::new();
     (0..count)
@@ -189,6 +189,9 @@ fn surakarta_endings(count: usize, seed: u64) -> Vec<arbiter_surakarta::Position
             while let Some(mv) = pos.random_move(&mut rng, &mut scratch) {
                 pos.play(mv);
                 line.push(pos.clone());
+                if line.len() > max_plies {
+                    break;
+                }
             }
             let back = rng.gen_range(2..=8).min(line.len() - 1);
             line.swap_remove(line.len() - 1 - back)
@@ -196,22 +199,18 @@ fn surakarta_endings(count: usize, seed: u64) -> Vec<arbiter_surakarta::Position
         .collect()
 }
 
-/// Pruning (null move, late move reductions and pruning) may miss a forced result, but every
-/// one it reports must be real and at its true distance: plain alpha-beta (equal to minimax)
-/// searched exactly that deep confirms it.
-#[test]
-fn surakarta_mates_found_with_pruning_are_real() {
+/// Pruning (null move, late move reductions and pruning, reverse futility) may miss a forced
+/// result, but every one it reports must be real and at its true distance: plain alpha-beta
+/// (equal to minimax) searched exactly that deep confirms it. Returns how many it checked.
+fn mates_found_with_pruning_are_real<G: Evaluate>(positions: Vec<G>, depth: u32) -> usize {
     let stop = AtomicBool::new(false);
     let mut checked = 0;
-    for pos in surakarta_endings(150, 21) {
+    for pos in positions {
         if pos.status().is_over() {
             continue;
         }
-        let mut full = AlphaBeta::<arbiter_surakarta::Position>::new(
-            Default::default(),
-            AlphaBetaConfig::default(),
-        );
-        let found = full.search(&pos, &Limits::depth(6), &stop, &mut |_| {});
+        let mut full = AlphaBeta::<G>::new(Default::default(), AlphaBetaConfig::default());
+        let found = full.search(&pos, &Limits::depth(depth), &stop, &mut |_| {});
         let Score::Mate(plies) = arbiter_ai::alphabeta::score_of(found.score) else {
             continue;
         };
@@ -219,19 +218,37 @@ fn surakarta_mates_found_with_pruning_are_real() {
             plain: true,
             ..Default::default()
         };
-        let mut plain =
-            AlphaBeta::<arbiter_surakarta::Position>::new(Default::default(), plain_config);
-        let depth = plies.unsigned_abs();
-        let exact = plain.search(&pos, &Limits::depth(depth), &stop, &mut |_| {});
+        let mut plain = AlphaBeta::<G>::new(Default::default(), plain_config);
+        let exact = plain.search(
+            &pos,
+            &Limits::depth(plies.unsigned_abs()),
+            &stop,
+            &mut |_| {},
+        );
         assert_eq!(
             arbiter_ai::alphabeta::score_of(exact.score),
             Score::Mate(plies),
-            "{}",
-            pos.to_position_file()
+            "{pos:?}"
         );
         checked += 1;
     }
+    checked
+}
+
+#[test]
+fn surakarta_mates_found_with_pruning_are_real() {
+    let start = arbiter_surakarta::Position::new(6, 40).unwrap();
+    let checked = mates_found_with_pruning_are_real(endings(&start, 150, 2000, 21), 6);
     assert!(checked >= 20, "only {checked} forced results to check");
+}
+
+/// Duck Chess prunes deepest of the games (its `Pruning`): at depth 8 the late move pruning,
+/// reverse futility and the larger null-move reductions are all in play.
+#[test]
+fn duck_chess_mates_found_with_pruning_are_real() {
+    let start = arbiter_duck::Position::initial();
+    let checked = mates_found_with_pruning_are_real(endings(&start, 60, 400, 22), 8);
+    assert!(checked >= 10, "only {checked} forced results to check");
 }
 
 /// Surakarta names a recapture (a capture onto the point the last move landed on) for the

@@ -56,16 +56,14 @@ const LMR_DIVISOR: f64 = 2.25;
 const ASPIRATION_MIN_DEPTH: i32 = 4;
 const ASPIRATION_WINDOW: i32 = 30;
 /// Null-move pruning from this remaining depth on, searching the pass this much shallower
-/// (one more per six plies of depth), verified from `NULL_VERIFY_DEPTH` on.
+/// (more with depth and with the margin over beta, as the game's `Pruning` says, the margin
+/// adding at most `NULL_MAX_MARGIN_PLIES`).
 const NULL_MIN_DEPTH: i32 = 3;
 const NULL_REDUCTION: i32 = 2;
-const NULL_VERIFY_DEPTH: i32 = 6;
-/// Late move pruning (games that ask for it): up to this remaining depth, a null-window node
-/// searches `LMP_BASE + depth²` moves and then only captures and killers.
-const LMP_MAX_DEPTH: i32 = 3;
+const NULL_MAX_MARGIN_PLIES: i32 = 3;
+/// Late move pruning (as deep as a game's `Pruning` allows): a null-window node searches
+/// `LMP_BASE + depth²` moves and then only captures and killers.
 const LMP_BASE: i32 = 3;
-/// Reverse futility pruning (games that ask for it) up to this remaining depth.
-const REVERSE_FUTILITY_MAX_DEPTH: i32 = 3;
 /// A node this deep with no move from the table is searched a ply shallower: without a guess
 /// it is rarely on the principal variation, and the shallower search fills the table for the
 /// next visit (internal iterative reduction).

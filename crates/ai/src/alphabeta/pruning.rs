@@ -2,8 +2,8 @@
 //! pruning, and how far late moves are reduced or pruned.
 
 use super::{
-    Context, LMP_BASE, LMP_MAX_DEPTH, LMR_BASE, LMR_DIVISOR, NULL_MIN_DEPTH, NULL_REDUCTION,
-    NULL_VERIFY_DEPTH, PROVEN_BOUND, REVERSE_FUTILITY_MAX_DEPTH,
+    Context, LMP_BASE, LMR_BASE, LMR_DIVISOR, NULL_MAX_MARGIN_PLIES, NULL_MIN_DEPTH,
+    NULL_REDUCTION, PROVEN_BOUND,
 };
 use crate::eval::Evaluate;
 use crate::table::Bound;
@@ -75,9 +75,10 @@ impl<G: Evaluate> Context<'_, G> {
         (entry.mv, cut.then_some(score))
     }
 
-    /// Reverse futility pruning, where the game asks for it: a null-window node near the horizon
-    /// whose static value stands above beta by the game's margin for each remaining ply is cut
-    /// with that value (the opponent is not expected to win the margin back in so few plies).
+    /// Reverse futility pruning, as far as the game's [`Pruning`](crate::eval::Pruning) asks: a null-window node near
+    /// the horizon whose static value stands above beta by the game's margin for each remaining
+    /// ply is cut with that value (the opponent is not expected to win the margin back in so few
+    /// plies).
     pub(super) fn reverse_futility_cut(
         &self,
         pos: &G,
@@ -86,9 +87,9 @@ impl<G: Evaluate> Context<'_, G> {
         in_danger: bool,
         static_value: &mut Option<i32>,
     ) -> Option<i32> {
-        let margin = G::REVERSE_FUTILITY_MARGIN?;
+        let margin = G::PRUNING.reverse_futility_margin;
         if self.ab.config.plain
-            || depth > REVERSE_FUTILITY_MAX_DEPTH
+            || depth > G::PRUNING.reverse_futility_depth
             || beta - alpha != 1
             || in_danger
             || beta.abs() >= PROVEN_BOUND
@@ -102,7 +103,7 @@ impl<G: Evaluate> Context<'_, G> {
     /// Null-move pruning: when the side to move already stands at `beta` or above, and letting
     /// the opponent move twice (a pass, searched a few plies shallower) still fails high, the
     /// node is cut. Never twice in a row, never when the side to move is in danger or the game
-    /// cannot pass; from [`NULL_VERIFY_DEPTH`] on, a search without passes must confirm it.
+    /// cannot pass; deep enough (the game's [`Pruning`](crate::eval::Pruning)), a search without passes must confirm it.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn null_move_cut(
         &mut self,
@@ -126,10 +127,11 @@ impl<G: Evaluate> Context<'_, G> {
         }
         // Asked before the evaluation: a game that cannot pass (RC-02) pays nothing here.
         let passed = pos.pass()?;
-        if *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights)) < beta {
+        let value = *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights));
+        if value < beta {
             return None;
         }
-        let reduction = NULL_REDUCTION + depth / 6;
+        let reduction = null_reduction::<G>(depth, value - beta);
         self.path.push(key);
         self.passed[ply + 1] = true;
         self.played[ply + 1] = None;
@@ -139,7 +141,7 @@ impl<G: Evaluate> Context<'_, G> {
         if self.aborted || score < beta {
             return None;
         }
-        if depth >= NULL_VERIFY_DEPTH {
+        if depth >= G::PRUNING.null_verify_depth {
             self.no_passes = true;
             let verified = self.negamax(pos, depth - reduction, beta - 1, beta, ply);
             self.no_passes = false;
@@ -159,8 +161,20 @@ pub(super) fn late_move_reduction(depth: i32, i: usize) -> i32 {
     (LMR_BASE + d.ln() * m.ln() / LMR_DIVISOR).max(1.0) as i32
 }
 
+/// How many plies shallower a null move is searched at remaining `depth` when the static value
+/// beats beta by `margin`: more the deeper the node and the further ahead it stands.
+fn null_reduction<G: Evaluate>(depth: i32, margin: i32) -> i32 {
+    let pruning = G::PRUNING;
+    let by_margin = if pruning.null_margin_step > 0 {
+        (margin / pruning.null_margin_step).min(NULL_MAX_MARGIN_PLIES)
+    } else {
+        0
+    };
+    NULL_REDUCTION + depth / pruning.null_depth_divisor + by_margin
+}
+
 /// How many moves a null-window node `depth` plies from the horizon searches before it skips
-/// the quiet ones left (late move pruning): `None` above [`LMP_MAX_DEPTH`].
-pub(super) fn late_move_count(depth: i32) -> Option<usize> {
-    (depth <= LMP_MAX_DEPTH).then(|| (LMP_BASE + depth * depth) as usize)
+/// the quiet ones left (late move pruning): `None` deeper than the game's [`Pruning`](crate::eval::Pruning) allows.
+pub(super) fn late_move_count<G: Evaluate>(depth: i32) -> Option<usize> {
+    (depth <= G::PRUNING.late_move_depth).then(|| (LMP_BASE + depth * depth) as usize)
 }

@@ -118,8 +118,8 @@ impl<G: Evaluate> Context<'_, G> {
         let mut best_move = None;
         let may_reduce = !plain && depth >= LMR_MIN_DEPTH && !in_danger;
         self.path.push(key);
-        let prune_after = (!plain && G::LATE_MOVE_PRUNING && !in_danger && beta - alpha == 1)
-            .then(|| late_move_count(depth))
+        let prune_after = (!plain && !in_danger && beta - alpha == 1)
+            .then(|| late_move_count::<G>(depth))
             .flatten();
         for i in 0..moves.len() {
             bring_best_forward(&mut moves, &mut keys, i);

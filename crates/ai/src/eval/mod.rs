@@ -138,14 +138,9 @@ pub trait Evaluate: Game {
         None
     }
 
-    /// Whether the search may skip late quiet moves near the horizon (late move pruning): kept
-    /// per game, as each game's arena runs decide it.
-    const LATE_MOVE_PRUNING: bool = false;
-
-    /// Reverse futility pruning (games that ask for it): a null-window node this close to the
-    /// horizon whose static value beats beta by this many centipawns a ply of remaining depth
-    /// returns that value without searching.
-    const REVERSE_FUTILITY_MARGIN: Option<i32> = None;
+    /// How selective the search is in this game (late move, reverse futility and null-move
+    /// pruning): kept per game, as each game's arena runs decide it.
+    const PRUNING: Pruning = Pruning::CAUTIOUS;
 
     /// With a time limit, a new iteration starts while less than this share (per cent) of the
     /// time is spent. One started late is cut short, but still yields a root move that beat the
@@ -198,3 +193,36 @@ macro_rules! weights {
     };
 }
 pub(crate) use weights;
+
+/// How far a game lets the search prune; each setting kept for what the game's arena runs
+/// measured (docs/tuning.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pruning {
+    /// Late move pruning up to this remaining depth (0: none): a null-window node searches
+    /// `3 + depth²` moves, then only captures and killers.
+    pub late_move_depth: i32,
+    /// Reverse futility pruning up to this remaining depth (0: none): a null-window node whose
+    /// static value beats beta by `reverse_futility_margin` a ply returns that value.
+    pub reverse_futility_depth: i32,
+    pub reverse_futility_margin: i32,
+    /// A null move is searched `2 + depth / null_depth_divisor` plies shallower …
+    pub null_depth_divisor: i32,
+    /// … and a ply more per this many centipawns its static value beats beta by, up to three
+    /// (0: not at all) …
+    pub null_margin_step: i32,
+    /// … and confirmed by a search without passes from this remaining depth on.
+    pub null_verify_depth: i32,
+}
+
+impl Pruning {
+    /// What a game gets unless its runs showed more pays: null moves as the first searches had
+    /// them, nothing else.
+    pub const CAUTIOUS: Pruning = Pruning {
+        late_move_depth: 0,
+        reverse_futility_depth: 0,
+        reverse_futility_margin: 0,
+        null_depth_divisor: 6,
+        null_margin_step: 0,
+        null_verify_depth: 6,
+    };
+}

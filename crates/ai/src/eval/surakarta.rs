@@ -8,7 +8,7 @@ use arbiter_core::Game;
 use arbiter_surakarta::endgame::{Tables, Wdl};
 use arbiter_surakarta::{Move, Position};
 
-use super::{weights, Evaluate, Exact};
+use super::{weights, Evaluate, Exact, Pruning};
 
 weights!(
     /// Surakarta weights.
@@ -110,7 +110,10 @@ impl Evaluate for Position {
         mv.to() == previous.to() && self.is_capture(mv)
     }
 
-    const LATE_MOVE_PRUNING: bool = true;
+    const PRUNING: Pruning = Pruning {
+        late_move_depth: 3,
+        ..Pruning::CAUTIOUS
+    };
 
     fn max_plies(&self) -> u32 {
         // The no-capture rule ends every game; this is only a guard.
