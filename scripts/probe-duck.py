@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Where a Duck Chess game against Fairy-Stockfish was lost: both engines judge each position.
+
+For every position of a game record where SIDE (0: the side that moved first, 1: the other) was
+to move, our engine and Fairy-Stockfish each search it for MS milliseconds, fresh. One line a
+position: the move played, each engine's choice, score (for the side to move) and depth; then a
+summary: the first ply where each engine scored the position 150 or more below level, the mean
+gap between the scores, the median depths, and how often our choice was Fairy-Stockfish's.
+Fairy-Stockfish's centipawns are its own scale, so the gap is a direction, not a measurement.
+
+Usage: scripts/probe-duck.py ARBITER RECORD SIDE [MS]
+  e.g. scripts/probe-duck.py target/release/arbiter \
+       target/strength/grid-duck-p4-qdefault-c2-t1000-idle-s5/game-0017-ab-vs-fsf.txt 0 1000
+Needs ../shared/peers/fairy-stockfish/adapter and the Debian package fairy-stockfish
+(scripts/strength.sh installs it).
+"""
+import os
+import subprocess
+import sys
+
+ADAPTER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "../../shared/peers/fairy-stockfish/adapter")
+LOSING = -150
+
+
+def start(command):
+    engine = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    send(engine, "game duck")
+    return engine
+
+
+def send(engine, text):
+    engine.stdin.write(text + "\n")
+    engine.stdin.flush()
+
+
+def value(score):
+    """A score as centipawns, a mate as ±100000."""
+    kind, amount = score.split()
+    amount = int(amount)
+    if kind == "mate":
+        return 100_000 if amount > 0 else -100_000
+    return amount
+
+
+def search(engine, moves, ms):
+    """(best move, score in centipawns, depth) of a fresh search after `moves`."""
+    send(engine, "newgame")
+    send(engine, "position startpos moves " + " ".join(moves))
+    send(engine, f"go movetime {ms}")
+    score, depth = None, None
+    for line in engine.stdout:
+        words = line.split()
+        if words[:1] == ["info"] and "score" in words and "string" not in words:
+            at = words.index("score")
+            score = value(" ".join(words[at + 1:at + 3]))
+            depth = int(words[words.index("depth") + 1]) if "depth" in words else None
+        if words[:1] == ["bestmove"]:
+            return words[1], score, depth
+    sys.exit(f"{engine.args[0]} ended before answering")
+
+
+def summary(rows):
+    first = lambda k: next((r["ply"] for r in rows if r[k][1] is not None and r[k][1] <= LOSING), None)
+    gaps = [r["ours"][1] - r["fsf"][1] for r in rows
+            if r["ours"][1] is not None and r["fsf"][1] is not None
+            and abs(r["ours"][1]) < 3000 and abs(r["fsf"][1]) < 3000]
+    median = lambda k: sorted(r[k][2] or 0 for r in rows)[len(rows) // 2]
+    agree = sum(r["ours"][0] == r["fsf"][0] for r in rows)
+    print(f"{len(rows)} positions; {LOSING} or below first at ply {first('ours')} (ours), "
+          f"{first('fsf')} (Fairy-Stockfish); mean gap (ours - Fairy-Stockfish) "
+          f"{sum(gaps) / max(1, len(gaps)):+.0f}; median depth {median('ours')} (ours), "
+          f"{median('fsf')} (Fairy-Stockfish); our choice was Fairy-Stockfish's {agree}/{len(rows)}")
+
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        sys.exit(__doc__)
+    arbiter, record, side = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    ms = sys.argv[4] if len(sys.argv) == 5 else "1000"
+    with open(record) as f:
+        moves = [w for w in f.read().split() if "-" in w and "#" not in w]
+    ours, fsf = start([arbiter, "engine"]), start([ADAPTER])
+    rows = []
+    for ply in range(side, len(moves), 2):
+        row = {"ply": ply, "ours": search(ours, moves[:ply], ms), "fsf": search(fsf, moves[:ply], ms)}
+        print(ply, "played", moves[ply], "| ours", row["ours"], "| fsf", row["fsf"], flush=True)
+        rows.append(row)
+    for engine in (ours, fsf):
+        send(engine, "quit")
+    if rows:
+        summary(rows)
+
+
+if __name__ == "__main__":
+    main()
