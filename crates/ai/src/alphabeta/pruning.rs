@@ -75,10 +75,10 @@ impl<G: Evaluate> Context<'_, G> {
         (entry.mv, cut.then_some(score))
     }
 
-    /// Reverse futility pruning, as far as the game's [`Pruning`](crate::eval::Pruning) asks: a null-window node near
-    /// the horizon whose static value stands above beta by the game's margin for each remaining
-    /// ply is cut with that value (the opponent is not expected to win the margin back in so few
-    /// plies).
+    /// Reverse futility pruning, as far as the game's [`Pruning`](crate::eval::Pruning) asks: a
+    /// null-window node near the horizon whose static value stands above beta by the game's
+    /// margin for each remaining ply is cut with that value (the opponent is not expected to win
+    /// the margin back in so few plies).
     pub(super) fn reverse_futility_cut(
         &self,
         pos: &G,
@@ -103,7 +103,8 @@ impl<G: Evaluate> Context<'_, G> {
     /// Null-move pruning: when the side to move already stands at `beta` or above, and letting
     /// the opponent move twice (a pass, searched a few plies shallower) still fails high, the
     /// node is cut. Never twice in a row, never when the side to move is in danger or the game
-    /// cannot pass; deep enough (the game's [`Pruning`](crate::eval::Pruning)), a search without passes must confirm it.
+    /// cannot pass; deep enough (the game's [`Pruning`](crate::eval::Pruning)), a search without
+    /// passes must confirm it.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn null_move_cut(
         &mut self,
@@ -170,11 +171,12 @@ fn null_reduction<G: Evaluate>(depth: i32, margin: i32) -> i32 {
     } else {
         0
     };
-    NULL_REDUCTION + depth / pruning.null_depth_divisor + by_margin
+    NULL_REDUCTION + depth / pruning.null_depth_divisor.max(1) + by_margin
 }
 
 /// How many moves a null-window node `depth` plies from the horizon searches before it skips
-/// the quiet ones left (late move pruning): `None` deeper than the game's [`Pruning`](crate::eval::Pruning) allows.
+/// the quiet ones left (late move pruning): `None` deeper than the game's
+/// [`Pruning`](crate::eval::Pruning) allows.
 pub(super) fn late_move_count<G: Evaluate>(depth: i32) -> Option<usize> {
     (depth <= G::PRUNING.late_move_depth).then(|| (LMP_BASE + depth * depth) as usize)
 }
