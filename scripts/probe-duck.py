@@ -78,8 +78,15 @@ def main():
         sys.exit(__doc__)
     arbiter, record, side = sys.argv[1], sys.argv[2], int(sys.argv[3])
     ms = sys.argv[4] if len(sys.argv) == 5 else "1000"
-    with open(record) as f:
-        moves = [w for w in f.read().split() if "-" in w and "#" not in w]
+    for path in (arbiter, ADAPTER):
+        if not os.access(path, os.X_OK):
+            sys.exit(f"{path} is not an executable: build arbiter (cargo build --release) and "
+                     "keep ../shared beside the checkout")
+    try:
+        with open(record) as f:
+            moves = [w for w in f.read().split() if "-" in w and "#" not in w]
+    except OSError as e:
+        sys.exit(f"cannot read the game record {record}: {e.strerror}")
     ours, fsf = start([arbiter, "engine"]), start([ADAPTER])
     rows = []
     for ply in range(side, len(moves), 2):

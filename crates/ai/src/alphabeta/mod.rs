@@ -56,11 +56,10 @@ const LMR_DIVISOR: f64 = 2.25;
 const ASPIRATION_MIN_DEPTH: i32 = 4;
 const ASPIRATION_WINDOW: i32 = 30;
 /// Null-move pruning from this remaining depth on, searching the pass this much shallower
-/// (more with depth and with the margin over beta, as the game's `Pruning` says, the margin
-/// adding at most `NULL_MAX_MARGIN_PLIES`).
+/// (one more per six plies of depth), verified from `NULL_VERIFY_DEPTH` on.
 const NULL_MIN_DEPTH: i32 = 3;
 const NULL_REDUCTION: i32 = 2;
-const NULL_MAX_MARGIN_PLIES: i32 = 3;
+const NULL_VERIFY_DEPTH: i32 = 6;
 /// Late move pruning (as deep as a game's `Pruning` allows): a null-window node searches
 /// `LMP_BASE + depth²` moves and then only captures and killers.
 const LMP_BASE: i32 = 3;

@@ -2,8 +2,8 @@
 //! pruning, and how far late moves are reduced or pruned.
 
 use super::{
-    Context, LMP_BASE, LMR_BASE, LMR_DIVISOR, NULL_MAX_MARGIN_PLIES, NULL_MIN_DEPTH,
-    NULL_REDUCTION, PROVEN_BOUND,
+    Context, LMP_BASE, LMR_BASE, LMR_DIVISOR, NULL_MIN_DEPTH, NULL_REDUCTION, NULL_VERIFY_DEPTH,
+    PROVEN_BOUND,
 };
 use crate::eval::Evaluate;
 use crate::table::Bound;
@@ -103,8 +103,7 @@ impl<G: Evaluate> Context<'_, G> {
     /// Null-move pruning: when the side to move already stands at `beta` or above, and letting
     /// the opponent move twice (a pass, searched a few plies shallower) still fails high, the
     /// node is cut. Never twice in a row, never when the side to move is in danger or the game
-    /// cannot pass; deep enough (the game's [`Pruning`](crate::eval::Pruning)), a search without
-    /// passes must confirm it.
+    /// cannot pass; from [`NULL_VERIFY_DEPTH`] on, a search without passes must confirm it.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn null_move_cut(
         &mut self,
@@ -128,11 +127,10 @@ impl<G: Evaluate> Context<'_, G> {
         }
         // Asked before the evaluation: a game that cannot pass (RC-02) pays nothing here.
         let passed = pos.pass()?;
-        let value = *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights));
-        if value < beta {
+        if *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights)) < beta {
             return None;
         }
-        let reduction = null_reduction::<G>(depth, value - beta);
+        let reduction = NULL_REDUCTION + depth / 6;
         self.path.push(key);
         self.passed[ply + 1] = true;
         self.played[ply + 1] = None;
@@ -142,7 +140,7 @@ impl<G: Evaluate> Context<'_, G> {
         if self.aborted || score < beta {
             return None;
         }
-        if depth >= G::PRUNING.null_verify_depth {
+        if depth >= NULL_VERIFY_DEPTH {
             self.no_passes = true;
             let verified = self.negamax(pos, depth - reduction, beta - 1, beta, ply);
             self.no_passes = false;
@@ -160,18 +158,6 @@ impl<G: Evaluate> Context<'_, G> {
 pub(super) fn late_move_reduction(depth: i32, i: usize) -> i32 {
     let (d, m) = (f64::from(depth.max(1)), (i + 1) as f64);
     (LMR_BASE + d.ln() * m.ln() / LMR_DIVISOR).max(1.0) as i32
-}
-
-/// How many plies shallower a null move is searched at remaining `depth` when the static value
-/// beats beta by `margin`: more the deeper the node and the further ahead it stands.
-fn null_reduction<G: Evaluate>(depth: i32, margin: i32) -> i32 {
-    let pruning = G::PRUNING;
-    let by_margin = if pruning.null_margin_step > 0 {
-        (margin / pruning.null_margin_step).min(NULL_MAX_MARGIN_PLIES)
-    } else {
-        0
-    };
-    NULL_REDUCTION + depth / pruning.null_depth_divisor.max(1) + by_margin
 }
 
 /// How many moves a null-window node `depth` plies from the horizon searches before it skips

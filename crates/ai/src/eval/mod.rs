@@ -138,8 +138,8 @@ pub trait Evaluate: Game {
         None
     }
 
-    /// How selective the search is in this game (late move, reverse futility and null-move
-    /// pruning): kept per game, as each game's arena runs decide it.
+    /// How selective the search is in this game (late move and reverse futility pruning): kept
+    /// per game, as each game's arena runs decide it.
     const PRUNING: Pruning = Pruning::CAUTIOUS;
 
     /// With a time limit, a new iteration starts while less than this share (per cent) of the
@@ -205,24 +205,14 @@ pub struct Pruning {
     /// static value beats beta by `reverse_futility_margin` a ply returns that value.
     pub reverse_futility_depth: i32,
     pub reverse_futility_margin: i32,
-    /// A null move is searched `2 + depth / null_depth_divisor` plies shallower …
-    pub null_depth_divisor: i32,
-    /// … and a ply more per this many centipawns its static value beats beta by, up to three
-    /// (0: not at all) …
-    pub null_margin_step: i32,
-    /// … and confirmed by a search without passes from this remaining depth on.
-    pub null_verify_depth: i32,
 }
 
 impl Pruning {
-    /// What a game gets unless its runs showed more pays: null moves as the first searches had
-    /// them, nothing else.
+    /// What a game gets unless its runs showed more pays: neither (null moves, where a game can
+    /// pass, and late move reductions are the same for every game).
     pub const CAUTIOUS: Pruning = Pruning {
         late_move_depth: 0,
         reverse_futility_depth: 0,
         reverse_futility_margin: 0,
-        null_depth_divisor: 6,
-        null_margin_step: 0,
-        null_verify_depth: 6,
     };
 }
