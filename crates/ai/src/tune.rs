@@ -28,28 +28,42 @@ pub fn quiet_samples<G: Evaluate>(
     winner: Option<Side>,
     skip: usize,
 ) -> Vec<Sample<G>> {
+    quiet_positions(start, moves, skip)
+        .into_iter()
+        .map(|(_, position)| {
+            let result = match winner {
+                None => 0.5,
+                Some(side) if side == position.side_to_move() => 1.0,
+                Some(_) => 0.0,
+            };
+            Sample { position, result }
+        })
+        .collect()
+}
+
+/// The quiet positions of `moves` played from `start`, from ply `skip` on, each with the number
+/// of moves that led to it (so another engine can be shown the same position).
+pub fn quiet_positions<G: Evaluate>(start: &G, moves: &[G::Move], skip: usize) -> Vec<(usize, G)> {
     let mut position = start.clone();
     let mut out = Vec::new();
-    let mut captures = MoveList::new();
     for (ply, &mv) in moves.iter().enumerate() {
-        if ply >= skip && !position.status().is_over() && !position.in_danger() {
-            captures.clear();
-            position.capture_moves(&mut captures);
-            if captures.is_empty() {
-                let result = match winner {
-                    None => 0.5,
-                    Some(side) if side == position.side_to_move() => 1.0,
-                    Some(_) => 0.0,
-                };
-                out.push(Sample {
-                    position: position.clone(),
-                    result,
-                });
-            }
+        if ply >= skip && is_quiet(&position) {
+            out.push((ply, position.clone()));
         }
         position.play(mv);
     }
     out
+}
+
+/// A position whose static evaluation is what quiescence would return: the game goes on, the
+/// side to move is not in danger and has no capture.
+pub fn is_quiet<G: Evaluate>(position: &G) -> bool {
+    let mut captures = MoveList::new();
+    if position.status().is_over() || position.in_danger() {
+        return false;
+    }
+    position.capture_moves(&mut captures);
+    captures.is_empty()
 }
 
 /// The expected score of an evaluation `eval` (centipawns) under scale `k`.
@@ -100,6 +114,8 @@ pub fn fit_scale<G: Evaluate>(samples: &[Sample<G>], weights: &G::Weights) -> f6
 pub struct Progress<'a, W> {
     pub round: u32,
     pub step: i32,
+    /// The scale, fitted again after the round.
+    pub k: f64,
     pub error: f64,
     pub weights: &'a W,
 }
@@ -116,15 +132,19 @@ pub struct TuneConfig {
     pub max_rounds: u32,
 }
 
-/// Moves each weight of `config.names` up or down by the step while that lowers the error at
-/// scale `k`; returns the best weights found and their error.
+/// Moves each weight of `config.names` up or down by the step while that lowers the error,
+/// fitting the scale `k` (first `k`) again after each round; returns the best weights found,
+/// their scale and their error. The scale is refitted because one weight stays fixed: with `k`
+/// held where the starting weights put it, weights that judge better than those would have to
+/// grow around the fixed one to express the same confidence (a fit to another engine's scores
+/// tripled every piece value but the fixed guard's).
 pub fn tune<G: Evaluate>(
     samples: &[Sample<G>],
     start: &G::Weights,
-    k: f64,
+    mut k: f64,
     config: &TuneConfig,
     report: &mut dyn FnMut(&Progress<G::Weights>),
-) -> (G::Weights, f64) {
+) -> (G::Weights, f64, f64) {
     let mut best = start.clone();
     let mut best_error = mean_error(samples, &best, k);
     let mut step = config.first_step.max(1);
@@ -144,9 +164,15 @@ pub fn tune<G: Evaluate>(
                 }
             }
         }
+        let refitted = fit_scale(samples, &best);
+        let error = mean_error(samples, &best, refitted);
+        if error < best_error {
+            (k, best_error) = (refitted, error);
+        }
         report(&Progress {
             round,
             step,
+            k,
             error: best_error,
             weights: &best,
         });
@@ -157,7 +183,7 @@ pub fn tune<G: Evaluate>(
             step /= 2;
         }
     }
-    (best, best_error)
+    (best, k, best_error)
 }
 
 #[cfg(test)]
@@ -213,12 +239,17 @@ mod tests {
             max_rounds: 100,
         };
         let mut errors = Vec::new();
-        let (fitted, error) = tune(&samples, &defaults, 1.0, &config, &mut |p| {
+        // Started from the scale the defaults fit, which is not the truth's: the refitted
+        // scale lets the weights land on the truth, not around the fixed piece value.
+        let start_k = fit_scale(&samples, &defaults);
+        assert!((start_k - 1.0).abs() > 0.05, "start k = {start_k}");
+        let (fitted, k, error) = tune(&samples, &defaults, start_k, &config, &mut |p| {
             errors.push(p.error)
         });
         assert!(errors.windows(2).all(|w| w[1] <= w[0]), "{errors:?}");
         assert_eq!((fitted.interior, fitted.mobility), (30, 6), "{fitted:?}");
         assert!(error < 1e-9, "{error}");
+        assert!((k - 1.0).abs() < 0.01, "k = {k}");
         assert_eq!(fitted.corner, defaults.corner, "an unnamed weight stays");
     }
 

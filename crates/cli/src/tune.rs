@@ -1,10 +1,11 @@
 //! `arbiter tune`: reads the game records of arena runs and fits the evaluation's weights to
-//! their results ([`arbiter_ai::tune`]).
+//! their results, or to another engine's judgement of their positions ([`arbiter_ai::tune`]).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
+use arbiter_ai::alphabeta::format_line;
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_ai::tune::{self, Sample, TuneConfig};
 use arbiter_ai::EvalWeights;
@@ -16,8 +17,22 @@ pub struct TuneArgs {
     #[command(flatten)]
     game: crate::GameArgs,
     /// A folder an arena run wrote with `--out` (games.tsv and one record per game); repeatable.
-    #[arg(long = "records", value_name = "DIR", required = true)]
+    #[arg(
+        long = "records",
+        value_name = "DIR",
+        required_unless_present = "labels"
+    )]
     records: Vec<PathBuf>,
+    /// Writes the records' quiet positions (each once, as the moves from the start that reach
+    /// it, one line each) to FILE for another engine to judge, and fits nothing.
+    #[arg(long, value_name = "FILE", requires = "records")]
+    export: Option<PathBuf>,
+    /// Fits to labelled positions instead of game results: lines `EXPECTED<TAB>MOVES[<TAB>NOTE]`, the
+    /// expected score (0 to 1) for the side to move after MOVES from the start
+    /// (scripts/label-duck.py writes them); `#` lines are comments. Repeatable, and adds to
+    /// `--records`.
+    #[arg(long, value_name = "FILE")]
+    labels: Vec<PathBuf>,
     /// Weights to fit, comma-separated (default: all but the first, which sets the scale).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     weights: Vec<String>,
@@ -103,6 +118,56 @@ fn read_record<G: FullGame>(start: &G, path: &Path) -> anyhow::Result<Vec<G::Mov
     Ok(moves)
 }
 
+/// The labelled positions of a `--labels` file that are quiet (the others are counted, not
+/// fitted: their static value is not what the search would use).
+fn read_labels<G: FullGame>(start: &G, path: &Path) -> anyhow::Result<(Vec<Sample<G>>, usize)> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let (mut samples, mut loud) = (Vec::new(), 0);
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = || format!("{}:{}", path.display(), n + 1);
+        let mut fields = line.split('\t');
+        let expected = fields.next().unwrap_or_default();
+        let moves = fields.next().unwrap_or_default();
+        let result: f64 = expected
+            .trim()
+            .parse()
+            .ok()
+            .filter(|r| (0.0..=1.0).contains(r))
+            .with_context(|| {
+                format!(
+                    "{}: `{expected}` is not an expected score from 0 to 1",
+                    at()
+                )
+            })?;
+        let position = replay(start, moves).with_context(at)?;
+        if tune::is_quiet(&position) {
+            samples.push(Sample { position, result });
+        } else {
+            loud += 1;
+        }
+    }
+    Ok((samples, loud))
+}
+
+/// The position after `moves` (the game's notation, space-separated) from `start`.
+fn replay<G: FullGame>(start: &G, moves: &str) -> anyhow::Result<G> {
+    let mut position = start.clone();
+    for (i, word) in moves.split_whitespace().enumerate() {
+        if position.status().is_over() {
+            bail!("move {} `{word}` comes after the game ended", i + 1);
+        }
+        let mv = position
+            .parse_move(word)
+            .with_context(|| format!("move {} `{word}`", i + 1))?;
+        position.play(mv);
+    }
+    Ok(position)
+}
+
 impl Tune {
     fn samples<G: FullGame>(&self, start: &G) -> anyhow::Result<(usize, Vec<Sample<G>>)> {
         let mut games = 0;
@@ -119,7 +184,45 @@ impl Tune {
                 games += 1;
             }
         }
+        for path in &self.args.labels {
+            let (labelled, loud) = read_labels(start, path)?;
+            eprintln!(
+                "{}: {} quiet positions ({loud} others left out)",
+                path.display(),
+                labelled.len()
+            );
+            samples.extend(labelled);
+        }
         Ok((games, samples))
+    }
+
+    /// `--export`: each quiet position of the records once, as the moves that reach it.
+    fn export<G: FullGame>(&self, start: &G, out: &Path) -> anyhow::Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        let mut lines = vec![format!(
+            "# quiet positions from ply {} of {} (arbiter tune --export)",
+            self.args.skip,
+            self.args
+                .records
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )];
+        for dir in &self.args.records {
+            for row in read_index(dir)? {
+                let moves = read_record(start, &row.file)?;
+                for (ply, position) in tune::quiet_positions(start, &moves, self.args.skip) {
+                    if seen.insert(position.hash()) {
+                        lines.push(format_line(start, &moves[..ply]).join(" "));
+                    }
+                }
+            }
+        }
+        let text = lines.join("\n") + "\n";
+        std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+        eprintln!("{} positions written to {}", lines.len() - 1, out.display());
+        Ok(())
     }
 
     fn names<W: EvalWeights>(&self) -> anyhow::Result<Vec<String>> {
@@ -141,10 +244,13 @@ impl Tune {
 impl GameVisitor for Tune {
     type Output = anyhow::Result<()>;
     fn visit<G: FullGame>(self, start: G) -> anyhow::Result<()> {
+        if let Some(out) = &self.args.export {
+            return self.export(&start, out);
+        }
         let names = self.names::<G::Weights>()?;
         let (games, samples) = self.samples(&start)?;
         if samples.is_empty() {
-            bail!("no quiet positions in {games} games: nothing to fit");
+            bail!("no quiet positions in {games} games or the labels: nothing to fit");
         }
         let defaults = G::Weights::default();
         let k = tune::fit_scale(&samples, &defaults);
@@ -158,11 +264,14 @@ impl GameVisitor for Tune {
             first_step: self.args.step,
             max_rounds: self.args.rounds,
         };
-        let (best, after) = tune::tune(&samples, &defaults, k, &config, &mut |p| {
-            eprintln!("round {} (step {}): error {:.6}", p.round, p.step, p.error)
+        let (best, k, after) = tune::tune(&samples, &defaults, k, &config, &mut |p| {
+            eprintln!(
+                "round {} (step {}): k = {:.3}, error {:.6}",
+                p.round, p.step, p.k, p.error
+            )
         });
         println!(
-            "error {before:.6} -> {after:.6} over {} positions",
+            "error {before:.6} -> {after:.6} (k = {k:.3}) over {} positions",
             samples.len()
         );
         println!("weight\tdefault\tfitted");

@@ -139,3 +139,91 @@ fn bad_records_and_weights_are_named() {
     assert!(tune(&[]).contains("games.tsv (made by `arena --out`)"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs `tune surakarta` with `args`, returning (success, stdout, stderr).
+fn tune_surakarta(args: &[&str]) -> (bool, String, String) {
+    let mut all = vec!["tune", "surakarta"];
+    all.extend_from_slice(args);
+    let out = arbiter(&all, b"");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn exported_positions_come_back_as_labels_and_are_fitted() {
+    let dir = records("export");
+    let exported = dir.join("positions.txt");
+    let (ok, _, stderr) = tune_surakarta(&[
+        "--records",
+        dir.to_str().unwrap(),
+        "--export",
+        exported.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let text = std::fs::read_to_string(&exported).unwrap();
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    assert!(
+        text.starts_with("# quiet positions from ply 8 of "),
+        "{text}"
+    );
+    assert!(
+        stderr.contains(&format!("{} positions written", lines.len())),
+        "{stderr}"
+    );
+    let unique: std::collections::HashSet<&str> = lines.iter().copied().collect();
+    assert!(lines.len() > 10 && unique.len() == lines.len(), "{text}");
+
+    // Every exported position is quiet, so a label file of them keeps them all.
+    let labels = dir.join("labels.tsv");
+    let labelled: String = lines.iter().map(|l| format!("0.5\t{l}\tnote\n")).collect();
+    std::fs::write(&labels, format!("# all level\n{labelled}")).unwrap();
+    let (ok, stdout, stderr) = tune_surakarta(&[
+        "--labels",
+        labels.to_str().unwrap(),
+        "--weights",
+        "interior",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{} quiet positions (0 others left out)",
+            lines.len()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("over {} positions", lines.len())),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_labels_are_named_by_line() {
+    let dir = std::env::temp_dir().join(format!("arbiter-tune-labels-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let labels = dir.join("labels.tsv");
+    let path = labels.to_str().unwrap();
+    let mut message = |text: &str| {
+        std::fs::write(&labels, text).unwrap();
+        let (ok, _, stderr) = tune_surakarta(&["--labels", path]);
+        assert!(!ok, "{text:?} was accepted");
+        stderr
+    };
+    let m = message("# c\n1.5\tA2-A3\n");
+    assert!(
+        m.contains("labels.tsv:2: `1.5` is not an expected score from 0 to 1"),
+        "{m}"
+    );
+    let m = message("0.5\t\n0.25\tA2-A3 A2-A3\n");
+    assert!(
+        m.contains("labels.tsv:2") && m.contains("move 2 `A2-A3`"),
+        "{m}"
+    );
+    let (ok, _, stderr) = tune_surakarta(&[]);
+    assert!(!ok && stderr.contains("--records"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
