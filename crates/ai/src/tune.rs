@@ -137,7 +137,7 @@ pub struct TuneConfig {
 /// their scale and their error. The scale is refitted because one weight stays fixed: with `k`
 /// held where the starting weights put it, weights that judge better than those would have to
 /// grow around the fixed one to express the same confidence (a fit to another engine's scores
-/// tripled every piece value but the fixed guard's).
+/// multiplied every piece value but the fixed guard's by 2.4 to 4.8).
 pub fn tune<G: Evaluate>(
     samples: &[Sample<G>],
     start: &G::Weights,
