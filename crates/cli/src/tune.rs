@@ -27,10 +27,10 @@ pub struct TuneArgs {
     /// it, one line each) to FILE for another engine to judge, and fits nothing.
     #[arg(long, value_name = "FILE", requires = "records")]
     export: Option<PathBuf>,
-    /// Fits to labelled positions instead of game results: lines `EXPECTED<TAB>MOVES[<TAB>NOTE]`, the
-    /// expected score (0 to 1) for the side to move after MOVES from the start
-    /// (scripts/label-duck.py writes them); `#` lines are comments. Repeatable, and adds to
-    /// `--records`.
+    /// Fits to labelled positions instead of game results: lines
+    /// `EXPECTED<TAB>MOVES[<TAB>NOTE]`, the expected score (0 to 1) for the side to move after
+    /// MOVES from the start (scripts/label-duck.py writes them); `#` lines are comments.
+    /// Repeatable, and adds to `--records`.
     #[arg(long, value_name = "FILE")]
     labels: Vec<PathBuf>,
     /// Weights to fit, comma-separated (default: all but the first, which sets the scale).
