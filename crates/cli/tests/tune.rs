@@ -207,7 +207,7 @@ fn bad_labels_are_named_by_line() {
     std::fs::create_dir_all(&dir).unwrap();
     let labels = dir.join("labels.tsv");
     let path = labels.to_str().unwrap();
-    let mut message = |text: &str| {
+    let message = |text: &str| {
         std::fs::write(&labels, text).unwrap();
         let (ok, _, stderr) = tune_surakarta(&["--labels", path]);
         assert!(!ok, "{text:?} was accepted");
