@@ -16,13 +16,12 @@ import argparse
 import os
 import queue
 import random
-import subprocess
 import sys
 import threading
 import time
 
-ADAPTER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "../../shared/peers/fairy-stockfish/adapter")
+from duck_engines import ADAPTER, Engine
+
 SCALE = 400
 
 
@@ -31,40 +30,6 @@ def expected(kind, amount):
     if kind == "mate":
         return 1.0 if amount > 0 else 0.0
     return 1.0 / (1.0 + 10 ** (-amount / SCALE))
-
-
-class Engine:
-    def __init__(self):
-        self.process = subprocess.Popen([ADAPTER], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True)
-        self.send("game duck")
-
-    def send(self, text):
-        self.process.stdin.write(text + "\n")
-        self.process.stdin.flush()
-
-    def judge(self, moves, ms):
-        """(kind, amount, depth) of the last score a fresh `ms` search reported."""
-        self.send("newgame")
-        self.send("position startpos" + (" moves " + moves if moves else ""))
-        self.send(f"go movetime {ms}")
-        score, depth = None, 0
-        for line in self.process.stdout:
-            words = line.split()
-            if words[:1] == ["info"] and "score" in words and "string" not in words:
-                at = words.index("score")
-                score = (words[at + 1], int(words[at + 2]))
-                if "depth" in words:
-                    depth = int(words[words.index("depth") + 1])
-            if words[:1] == ["bestmove"]:
-                if score is None:
-                    raise RuntimeError(f"no score for `{moves}`")
-                return score[0], score[1], depth
-        raise RuntimeError("Fairy-Stockfish ended before answering")
-
-    def quit(self):
-        self.send("quit")
-        self.process.wait(timeout=10)
 
 
 def read_lines(path):
@@ -90,18 +55,25 @@ def todo(args):
 
 
 def work(jobs, results, ms):
-    engine = Engine()
+    """Judges positions from `jobs` until none is left; a failure (an engine that cannot start
+    or stops answering) goes to `results` as `(None, error)`, which ends the run."""
+    engine = None
     try:
+        engine = Engine([ADAPTER])
         while True:
             try:
                 moves = jobs.get_nowait()
             except queue.Empty:
                 break
-            results.put((moves, engine.judge(moves, ms)))
+            _, score, depth = engine.search(moves.split(), ms)
+            if score is None:
+                raise RuntimeError(f"no score for `{moves}`")
+            results.put((moves, (*score, depth or 0)))
     except Exception as e:  # reported by the writer, which stops the run
         results.put((None, e))
     finally:
-        engine.quit()
+        if engine is not None:
+            engine.quit()
 
 
 def main():

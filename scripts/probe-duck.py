@@ -15,29 +15,18 @@ Needs ../shared/peers/fairy-stockfish/adapter and the Debian package fairy-stock
 (scripts/strength.sh installs it).
 """
 import os
-import subprocess
 import sys
 
-ADAPTER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "../../shared/peers/fairy-stockfish/adapter")
+from duck_engines import ADAPTER, Engine
+
 LOSING = -150
 
 
-def start(command):
-    engine = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    send(engine, "game duck")
-    return engine
-
-
-def send(engine, text):
-    engine.stdin.write(text + "\n")
-    engine.stdin.flush()
-
-
 def value(score):
-    """A score as centipawns, a mate as ±100000."""
-    kind, amount = score.split()
-    amount = int(amount)
+    """A reported (kind, amount) as centipawns, a mate as ±100000 (None stays None)."""
+    if score is None:
+        return None
+    kind, amount = score
     if kind == "mate":
         return 100_000 if amount > 0 else -100_000
     return amount
@@ -45,19 +34,11 @@ def value(score):
 
 def search(engine, moves, ms):
     """(best move, score in centipawns, depth) of a fresh search after `moves`."""
-    send(engine, "newgame")
-    send(engine, "position startpos moves " + " ".join(moves))
-    send(engine, f"go movetime {ms}")
-    score, depth = None, None
-    for line in engine.stdout:
-        words = line.split()
-        if words[:1] == ["info"] and "score" in words and "string" not in words:
-            at = words.index("score")
-            score = value(" ".join(words[at + 1:at + 3]))
-            depth = int(words[words.index("depth") + 1]) if "depth" in words else None
-        if words[:1] == ["bestmove"]:
-            return words[1], score, depth
-    sys.exit(f"{engine.args[0]} ended before answering")
+    try:
+        best, score, depth = engine.search(moves, ms)
+    except RuntimeError as e:
+        sys.exit(str(e))
+    return best, value(score), depth
 
 
 def summary(rows):
@@ -87,14 +68,14 @@ def main():
             moves = [w for w in f.read().split() if "-" in w and "#" not in w]
     except OSError as e:
         sys.exit(f"cannot read the game record {record}: {e.strerror}")
-    ours, fsf = start([arbiter, "engine"]), start([ADAPTER])
+    ours, fsf = Engine([arbiter, "engine"]), Engine([ADAPTER])
     rows = []
     for ply in range(side, len(moves), 2):
         row = {"ply": ply, "ours": search(ours, moves[:ply], ms), "fsf": search(fsf, moves[:ply], ms)}
         print(ply, "played", moves[ply], "| ours", row["ours"], "| fsf", row["fsf"], flush=True)
         rows.append(row)
     for engine in (ours, fsf):
-        send(engine, "quit")
+        engine.quit()
     if rows:
         summary(rows)
 

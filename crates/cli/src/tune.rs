@@ -212,9 +212,10 @@ impl Tune {
         for dir in &self.args.records {
             for row in read_index(dir)? {
                 let moves = read_record(start, &row.file)?;
+                let words = format_line(start, &moves);
                 for (ply, position) in tune::quiet_positions(start, &moves, self.args.skip) {
                     if seen.insert(position.hash()) {
-                        lines.push(format_line(start, &moves[..ply]).join(" "));
+                        lines.push(words[..ply].join(" "));
                     }
                 }
             }
