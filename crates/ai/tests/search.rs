@@ -274,3 +274,32 @@ fn surakarta_recaptures_are_captures_onto_the_last_moves_point() {
     let step = pos.parse_move("F5-F4").unwrap();
     assert!(!pos.recaptures(capture, step));
 }
+
+/// Duck Chess's pruning near the horizon (futility and late move pruning to depth 2, reverse
+/// futility to depth 3, which spare a move attacking the captain) keep the short wins: on positions near the end of random games, every win plain alpha-beta
+/// (nothing pruned) finds at depth 5, the full search at depth 5 finds too.
+#[test]
+fn duck_chess_pruning_keeps_the_wins_plain_search_finds() {
+    let stop = AtomicBool::new(false);
+    let depth = Limits::depth(5);
+    let search = |plain: bool, pos: &arbiter_duck::Position| {
+        let config = AlphaBetaConfig {
+            plain,
+            ..Default::default()
+        };
+        let mut player = AlphaBeta::<arbiter_duck::Position>::new(Default::default(), config);
+        let found = player.search(pos, &depth, &stop, &mut |_| {});
+        arbiter_ai::alphabeta::score_of(found.score)
+    };
+    let start = arbiter_duck::Position::initial();
+    let mut wins = 0;
+    for pos in endings(&start, 200, 400, 23) {
+        if pos.status().is_over() || !matches!(search(true, &pos), Score::Mate(p) if p > 0) {
+            continue;
+        }
+        wins += 1;
+        let full = search(false, &pos);
+        assert!(matches!(full, Score::Mate(p) if p > 0), "{full:?}: {pos:?}");
+    }
+    assert!(wins >= 30, "only {wins} wins to check");
+}

@@ -2,14 +2,14 @@
 //! a transposition table (shared with quiescence), move ordering (table move, captures, killers,
 //! countermoves, history; captures a game calls losing go after the killers and are left out of
 //! quiescence), null move with verification where a game can pass, late move and internal
-//! iterative reductions, late move pruning and reverse futility pruning where a game asks for
+//! iterative reductions, late move, futility and reverse futility pruning where a game asks for
 //! them, an extension for moves that put the opponent in danger and for recaptures where a game
 //! names them, mate-distance pruning, and a quiescence search. Each technique was kept for what
 //! it won in arena matches against the build before it (docs/strength.md, docs/tuning.md);
 //! mate-distance pruning changes no value, only the nodes spent after a mate is found. Futility
-//! pruning of quiet moves (−11 ± 52 Elo on Surakarta 6×6) and multi-cut (−5 ± 46) were tried
-//! and lost, so they are not here; reverse futility pruning took Duck Chess from 35% to 57.5%
-//! against Fairy-Stockfish.
+//! pruning of quiet moves (−11 ± 52 Elo on Surakarta 6×6) and multi-cut (−5 ± 46) lost for
+//! Surakarta, so only Duck Chess asks for futility (with late move pruning: +41 ± 26 by SPRT);
+//! reverse futility pruning took Duck Chess from 35% to 57.5% against Fairy-Stockfish.
 //!
 //! [`ordering`] ranks the moves, [`pruning`] ends nodes early, [`search`] searches them.
 

@@ -100,6 +100,29 @@ impl<G: Evaluate> Context<'_, G> {
         (value - margin * depth >= beta).then_some(value)
     }
 
+    /// Futility pruning, as far as the game's [`Pruning`](crate::eval::Pruning) asks: whether
+    /// a null-window node near the horizon stands so far below alpha (the game's margin for
+    /// each remaining ply) that its quiet moves after the first may be skipped.
+    pub(super) fn futile(
+        &self,
+        pos: &G,
+        depth: i32,
+        (alpha, beta): (i32, i32),
+        in_danger: bool,
+        static_value: &mut Option<i32>,
+    ) -> bool {
+        if self.ab.config.plain
+            || depth > G::PRUNING.futility_depth
+            || beta - alpha != 1
+            || in_danger
+            || alpha.abs() >= PROVEN_BOUND
+        {
+            return false;
+        }
+        let value = *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights));
+        value + G::PRUNING.futility_margin * depth <= alpha
+    }
+
     /// Null-move pruning: when the side to move already stands at `beta` or above, and letting
     /// the opponent move twice (a pass, searched a few plies shallower) still fails high, the
     /// node is cut. Never twice in a row, never when the side to move is in danger or the game

@@ -11,13 +11,23 @@ use crate::eval::Evaluate;
 use crate::table::Bound;
 
 /// A node about to search its moves: its key, remaining depth (after any reduction), distance
-/// from the root, the table's move and whether the side to move is in danger.
+/// from the root, the table's move, whether the side to move is in danger and whether its
+/// quiet moves are futile (see [`Context::futile`]).
 struct Node<M> {
     key: u64,
     depth: i32,
     ply: usize,
     tt_move: Option<M>,
     in_danger: bool,
+    futile: bool,
+}
+
+/// What a node lets one of its moves skip: a shallower first search (late move reductions),
+/// the search altogether (late move and futility pruning, see [`Context::search_move`]).
+#[derive(Clone, Copy)]
+struct Latitude {
+    reduce: bool,
+    prune: bool,
 }
 
 impl<G: Evaluate> Context<'_, G> {
@@ -62,22 +72,34 @@ impl<G: Evaluate> Context<'_, G> {
         } else {
             depth
         };
-        let node = Node {
+        let mut node = Node {
             key,
             depth,
             ply,
             tt_move,
             // Duck Chess answers this with an attack search: asked once per node.
             in_danger: pos.in_danger(),
+            futile: false,
         };
-        if let Some(score) = self.static_cut(pos, &node, alpha, beta) {
+        // The static value, asked by the first pruning that needs it (Duck Chess's is costly).
+        let mut static_value = None;
+        if let Some(score) = self.static_cut(pos, &node, alpha, beta, &mut static_value) {
             return score;
         }
+        let in_danger = node.in_danger;
+        node.futile = self.futile(pos, depth, (alpha, beta), in_danger, &mut static_value);
         self.search_moves(pos, &node, alpha, beta)
     }
 
     /// Reverse futility or null-move pruning's value when either cuts the node.
-    fn static_cut(&mut self, pos: &G, node: &Node<G::Move>, alpha: i32, beta: i32) -> Option<i32> {
+    fn static_cut(
+        &mut self,
+        pos: &G,
+        node: &Node<G::Move>,
+        alpha: i32,
+        beta: i32,
+        static_value: &mut Option<i32>,
+    ) -> Option<i32> {
         let Node {
             key,
             depth,
@@ -85,14 +107,12 @@ impl<G: Evaluate> Context<'_, G> {
             in_danger,
             ..
         } = *node;
-        // The static value, asked by the first pruning that needs it (Duck Chess's is costly).
-        let mut static_value = None;
         if let Some(score) =
-            self.reverse_futility_cut(pos, depth, (alpha, beta), in_danger, &mut static_value)
+            self.reverse_futility_cut(pos, depth, (alpha, beta), in_danger, static_value)
         {
             return Some(score);
         }
-        self.null_move_cut(pos, key, depth, beta, ply, in_danger, &mut static_value)
+        self.null_move_cut(pos, key, depth, beta, ply, in_danger, static_value)
     }
 
     /// The moves of a node that nothing cut: each searched in order (the first in full, the
@@ -103,9 +123,8 @@ impl<G: Evaluate> Context<'_, G> {
             depth,
             ply,
             tt_move,
-            in_danger,
+            ..
         } = *node;
-        let plain = self.ab.config.plain;
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
         if moves.is_empty() {
@@ -116,19 +135,17 @@ impl<G: Evaluate> Context<'_, G> {
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
-        let may_reduce = !plain && depth >= LMR_MIN_DEPTH && !in_danger;
+        let null_window = beta - alpha == 1;
         self.path.push(key);
-        let prune_after = (!plain && !in_danger && beta - alpha == 1)
-            .then(|| late_move_count::<G>(depth))
-            .flatten();
         for i in 0..moves.len() {
             bring_best_forward(&mut moves, &mut keys, i);
             let mv = moves[i];
-            if prune_after.is_some_and(|count| i >= count) && self.is_quiet(pos, mv, ply) {
-                // Ordered after every capture and killer: the rest are quiet too.
+            let Some(latitude) = self.latitude(pos, node, mv, i, null_window) else {
                 break;
-            }
-            let score = self.search_move(pos, mv, i, depth, alpha, beta, ply, may_reduce);
+            };
+            let Some(score) = self.search_move(pos, mv, i, node, (alpha, beta), latitude) else {
+                continue;
+            };
             if self.aborted {
                 self.path.pop();
                 self.keys[ply] = keys;
@@ -153,37 +170,67 @@ impl<G: Evaluate> Context<'_, G> {
         best
     }
 
-    /// The score of move `i` (in search order) of `pos`: the first with the full window, the
+    /// What move `i` (in search order) of `node` may skip; `None` when it and every move after
+    /// it are pruned (in a game that spares no threat: ordered after every capture and killer,
+    /// the rest are quiet too).
+    fn latitude(
+        &self,
+        pos: &G,
+        node: &Node<G::Move>,
+        mv: G::Move,
+        i: usize,
+        null_window: bool,
+    ) -> Option<Latitude> {
+        let free = !self.ab.config.plain && !node.in_danger;
+        let prune_after = (free && null_window)
+            .then(|| late_move_count::<G>(node.depth))
+            .flatten();
+        let late = prune_after.is_some_and(|count| i >= count) || (node.futile && i > 0);
+        let prune = late && self.is_quiet(pos, mv, node.ply);
+        if prune && !G::PRUNING.spare_threats {
+            return None;
+        }
+        Some(Latitude {
+            reduce: free && node.depth >= LMR_MIN_DEPTH,
+            prune,
+        })
+    }
+
+    /// The score of move `i` (in search order) of `node` at `pos`: the first with the full window, the
     /// others with a null window first — late quiet ones also shallower, searched again at full
     /// depth when they beat alpha anyway — and with the full window when they land inside it.
     /// A move that puts the opponent in danger (Duck Chess: attacks its captain) is searched a
     /// ply deeper, so the answer to the threat is seen; so is a recapture where the game names
     /// one (Surakarta: +27 ± 21 Elo, docs/tuning.md), so an exchange is seen to its end.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn search_move(
+    /// `None` when the node lets the move be pruned and it puts the opponent in no danger.
+    fn search_move(
         &mut self,
         pos: &G,
         mv: G::Move,
         i: usize,
-        depth: i32,
-        alpha: i32,
-        beta: i32,
-        ply: usize,
-        may_reduce: bool,
-    ) -> i32 {
+        node: &Node<G::Move>,
+        (alpha, beta): (i32, i32),
+        latitude: Latitude,
+    ) -> Option<i32> {
+        let (depth, ply) = (node.depth, node.ply);
         let mut child = pos.clone();
         child.play(mv);
+        let threatens = !self.ab.config.plain && child.in_danger();
+        if latitude.prune && !threatens {
+            return None;
+        }
         self.ab.table.prefetch(child.hash());
         self.played[ply + 1] = Some(mv);
-        let extended = !self.ab.config.plain
-            && ply < 2 * self.root_depth as usize
-            && (child.in_danger() || self.played[ply].is_some_and(|prev| pos.recaptures(prev, mv)));
+        let extended = ply < 2 * self.root_depth as usize
+            && (threatens
+                || !self.ab.config.plain
+                    && self.played[ply].is_some_and(|prev| pos.recaptures(prev, mv)));
         let next = depth - 1 + i32::from(extended);
         if i == 0 {
-            return -self.negamax(&child, next, -beta, -alpha, ply + 1);
+            return Some(-self.negamax(&child, next, -beta, -alpha, ply + 1));
         }
         let quiet = !extended && self.is_quiet(pos, mv, ply);
-        let reduction = if may_reduce && i >= LMR_FIRST_MOVE && quiet {
+        let reduction = if latitude.reduce && i >= LMR_FIRST_MOVE && quiet {
             late_move_reduction(depth, i).min(next - 1)
         } else {
             0
@@ -195,7 +242,7 @@ impl<G: Evaluate> Context<'_, G> {
         if score > alpha && score < beta && !self.aborted {
             score = -self.negamax(&child, next, -beta, -alpha, ply + 1);
         }
-        score
+        Some(score)
     }
 
     /// Captures only (every move when the side to move is in danger), until the position is
@@ -244,6 +291,7 @@ impl<G: Evaluate> Context<'_, G> {
             ply,
             tt_move,
             in_danger: danger,
+            futile: false,
         };
         self.quiesce_moves(
             pos,

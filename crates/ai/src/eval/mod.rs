@@ -205,6 +205,15 @@ pub struct Pruning {
     /// static value beats beta by `reverse_futility_margin` a ply returns that value.
     pub reverse_futility_depth: i32,
     pub reverse_futility_margin: i32,
+    /// Futility pruning up to this remaining depth (0: none): in a null-window node whose
+    /// static value stays `futility_margin` a ply below alpha, the quiet moves after the first
+    /// are skipped, as one quiet move is not expected to win that much back.
+    pub futility_depth: i32,
+    pub futility_margin: i32,
+    /// Late move and futility pruning spare a move that puts the opponent in danger (Duck
+    /// Chess: one attacking its captain, whose answer decides the game). Each skipped move is
+    /// then played to see, so a game with no danger leaves it off.
+    pub spare_threats: bool,
 }
 
 impl Pruning {
@@ -214,5 +223,8 @@ impl Pruning {
         late_move_depth: 0,
         reverse_futility_depth: 0,
         reverse_futility_margin: 0,
+        futility_depth: 0,
+        futility_margin: 0,
+        spare_threats: false,
     };
 }
