@@ -87,17 +87,10 @@ impl<G: Evaluate> Context<'_, G> {
         in_danger: bool,
         static_value: &mut Option<i32>,
     ) -> Option<i32> {
-        let margin = G::PRUNING.reverse_futility_margin;
-        if self.ab.config.plain
-            || depth > G::PRUNING.reverse_futility_depth
-            || beta - alpha != 1
-            || in_danger
-            || beta.abs() >= PROVEN_BOUND
-        {
-            return None;
-        }
-        let value = *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights));
-        (value - margin * depth >= beta).then_some(value)
+        let limit = G::PRUNING.reverse_futility_depth;
+        let value =
+            self.horizon_value(pos, (depth, limit), (alpha, beta), in_danger, static_value)?;
+        (value - G::PRUNING.reverse_futility_margin * depth >= beta).then_some(value)
     }
 
     /// Futility pruning, as far as the game's [`Pruning`](crate::eval::Pruning) asks: whether
@@ -111,16 +104,29 @@ impl<G: Evaluate> Context<'_, G> {
         in_danger: bool,
         static_value: &mut Option<i32>,
     ) -> bool {
-        if self.ab.config.plain
-            || depth > G::PRUNING.futility_depth
-            || beta - alpha != 1
-            || in_danger
-            || alpha.abs() >= PROVEN_BOUND
-        {
-            return false;
-        }
-        let value = *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights));
-        value + G::PRUNING.futility_margin * depth <= alpha
+        let limit = G::PRUNING.futility_depth;
+        self.horizon_value(pos, (depth, limit), (alpha, beta), in_danger, static_value)
+            .is_some_and(|value| value + G::PRUNING.futility_margin * depth <= alpha)
+    }
+
+    /// The static value of a null-window node at most `limit` plies from the horizon, not in
+    /// danger and with its window short of proven results: what the futility prunings weigh
+    /// against their margins (evaluated once per node, kept in `static_value`).
+    fn horizon_value(
+        &self,
+        pos: &G,
+        (depth, limit): (i32, i32),
+        (alpha, beta): (i32, i32),
+        in_danger: bool,
+        static_value: &mut Option<i32>,
+    ) -> Option<i32> {
+        let near = !self.ab.config.plain
+            && depth <= limit
+            && beta - alpha == 1
+            && !in_danger
+            && alpha.abs() < PROVEN_BOUND
+            && beta.abs() < PROVEN_BOUND;
+        near.then(|| *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights)))
     }
 
     /// Null-move pruning: when the side to move already stands at `beta` or above, and letting
