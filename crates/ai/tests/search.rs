@@ -275,9 +275,10 @@ fn surakarta_recaptures_are_captures_onto_the_last_moves_point() {
     assert!(!pos.recaptures(capture, step));
 }
 
-/// Duck Chess's pruning near the horizon (futility and late move pruning to depth 2, reverse
-/// futility to depth 3, which spare a move attacking the captain) keep the short wins: on positions near the end of random games, every win plain alpha-beta
-/// (nothing pruned) finds at depth 5, the full search at depth 5 finds too.
+/// Duck Chess's pruning near the horizon (futility and late move pruning to depth 2, sparing a
+/// move attacking the captain; reverse futility to depth 3) keeps the short wins: on positions
+/// near the end of random games, every win plain alpha-beta (nothing pruned) finds at depth 5,
+/// the full search at depth 5 finds too.
 #[test]
 fn duck_chess_pruning_keeps_the_wins_plain_search_finds() {
     let stop = AtomicBool::new(false);

@@ -11,15 +11,15 @@ use crate::eval::Evaluate;
 use crate::table::Bound;
 
 /// A node about to search its moves: its key, remaining depth (after any reduction), distance
-/// from the root, the table's move, whether the side to move is in danger and whether its
-/// quiet moves are futile (see [`Context::futile`]).
+/// from the root, the table's move, whether the side to move is in danger and from which move
+/// (in search order) on its quiet moves may be pruned (see [`Context::prune_from`]).
 struct Node<M> {
     key: u64,
     depth: i32,
     ply: usize,
     tt_move: Option<M>,
     in_danger: bool,
-    futile: bool,
+    prune_from: Option<usize>,
 }
 
 /// What a node lets one of its moves skip: a shallower first search (late move reductions),
@@ -79,16 +79,34 @@ impl<G: Evaluate> Context<'_, G> {
             tt_move,
             // Duck Chess answers this with an attack search: asked once per node.
             in_danger: pos.in_danger(),
-            futile: false,
+            prune_from: None,
         };
         // The static value, asked by the first pruning that needs it (Duck Chess's is costly).
         let mut static_value = None;
         if let Some(score) = self.static_cut(pos, &node, alpha, beta, &mut static_value) {
             return score;
         }
-        let in_danger = node.in_danger;
-        node.futile = self.futile(pos, depth, (alpha, beta), in_danger, &mut static_value);
+        node.prune_from = self.prune_from(pos, &node, (alpha, beta), &mut static_value);
         self.search_moves(pos, &node, alpha, beta)
+    }
+
+    /// From which move on (in search order) a null-window node may prune its quiet moves: all
+    /// after the first when they are futile, else late move pruning's count, if any.
+    fn prune_from(
+        &self,
+        pos: &G,
+        node: &Node<G::Move>,
+        (alpha, beta): (i32, i32),
+        static_value: &mut Option<i32>,
+    ) -> Option<usize> {
+        let (depth, in_danger) = (node.depth, node.in_danger);
+        if self.ab.config.plain || in_danger || beta - alpha != 1 {
+            return None;
+        }
+        if self.futile(pos, depth, (alpha, beta), in_danger, static_value) {
+            return Some(1);
+        }
+        late_move_count::<G>(depth)
     }
 
     /// Reverse futility or null-move pruning's value when either cuts the node.
@@ -135,14 +153,18 @@ impl<G: Evaluate> Context<'_, G> {
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
-        let null_window = beta - alpha == 1;
+        let reduce = !self.ab.config.plain && depth >= LMR_MIN_DEPTH && !node.in_danger;
         self.path.push(key);
         for i in 0..moves.len() {
             bring_best_forward(&mut moves, &mut keys, i);
             let mv = moves[i];
-            let Some(latitude) = self.latitude(pos, node, mv, i, null_window) else {
+            let prune =
+                node.prune_from.is_some_and(|from| i >= from) && self.is_quiet(pos, mv, ply);
+            if prune && !G::PRUNING.spare_threats {
+                // Ordered after every capture and killer: the rest are quiet too.
                 break;
-            };
+            }
+            let latitude = Latitude { reduce, prune };
             let Some(score) = self.search_move(pos, mv, i, node, (alpha, beta), latitude) else {
                 continue;
             };
@@ -170,34 +192,8 @@ impl<G: Evaluate> Context<'_, G> {
         best
     }
 
-    /// What move `i` (in search order) of `node` may skip; `None` when it and every move after
-    /// it are pruned (in a game that spares no threat: ordered after every capture and killer,
-    /// the rest are quiet too).
-    fn latitude(
-        &self,
-        pos: &G,
-        node: &Node<G::Move>,
-        mv: G::Move,
-        i: usize,
-        null_window: bool,
-    ) -> Option<Latitude> {
-        let free = !self.ab.config.plain && !node.in_danger;
-        let prune_after = (free && null_window)
-            .then(|| late_move_count::<G>(node.depth))
-            .flatten();
-        let late = prune_after.is_some_and(|count| i >= count) || (node.futile && i > 0);
-        let prune = late && self.is_quiet(pos, mv, node.ply);
-        if prune && !G::PRUNING.spare_threats {
-            return None;
-        }
-        Some(Latitude {
-            reduce: free && node.depth >= LMR_MIN_DEPTH,
-            prune,
-        })
-    }
-
-    /// The score of move `i` (in search order) of `node` at `pos`: the first with the full window, the
-    /// others with a null window first — late quiet ones also shallower, searched again at full
+    /// The score of move `i` (in search order) of `node` at `pos`: the first with the full
+    /// window, the others with a null window first — late quiet ones also shallower, searched again at full
     /// depth when they beat alpha anyway — and with the full window when they land inside it.
     /// A move that puts the opponent in danger (Duck Chess: attacks its captain) is searched a
     /// ply deeper, so the answer to the threat is seen; so is a recapture where the game names
@@ -291,7 +287,7 @@ impl<G: Evaluate> Context<'_, G> {
             ply,
             tt_move,
             in_danger: danger,
-            futile: false,
+            prune_from: None,
         };
         self.quiesce_moves(
             pos,
