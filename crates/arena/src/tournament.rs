@@ -184,6 +184,7 @@ pub fn run<G: FullGame>(
             path: dir.clone(),
             error,
         })?;
+        write_index(dir, entrants, &[])?;
     }
     let openings = Openings::new(start, config)?;
     let jobs = schedule(entrants.len(), config.games as usize);
@@ -296,6 +297,7 @@ impl Results<'_, '_> {
                 self.halt.store(true, Ordering::Relaxed);
             }
             outcome.record_file = Some(path);
+            self.append_to_index(dir, &outcome);
         }
         self.outcomes.push(outcome);
         let last = self.outcomes.last().expect("just pushed");
@@ -313,6 +315,23 @@ impl Results<'_, '_> {
 }
 
 impl Results<'_, '_> {
+    /// Adds a finished game to `games.tsv` at once, so a run stopped early (an SPRT cut short,
+    /// Ctrl-C) still leaves an index of every game it finished; the end rewrites it in
+    /// schedule order.
+    fn append_to_index(&mut self, dir: &Path, outcome: &GameOutcome) {
+        use std::io::Write;
+        let path = dir.join("games.tsv");
+        let appended = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .and_then(|mut file| file.write_all(index_line(self.entrants, outcome).as_bytes()));
+        if let Err(error) = appended {
+            self.record_error
+                .get_or_insert(ArenaError::Records { path, error });
+            self.halt.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// The outcomes in schedule order and the SPRT's decision; the first record that could not
     /// be written is an error.
     fn finish(self) -> Result<(Vec<GameOutcome>, Option<String>), ArenaError> {
@@ -359,7 +378,7 @@ pub fn record_file_name(entrants: &[Entrant], outcome: &GameOutcome) -> String {
     )
 }
 
-/// `games.tsv`: one line for each game with its record file.
+/// `games.tsv`: one line for each game with its record file (only the header before any).
 fn write_index(
     dir: &Path,
     entrants: &[Entrant],
