@@ -289,15 +289,16 @@ impl Results<'_, '_> {
     fn receive(&mut self, mut outcome: GameOutcome) {
         if let Some(dir) = &self.config.out_dir {
             let path = dir.join(record_file_name(self.entrants, &outcome));
-            if let Err(error) = std::fs::write(&path, format!("{}\n", outcome.record)) {
-                self.record_error.get_or_insert(ArenaError::Records {
-                    path: path.clone(),
-                    error,
-                });
-                self.halt.store(true, Ordering::Relaxed);
+            outcome.record_file = Some(path.clone());
+            match std::fs::write(&path, format!("{}\n", outcome.record)) {
+                // Indexed only once its record is there.
+                Ok(()) => self.append_to_index(dir, &outcome),
+                Err(error) => {
+                    self.record_error
+                        .get_or_insert(ArenaError::Records { path, error });
+                    self.halt.store(true, Ordering::Relaxed);
+                }
             }
-            outcome.record_file = Some(path);
-            self.append_to_index(dir, &outcome);
         }
         self.outcomes.push(outcome);
         let last = self.outcomes.last().expect("just pushed");

@@ -193,8 +193,9 @@ impl<G: Evaluate> Context<'_, G> {
     }
 
     /// The score of move `i` (in search order) of `node` at `pos`: the first with the full
-    /// window, the others with a null window first — late quiet ones also shallower, searched again at full
-    /// depth when they beat alpha anyway — and with the full window when they land inside it.
+    /// window, the others with a null window first — late quiet ones also shallower, searched
+    /// again at full depth when they beat alpha anyway — and with the full window when they land
+    /// inside it.
     /// A move that puts the opponent in danger (Duck Chess: attacks its captain) is searched a
     /// ply deeper, so the answer to the threat is seen; so is a recapture where the game names
     /// one (Surakarta: +27 ± 21 Elo, docs/tuning.md), so an exchange is seen to its end.
