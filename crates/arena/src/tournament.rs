@@ -2,7 +2,7 @@
 //! end, the records written as games finish, and the report.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -289,15 +289,13 @@ impl Results<'_, '_> {
     fn receive(&mut self, mut outcome: GameOutcome) {
         if let Some(dir) = &self.config.out_dir {
             let path = dir.join(record_file_name(self.entrants, &outcome));
-            outcome.record_file = Some(path.clone());
             match std::fs::write(&path, format!("{}\n", outcome.record)) {
-                // Indexed only once its record is there.
-                Ok(()) => self.append_to_index(dir, &outcome),
-                Err(error) => {
-                    self.record_error
-                        .get_or_insert(ArenaError::Records { path, error });
-                    self.halt.store(true, Ordering::Relaxed);
+                // Named and indexed only once its record is there.
+                Ok(()) => {
+                    outcome.record_file = Some(path);
+                    self.append_to_index(dir, &outcome);
                 }
+                Err(error) => self.stop_on_write_error(path, error),
             }
         }
         self.outcomes.push(outcome);
@@ -327,10 +325,15 @@ impl Results<'_, '_> {
             .open(&path)
             .and_then(|mut file| file.write_all(index_line(self.entrants, outcome).as_bytes()));
         if let Err(error) = appended {
-            self.record_error
-                .get_or_insert(ArenaError::Records { path, error });
-            self.halt.store(true, Ordering::Relaxed);
+            self.stop_on_write_error(path, error);
         }
+    }
+
+    /// Keeps the first file that could not be written as the run's error and stops the run.
+    fn stop_on_write_error(&mut self, path: PathBuf, error: std::io::Error) {
+        self.record_error
+            .get_or_insert(ArenaError::Records { path, error });
+        self.halt.store(true, Ordering::Relaxed);
     }
 
     /// The outcomes in schedule order and the SPRT's decision; the first record that could not
