@@ -820,18 +820,21 @@ def main():
     if limit:
         print(f"memory limit of the server: {limit.description}")
     table, failures = [], 0
-    for name in chosen:
-        if watching:
-            WATCH = hostile_watch.Watch(limit, 512, 100, honest=name not in NO_HONEST_GAME)
-        with tempfile.TemporaryDirectory(prefix=f"arbiter-{name}-") as folder:
-            ok = ATTACKS[name](binary, folder)
-        held, watched = WATCH.verdict() if watching else (True, "not watched")
-        ok = ok and held
-        print(f"{name}: {'PASS' if ok else 'FAIL'}" + (f" ({watched})" if watching else ""), flush=True)
-        table.append((name, ok, watched))
-        failures += 0 if ok else 1
-    if limit:
-        limit.remove()
+    # The memory cgroup goes however the run ends (an attack that raises, Ctrl-C).
+    try:
+        for name in chosen:
+            if watching:
+                WATCH = hostile_watch.Watch(limit, 512, 100, honest=name not in NO_HONEST_GAME)
+            with tempfile.TemporaryDirectory(prefix=f"arbiter-{name}-") as folder:
+                ok = ATTACKS[name](binary, folder)
+            held, watched = WATCH.verdict() if watching else (True, "not watched")
+            ok = ok and held
+            print(f"{name}: {'PASS' if ok else 'FAIL'}" + (f" ({watched})" if watching else ""), flush=True)
+            table.append((name, ok, watched))
+            failures += 0 if ok else 1
+    finally:
+        if limit:
+            limit.remove()
     print("\n| attack | held | honest game, memory, endpoints after |\n|---|---|---|")
     for name, ok, watched in table:
         print(f"| {name} | {'PASS' if ok else 'FAIL'} | {watched} |")

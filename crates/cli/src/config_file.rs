@@ -77,6 +77,7 @@ fn push_flag(flags: &mut Vec<String>, flag: &str, value: &toml::Value) -> anyhow
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arbiter_pgtest::TestDir;
 
     fn args(words: &[&str]) -> Vec<OsString> {
         words.iter().map(OsString::from).collect()
@@ -84,8 +85,7 @@ mod tests {
 
     #[test]
     fn the_files_settings_come_before_the_command_lines_own() {
-        let dir = std::env::temp_dir().join(format!("arbiter-config-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = TestDir::new("arbiter-config-");
         let file = dir.join("node.toml");
         let text = "cluster = \"nats://127.0.0.1:4222\"\nmax_connections = 5000\n\
                     trusted_proxy = [\"10.0.0.1\", \"10.0.0.2\"]\nverbose = false\n";
@@ -124,7 +124,8 @@ mod tests {
 
     #[test]
     fn a_file_that_is_not_toml_is_named_in_the_error() {
-        let file = std::env::temp_dir().join(format!("arbiter-bad-{}.toml", std::process::id()));
+        let dir = TestDir::new("arbiter-bad-");
+        let file = dir.join("bad.toml");
         std::fs::write(&file, "max_connections = = 3").unwrap();
         let given = args(&["arbiter", "serve", &format!("--config={}", file.display())]);
         let error = format!("{:#}", expand(given).unwrap_err());

@@ -2,14 +2,10 @@
 
 mod common;
 
-use std::path::PathBuf;
+use common::{arbiter, TestDir};
 
-use common::arbiter;
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+fn temp_dir(name: &str) -> TestDir {
+    TestDir::new(&format!("arbiter-test-{name}-"))
 }
 
 #[test]
@@ -57,7 +53,6 @@ fn a_small_tournament_writes_json_and_records() {
     let record = std::fs::read_to_string(dir.join("game-0001-ab-vs-rnd.txt")).unwrap();
     let parsed = arbiter_surakarta::Record::parse(&record, 6).unwrap();
     assert!(!parsed.moves.is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The JSON report of three players, four games for each pair.
@@ -142,7 +137,6 @@ fn outside_engines_play_and_bad_ones_forfeit() {
         String::from_utf8_lossy(&out.stderr)
     );
     check_forfeits(&std::fs::read_to_string(dir.join("games.tsv")).unwrap());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every game of `good` won by it, every other lost for the misbehaviour its loser is named for.
@@ -265,7 +259,6 @@ fn against_a_crashing_engine(games: &str, extra: &[&str]) -> std::process::Outpu
 #[test]
 fn an_engine_that_cannot_start_stops_the_match_with_the_reason() {
     let dir = temp_dir("missing-engine");
-    std::fs::create_dir_all(&dir).unwrap();
     let json = dir.join("result.json");
     let out = arbiter(
         &[
@@ -291,7 +284,6 @@ fn an_engine_that_cannot_start_stops_the_match_with_the_reason() {
         "no table for a match that was not played"
     );
     assert!(!json.exists(), "no empty --json file left behind");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -308,7 +300,6 @@ fn an_engine_that_dies_is_reported_at_once_with_its_last_words() {
 fn an_unwritable_json_path_fails_before_any_game() {
     // A path under a plain file cannot be written, even by root.
     let dir = temp_dir("unwritable");
-    std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("plain-file");
     std::fs::write(&file, "").unwrap();
     let json = file.join("result.json");
@@ -334,13 +325,11 @@ fn an_unwritable_json_path_fails_before_any_game() {
         "{err}"
     );
     assert!(out.stdout.is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_one_sided_pair_has_no_finite_elo() {
     let dir = temp_dir("one-sided");
-    std::fs::create_dir_all(&dir).unwrap();
     let json = dir.join("result.json");
     std::fs::write(&json, "kept until the end").unwrap();
     let out = against_a_crashing_engine("4", &["--json", json.to_str().unwrap()]);
@@ -359,7 +348,6 @@ fn a_one_sided_pair_has_no_finite_elo() {
         "{pair}"
     );
     assert!(pair["los"].as_f64().unwrap() > 0.9, "{pair}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `arbiter openings` with a shallow search: the same arguments write the same suite.
@@ -392,7 +380,6 @@ fn a_suite_is_played_in_pairs_and_counted_by_pairs() {
     assert!(suite.starts_with("#! game=surakarta size=6\n"), "{suite}");
     assert!(suite.contains("made by: arbiter openings surakarta --size 6 --plies 2,4 --count 8"));
     let dir = temp_dir("suite");
-    std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("suite.txt");
     std::fs::write(&file, &suite).unwrap();
     let json = dir.join("result.json");
@@ -430,7 +417,6 @@ fn a_suite_is_played_in_pairs_and_counted_by_pairs() {
     assert_eq!(penta["pairs"], 3);
     assert_eq!(penta["unpaired"], 1);
     check_pairs_share_suite_lines(&dir, &suite);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Games 1 and 2, 3 and 4, 5 and 6 of `ab` against `rnd` in `dir` each start with the same
@@ -458,7 +444,6 @@ fn check_pairs_share_suite_lines(dir: &std::path::Path, suite: &str) {
 #[test]
 fn a_suite_with_an_illegal_line_is_refused_with_the_line() {
     let dir = temp_dir("bad-suite");
-    std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("suite.txt");
     std::fs::write(
         &file,
@@ -494,12 +479,11 @@ fn a_suite_with_an_illegal_line_is_refused_with_the_line() {
         err.contains("the suite is for surakarta size 6, not surakarta size 8"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A Surakarta 6×6 match of `inside` against arbiter's engine as an outside program (named
 /// `engine`), 20 ms a move, with `extra` arguments; the rows of its games.tsv, and its folder.
-fn against_our_engine(name: &str, inside: &str, extra: &[&str]) -> (Vec<Vec<String>>, PathBuf) {
+fn against_our_engine(name: &str, inside: &str, extra: &[&str]) -> (Vec<Vec<String>>, TestDir) {
     let dir = temp_dir(name);
     let engine = format!("engine=cmd:{} engine", env!("CARGO_BIN_EXE_arbiter"));
     let mut args = vec![
@@ -545,7 +529,6 @@ fn both_players_agreeing_on_a_winner_end_the_game() {
         let parsed = arbiter_surakarta::Record::parse(&record, 6).unwrap();
         assert_eq!(parsed.moves.len().to_string(), game[4], "{record}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--draw`: scores within the margin for the given plies after the given ply draw the game
@@ -553,7 +536,7 @@ fn both_players_agreeing_on_a_winner_end_the_game() {
 #[test]
 fn level_scores_draw_the_game_after_the_given_ply() {
     let extra = ["--games", "2", "--openings", "4", "--draw", "100000,2,0"];
-    let (games, dir) = against_our_engine("draw", "a=alphabeta:depth=2", &extra);
+    let (games, _dir) = against_our_engine("draw", "a=alphabeta:depth=2", &extra);
     assert_eq!(games.len(), 2, "{games:?}");
     for game in &games {
         assert_eq!(
@@ -566,5 +549,4 @@ fn level_scores_draw_the_game_after_the_given_ply() {
             "{game:?}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,13 +9,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter_server::storage::postgres::testing::TestPostgres;
-use common::{arbiter, http, start_server, start_server_on};
+use common::{arbiter, http, start_server, start_server_on, TestDir};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-queue-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> TestDir {
+    TestDir::new(&format!("arbiter-queue-{name}-"))
 }
 
 /// Runs `arbiter ARGS`, asserting success; its standard output.
@@ -158,7 +155,6 @@ fn three_workers_play_a_fixed_match_exactly_like_a_local_run() {
     let counts = _pg.psql("SELECT count(*), count(DISTINCT pair) FROM arena_results");
     assert_eq!(counts.trim(), "7|7");
     tests_page_shows(&url, &dir);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `/tests` of a server on the queue's database shows the finished test; on SQLite it says why
@@ -214,7 +210,6 @@ fn a_worker_with_another_engine_binary_refuses_the_test() {
     // The batch is given back for a worker with the right binary.
     let batches = pg.psql("SELECT state, attempt FROM arena_batches");
     assert_eq!(batches.trim(), "pending|1");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Waits until `arena status` shows at least `games` games counted for test 1.
@@ -291,7 +286,6 @@ fn a_killed_workers_batch_is_played_again_and_no_pair_counts_twice() {
     assert_eq!(by_attempt.trim(), expected);
     let (_, index) = records(&[dir.join("heir/test-1")]);
     assert_eq!(index.len() as i64, 2 * (4 - counted_before), "{index:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -318,7 +312,6 @@ fn an_interrupted_worker_gives_its_batch_back_at_once() {
     assert_eq!(batch.trim(), "pending|1|t");
     let status = run_ok(&["arena", "status", &url, &id]);
     assert!(status.contains("[running]") && status.contains("workers playing: none"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -379,7 +372,6 @@ fn an_sprt_of_a_player_against_itself_decides_and_the_workers_stop() {
     );
     let left = pg.psql("SELECT count(*) FROM arena_batches WHERE state IN ('pending', 'claimed')");
     assert_eq!(left.trim(), "0");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `arena status` names the test's conditions, adjudication rules included.

@@ -4,9 +4,7 @@
 /// line for each game it finished, each naming a record that is there.
 #[test]
 fn a_run_killed_midway_leaves_an_index_of_its_finished_games() {
-    let dir =
-        std::env::temp_dir().join(format!("arbiter-test-arena-killed-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = arbiter_pgtest::TestDir::new("arbiter-test-arena-killed-");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(["arena", "surakarta", "--player", "a=alphabeta:depth=1"])
         .args([
@@ -34,5 +32,4 @@ fn a_run_killed_midway_leaves_an_index_of_its_finished_games() {
         let file = row.rsplit('\t').next().unwrap();
         assert!(dir.join(file).is_file(), "{row}: no record {file}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

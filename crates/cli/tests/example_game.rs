@@ -104,9 +104,8 @@ fn is_listed_and_counted_by_the_cli() {
 }
 
 fn plays_a_tournament_in_the_arena() {
-    let dir = std::env::temp_dir().join(format!("arbiter-hexapawn-{}", std::process::id()));
+    let dir = arbiter_pgtest::TestDir::new("arbiter-hexapawn-");
     let json = dir.join("result.json");
-    std::fs::create_dir_all(&dir).unwrap();
     let out = cli(
         &[
             "arena",
@@ -137,7 +136,6 @@ fn plays_a_tournament_in_the_arena() {
     // punishes a random white.
     let ab = &report["players"][0];
     assert!(ab["score"].as_f64().unwrap() >= 0.7, "{report}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn speaks_the_engine_protocol() {

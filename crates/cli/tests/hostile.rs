@@ -8,13 +8,10 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{arbiter, free_port, http};
+use common::{arbiter, free_port, http, TestDir};
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-hostile-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> TestDir {
+    TestDir::new(&format!("arbiter-hostile-{name}-"))
 }
 
 /// `arbiter serve` on free ports with `extra` arguments; stderr as given.

@@ -7,17 +7,14 @@ use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
 
-use common::arbiter;
+use common::{arbiter, TestDir};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-msg-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> TestDir {
+    TestDir::new(&format!("arbiter-msg-{name}-"))
 }
 
 #[test]
@@ -51,7 +48,6 @@ fn judges_read_a_file_argument_and_explain_their_input() {
     ] {
         assert!(help.contains(needle), "{needle}: {help}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -146,7 +142,6 @@ fn serve_takes_a_host_name_and_writes_no_colour_codes_into_a_pipe() {
             "ANSI codes in a redirected log: {line:?}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -176,7 +171,6 @@ fn serve_on_a_taken_port_fails_and_creates_no_database() {
     );
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert!(left.is_empty(), "files left behind: {left:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -6,7 +6,7 @@ mod common;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{free_port, start_server};
+use common::{free_port, start_server, TestDir};
 
 fn connect(port: u16, colour: &str, name: &str, record: &std::path::Path, extra: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_arbiter"))
@@ -39,11 +39,8 @@ fn server_record(dir: &std::path::Path) -> String {
     std::fs::read_to_string(&latest).unwrap()
 }
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-net-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> TestDir {
+    TestDir::new(&format!("arbiter-net-{name}-"))
 }
 
 #[test]
@@ -73,7 +70,6 @@ fn the_course_check_server_and_two_clients_agree() {
         log.contains("recv peer=") && log.contains("op=MOVE") && log.contains("data1="),
         "{log}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -110,7 +106,6 @@ fn a_duck_chess_game_between_two_clients() {
     // search; crates/cli/tests/quiet_rule.rs checks the limit itself over the network).
     let end = red.split_whitespace().last().unwrap_or_default();
     assert!(matches!(end, "C#" | "S#"), "{red}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `arbiter connect 127.0.0.1 PORT ARGS…`, run to its end.
@@ -146,7 +141,6 @@ fn connect_checks_its_arguments_before_connecting() {
             "{args:?}: {err}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -183,7 +177,6 @@ fn connect_fails_clearly_on_reject_and_on_no_server() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Plays the first legal move of `game`; the move in the course's notation.
@@ -288,7 +281,6 @@ fn the_course_check_holds_with_a_course_team_s_client() {
         !server.ends_with('\n') && server.ends_with('#'),
         "{server:?}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `arbiter serve --course-team 7` run in `dir`, listening; its TCP port.
@@ -359,5 +351,4 @@ fn the_course_record_layout() {
             .join("Team_7.txt");
         assert_eq!(std::fs::read_to_string(client).unwrap(), server_record);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,13 +9,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter_server::storage::postgres::testing::TestPostgres;
-use common::{arbiter, free_port, http, start_server_on};
+use common::{arbiter, free_port, http, start_server_on, TestDir};
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-pg-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> TestDir {
+    TestDir::new(&format!("arbiter-pg-{name}-"))
 }
 
 fn json(body: &str) -> serde_json::Value {
@@ -134,7 +131,6 @@ fn serve_stores_games_in_postgres_and_gives_them_back() {
     assert_eq!(stored["record"], "A2-A3 F5-E4 R#", "{stored}");
     check_stored_course_game(http_port, &record);
     assert!(id > 0);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -8,17 +8,14 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use common::{arbiter, http, start_server};
+use common::{arbiter, http, start_server, TestDir};
 
 const CYCLE: [&str; 4] = ["a0-a1", "a9-a8", "a1-a0", "a8-a9"];
 const LIMIT: &str = "4";
 const DRAW_TEXT: &str = "no capture in 4 plies: a draw";
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-quiet-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> TestDir {
+    TestDir::new(&format!("arbiter-quiet-{name}-"))
 }
 
 #[test]

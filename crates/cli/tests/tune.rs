@@ -2,11 +2,10 @@
 
 mod common;
 
-use common::arbiter;
+use common::{arbiter, TestDir};
 
-fn records(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-tune-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn records(name: &str) -> TestDir {
+    let dir = TestDir::new(&format!("arbiter-tune-{name}-"));
     let out = arbiter(
         &[
             "arena",
@@ -98,7 +97,6 @@ fn fits_the_weights_to_an_arena_run_and_prints_a_spec() {
         "{}",
         String::from_utf8_lossy(&check.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -137,7 +135,6 @@ fn bad_records_and_weights_are_named() {
 
     std::fs::remove_file(&index).unwrap();
     assert!(tune(&[]).contains("games.tsv (made by `arena --out`)"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Runs `tune surakarta` with `args`, returning (success, stdout, stderr).
@@ -198,13 +195,11 @@ fn exported_positions_come_back_as_labels_and_are_fitted() {
         stdout.contains(&format!("over {} positions", lines.len())),
         "{stdout}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_labels_are_named_by_line() {
-    let dir = std::env::temp_dir().join(format!("arbiter-tune-labels-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("arbiter-tune-labels-");
     let labels = dir.join("labels.tsv");
     let path = labels.to_str().unwrap();
     let message = |text: &str| {
@@ -225,5 +220,4 @@ fn bad_labels_are_named_by_line() {
     );
     let (ok, _, stderr) = tune_surakarta(&[]);
     assert!(!ok && stderr.contains("--records"), "{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,11 +12,18 @@
 //! let (url, _pg) = arbiter_pgtest::TestPostgres::start();
 //! // … arbiter serve --db <url>, or PgStore::connect(&url) …
 //! ```
+//!
+//! [`TestDir`] is a test's own temporary folder, removed when the test ends and kept (its path
+//! printed) when the test failed.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+mod temp_dir;
+
+pub use temp_dir::TestDir;
 
 /// A running test server; stopped (and its folder removed) when dropped.
 pub struct TestPostgres {

@@ -1,10 +1,10 @@
 //! `arbiter connect`'s client against scripted servers: endings a friendly opponent never
 //! produces, servers that echo moves, close early or fall silent, and what the record says.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use arbiter_ai::Standard;
+use arbiter_pgtest::TestDir;
 use arbiter_server::client::{connect, ClientError, ConnectOptions, ConnectOutcome};
 use arbiter_server::protocol::{Message, END, MOVE, READY};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -98,10 +98,8 @@ fn black_ready() -> Message {
     Message::new(READY, "opponent", "BLACK", "1")
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-client-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+fn temp_dir(name: &str) -> TestDir {
+    TestDir::new(&format!("arbiter-client-{name}-"))
 }
 
 async fn play(options: &ConnectOptions) -> Result<ConnectOutcome, ClientError> {

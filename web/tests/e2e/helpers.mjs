@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,10 +22,40 @@ mkdirSync(screenshotDir, { recursive: true });
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
+// The servers' folders not removed yet (a server a test killed itself, or one whose test failed
+// before stopping it): seen to when the process exits.
+const folders = new Set();
+process.on("exit", () => folders.forEach(removeUnlessFailed));
+
+// A server's folder goes when its test file is done, unless a test of the file failed (node:test
+// has set the exit code by then): then it stays for a look, and its path is printed.
+function removeUnlessFailed(dir) {
+  if (!folders.delete(dir)) return;
+  if (process.exitCode) {
+    console.error(`kept ${dir} for the failed test`);
+  } else {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Ctrl-C, then the folder removed once the server is gone; after 2 s it goes anyway (games the
+// server gives its grace period to end write only to the database it already has open).
+async function stopServer(child, dir) {
+  const gone = new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    child.once("exit", resolve);
+  });
+  child.kill("SIGINT");
+  await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+  removeUnlessFailed(dir);
+}
+
 // The server binds ports the system picks (`:0`) and says which on standard error, so no other
-// process can take a port between our choosing it and the server binding it.
+// process can take a port between our choosing it and the server binding it. `stop()` stops it
+// and removes its folder (see `removeUnlessFailed`).
 export async function startServer(extra = [], bin = arbiterBin) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "arbiter-e2e-"));
+  folders.add(dir);
   const child = spawn(bin, ["serve", "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0",
     "--db", path.join(dir, "games.sqlite"), ...extra], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RUST_LOG: "warn" } });
   let log = "";
@@ -38,7 +68,7 @@ export async function startServer(extra = [], bin = arbiterBin) {
       const [, tcp, url, http] = bound;
       const up = await fetch(`${url}/api/rooms`).then((r) => r.ok, () => false);
       if (up) {
-        return { child, tcp: Number(tcp), http: Number(http), url, dir, log: () => log, stop: () => child.kill("SIGINT") };
+        return { child, tcp: Number(tcp), http: Number(http), url, dir, log: () => log, stop: () => stopServer(child, dir) };
       }
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -60,7 +90,7 @@ export function sharedSession(setup = async () => {}, bin = arbiterBin) {
   });
   after(async () => {
     await session.browser?.close();
-    session.server?.stop();
+    await session.server?.stop();
   });
   return session;
 }

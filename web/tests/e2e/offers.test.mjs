@@ -247,5 +247,5 @@ test("a spectator sees offers without answering them; an offer lapses with a mov
   assert.equal(stored.winner, "first");
   clean(black, watcher);
   for (const page of [black, watcher]) await page.close();
-  own.stop();
+  await own.stop();
 });

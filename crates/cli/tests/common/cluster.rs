@@ -180,11 +180,10 @@ pub fn token(tag: char) -> String {
     std::iter::repeat_n(tag, 32).collect()
 }
 
-pub fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-cluster-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// The test's folder for the nodes' logs; declared before the nodes, so that they are killed
+/// before it is removed.
+pub fn temp(name: &str) -> super::TestDir {
+    super::TestDir::new(&format!("arbiter-cluster-{name}-"))
 }
 
 /// The stored game of `room`, from a node's API.

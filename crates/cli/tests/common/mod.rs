@@ -8,6 +8,8 @@ use std::io::Write;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+pub use arbiter_pgtest::TestDir;
+
 /// Runs `arbiter ARGS` with `stdin` and waits for it.
 pub fn arbiter(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))

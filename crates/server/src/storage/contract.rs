@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::postgres::testing::TestPostgres;
+use super::postgres::testing::{TestDir, TestPostgres};
 use super::*;
 use crate::cluster::leases::Leases;
 
@@ -256,7 +256,7 @@ async fn gives_a_rooms_live_game_back(store: &dyn GameStore) {
 
 #[tokio::test]
 async fn sqlite_keeps_the_contract() {
-    let path = temp_sqlite("contract");
+    let (_dir, path) = temp_sqlite("contract");
     let store = Store::open(&path, &StoreOptions::default()).unwrap();
     // One node alone writes no lease; a newer owner is set by hand, as a claim would.
     let claim = move |room: u32| -> BoxFuture<'static, u64> {
@@ -318,16 +318,16 @@ async fn postgres_keeps_the_contract() {
     keeps_the_contract(&store, &claim).await;
 }
 
-fn temp_sqlite(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("games.sqlite")
+/// A test's folder (declared before the store, so dropped after it) and its database.
+fn temp_sqlite(name: &str) -> (TestDir, PathBuf) {
+    let dir = TestDir::new(&format!("arbiter-{name}-"));
+    let path = dir.join("games.sqlite");
+    (dir, path)
 }
 
 #[tokio::test]
 async fn sqlite_refuses_a_newer_schema_naming_both_versions() {
-    let path = temp_sqlite("newer-schema");
+    let (_dir, path) = temp_sqlite("newer-schema");
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch("PRAGMA user_version = 99").unwrap();
     drop(conn);
@@ -370,7 +370,7 @@ async fn postgres_refuses_a_newer_schema_naming_both_versions() {
 /// opens, is migrated, and keeps its games.
 #[tokio::test]
 async fn sqlite_migrates_a_database_from_before_versions() {
-    let path = temp_sqlite("unversioned");
+    let (_dir, path) = temp_sqlite("unversioned");
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
         "CREATE TABLE games (id INTEGER PRIMARY KEY, room INTEGER NOT NULL, game TEXT NOT NULL,

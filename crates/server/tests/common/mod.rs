@@ -2,26 +2,24 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 use std::time::Duration;
 
+pub use arbiter_pgtest::TestDir;
 use arbiter_server::protocol::Message;
 use arbiter_server::{RunningServer, ServerConfig};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 
+/// A server and its folder. Fields drop in order: the folder, last, is removed (or kept after a
+/// failure) once the server is dropped; its tasks end with the test's runtime right after.
 pub struct TestServer {
     pub server: RunningServer,
-    pub dir: PathBuf,
+    pub dir: TestDir,
 }
 
 pub async fn server_with(adjust: impl FnOnce(&mut ServerConfig)) -> TestServer {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("arbiter-server-test-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("arbiter-server-test-");
     let mut config = ServerConfig {
         tcp: "127.0.0.1:0".parse().unwrap(),
         http: "127.0.0.1:0".parse().unwrap(),

@@ -483,12 +483,13 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arbiter_pgtest::TestDir;
 
-    fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("arbiter-store-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join("games.sqlite")
+    /// A test's folder (declared before the store, so dropped after it) and its database.
+    fn temp(name: &str) -> (TestDir, PathBuf) {
+        let dir = TestDir::new(&format!("arbiter-store-{name}-"));
+        let path = dir.join("games.sqlite");
+        (dir, path)
     }
 
     fn duck(room: u32, players: [&str; 2]) -> NewGame {
@@ -515,7 +516,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_failing_write_fails_alone_in_its_batch() {
-        let path = temp("isolation");
+        let (_dir, path) = temp("isolation");
         let store = Store::open(&path, &StoreOptions::default()).unwrap();
         let good = store.start_game(duck(1, ["a", "b"])).await.unwrap();
         // Another room's game whose moves the database refuses.
@@ -539,7 +540,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_second_server_is_refused_and_running_games_are_closed_on_opening() {
-        let path = temp("reopen");
+        let (_dir, path) = temp("reopen");
         let id = {
             let store = Store::open(&path, &StoreOptions::default()).unwrap();
             let e = Store::open(&path, &StoreOptions::default()).err().unwrap();
