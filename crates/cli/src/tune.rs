@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use arbiter_ai::alphabeta::format_line;
+use arbiter_ai::eval::Evaluate;
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_ai::tune::{self, Sample, TuneConfig};
 use arbiter_ai::EvalWeights;
@@ -45,6 +46,12 @@ pub struct TuneArgs {
     /// The most rounds over all the weights.
     #[arg(long, default_value_t = 200)]
     rounds: u32,
+    /// Leaves this per cent of the games out of the fit (whole pairs, as an arena run plays each
+    /// opening twice in a row, spread evenly) and reports the error on their positions before
+    /// and after: a fit that only learnt its own games does no better there.
+    #[arg(long, value_name = "PERCENT", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..100))]
+    holdout: u32,
 }
 
 pub fn run<C: Catalogue>(args: TuneArgs) -> anyhow::Result<ExitCode> {
@@ -55,6 +62,31 @@ pub fn run<C: Catalogue>(args: TuneArgs) -> anyhow::Result<ExitCode> {
 
 struct Tune {
     args: TuneArgs,
+}
+
+/// The positions the weights are fitted to, and those kept out of the fit to check it.
+struct Samples<G> {
+    fit: Vec<Sample<G>>,
+    held_out: Vec<Sample<G>>,
+    held_out_games: usize,
+}
+
+/// Whether `--holdout PERCENT` keeps game `game` (0-based, in reading order) out of the fit:
+/// PERCENT of the pairs of games (an arena run plays each opening twice in a row), spread evenly.
+fn held_out(game: usize, percent: u32) -> bool {
+    let pair = game / 2;
+    let share = |pairs: usize| pairs * percent as usize / 100;
+    share(pair + 1) > share(pair)
+}
+
+impl<G> Default for Samples<G> {
+    fn default() -> Self {
+        Samples {
+            fit: Vec::new(),
+            held_out: Vec::new(),
+            held_out_games: 0,
+        }
+    }
 }
 
 /// One line of games.tsv: the record's file and which side won.
@@ -169,18 +201,20 @@ fn replay<G: FullGame>(start: &G, moves: &str) -> anyhow::Result<G> {
 }
 
 impl Tune {
-    fn samples<G: FullGame>(&self, start: &G) -> anyhow::Result<(usize, Vec<Sample<G>>)> {
+    /// The samples to fit and those held out (`--holdout`), and how many games gave them.
+    fn samples<G: FullGame>(&self, start: &G) -> anyhow::Result<(usize, Samples<G>)> {
         let mut games = 0;
-        let mut samples = Vec::new();
+        let mut samples = Samples::default();
         for dir in &self.args.records {
             for row in read_index(dir)? {
                 let moves = read_record(start, &row.file)?;
-                samples.extend(tune::quiet_samples(
-                    start,
-                    &moves,
-                    row.winner,
-                    self.args.skip,
-                ));
+                let quiet = tune::quiet_samples(start, &moves, row.winner, self.args.skip);
+                if held_out(games, self.args.holdout) {
+                    samples.held_out_games += 1;
+                    samples.held_out.extend(quiet);
+                } else {
+                    samples.fit.extend(quiet);
+                }
                 games += 1;
             }
         }
@@ -191,7 +225,7 @@ impl Tune {
                 path.display(),
                 labelled.len()
             );
-            samples.extend(labelled);
+            samples.fit.extend(labelled);
         }
         Ok((games, samples))
     }
@@ -226,6 +260,40 @@ impl Tune {
         Ok(())
     }
 
+    /// Fits `names` of the weights from `defaults` to `samples`, reporting each round; the
+    /// best weights, and the scales `k` the defaults and they fit.
+    fn fit<G: Evaluate>(
+        &self,
+        samples: &[Sample<G>],
+        defaults: &G::Weights,
+        names: Vec<String>,
+        games: usize,
+    ) -> (G::Weights, [f64; 2]) {
+        let k = tune::fit_scale(samples, defaults);
+        let default_k = k;
+        let before = tune::mean_error(samples, defaults, k);
+        eprintln!(
+            "{} quiet positions from {games} games; scale k = {k:.3}, error {before:.6}",
+            samples.len()
+        );
+        let config = TuneConfig {
+            names,
+            first_step: self.args.step,
+            max_rounds: self.args.rounds,
+        };
+        let (best, k, after) = tune::tune(samples, defaults, k, &config, &mut |p| {
+            eprintln!(
+                "round {} (step {}): k = {:.3}, error {:.6}",
+                p.round, p.step, p.k, p.error
+            )
+        });
+        println!(
+            "error {before:.6} -> {after:.6} (k = {k:.3}) over {} positions",
+            samples.len()
+        );
+        (best, [default_k, k])
+    }
+
     fn names<W: EvalWeights>(&self) -> anyhow::Result<Vec<String>> {
         if self.args.weights.is_empty() {
             return Ok(W::names().iter().skip(1).map(|s| s.to_string()).collect());
@@ -250,45 +318,70 @@ impl GameVisitor for Tune {
         }
         let names = self.names::<G::Weights>()?;
         let (games, samples) = self.samples(&start)?;
-        if samples.is_empty() {
+        if samples.fit.is_empty() {
             bail!("no quiet positions in {games} games or the labels: nothing to fit");
         }
         let defaults = G::Weights::default();
-        let k = tune::fit_scale(&samples, &defaults);
-        let before = tune::mean_error(&samples, &defaults, k);
-        eprintln!(
-            "{} quiet positions from {games} games; scale k = {k:.3}, error {before:.6}",
-            samples.len()
-        );
-        let config = TuneConfig {
-            names: names.clone(),
-            first_step: self.args.step,
-            max_rounds: self.args.rounds,
-        };
-        let (best, k, after) = tune::tune(&samples, &defaults, k, &config, &mut |p| {
-            eprintln!(
-                "round {} (step {}): k = {:.3}, error {:.6}",
-                p.round, p.step, p.k, p.error
-            )
-        });
-        println!(
-            "error {before:.6} -> {after:.6} (k = {k:.3}) over {} positions",
-            samples.len()
-        );
-        println!("weight\tdefault\tfitted");
-        for name in G::Weights::names() {
-            let (old, new) = (defaults.get(name), best.get(name));
-            println!("{name}\t{}\t{}", old.unwrap_or(0), new.unwrap_or(0));
-        }
-        let spec: Vec<String> = names
-            .iter()
-            .filter(|n| defaults.get(n) != best.get(n))
-            .map(|n| format!("{n}={}", best.get(n).unwrap_or(0)))
-            .collect();
-        println!(
-            "spec\talphabeta{}",
-            spec.iter().map(|s| format!(":{s}")).collect::<String>()
-        );
+        let fitted_games = games - samples.held_out_games;
+        let (best, scales) = self.fit(&samples.fit, &defaults, names.clone(), fitted_games);
+        let held_out = (&samples.held_out[..], samples.held_out_games);
+        report_held_out(held_out, (&defaults, &best), scales);
+        print_weights(&defaults, &best, &names);
         Ok(())
+    }
+}
+
+/// The fitted weights against the defaults, a row each, then as a player spec.
+fn print_weights<W: EvalWeights>(defaults: &W, best: &W, names: &[String]) {
+    println!("weight\tdefault\tfitted");
+    for name in W::names() {
+        let (old, new) = (defaults.get(name), best.get(name));
+        println!("{name}\t{}\t{}", old.unwrap_or(0), new.unwrap_or(0));
+    }
+    let spec: Vec<String> = names
+        .iter()
+        .filter(|n| defaults.get(n) != best.get(n))
+        .map(|n| format!("{n}={}", best.get(n).unwrap_or(0)))
+        .collect();
+    println!(
+        "spec\talphabeta{}",
+        spec.iter().map(|s| format!(":{s}")).collect::<String>()
+    );
+}
+
+/// `--holdout`: the error of the defaults and of the fitted weights on the positions left out
+/// of the fit, each at the scale `k` it fitted on the others.
+fn report_held_out<G: Evaluate>(
+    (held_out, games): (&[Sample<G>], usize),
+    weights: (&G::Weights, &G::Weights),
+    [default_k, k]: [f64; 2],
+) {
+    if held_out.is_empty() {
+        return;
+    }
+    let before = tune::mean_error(held_out, weights.0, default_k);
+    let after = tune::mean_error(held_out, weights.1, k);
+    println!(
+        "held out: error {before:.6} -> {after:.6} over {} positions of {games} games",
+        held_out.len()
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::held_out;
+
+    #[test]
+    fn the_holdout_takes_its_share_of_whole_pairs_spread_over_the_run() {
+        let out: Vec<usize> = (0..100).filter(|&g| held_out(g, 20)).collect();
+        assert_eq!(out.len(), 20);
+        assert!(
+            out.chunks(2).all(|p| p[1] == p[0] + 1 && p[0] % 2 == 0),
+            "{out:?}"
+        );
+        assert!(out[0] < 10 && out[19] >= 90, "spread over the run: {out:?}");
+        assert!((0..1000).all(|g| !held_out(g, 0)));
+        let half: Vec<usize> = (0..6).filter(|&g| held_out(g, 50)).collect();
+        assert_eq!(half, [2, 3]);
     }
 }

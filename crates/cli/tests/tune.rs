@@ -100,6 +100,51 @@ fn fits_the_weights_to_an_arena_run_and_prints_a_spec() {
 }
 
 #[test]
+fn a_holdout_is_left_out_of_the_fit_and_judged_after_it() {
+    let dir = records("holdout");
+    let path = dir.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "tune",
+            "surakarta",
+            "--records",
+            path,
+            "--weights",
+            "interior",
+        ];
+        args.extend_from_slice(extra);
+        arbiter(&args, b"")
+    };
+    let all = run(&[]);
+    let out = run(&["--holdout", "50"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("quiet positions from 4 games"), "{stderr}");
+    let held = stdout
+        .lines()
+        .find(|l| l.starts_with("held out: error "))
+        .unwrap_or_else(|| panic!("no held-out line: {stdout}"));
+    assert!(held.ends_with("positions of 2 games"), "{held}");
+    let count = |text: &str| -> usize {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "quiet").expect("a count");
+        words[at - 1].parse().expect("a number")
+    };
+    let held_positions: usize = held.split_whitespace().nth(7).unwrap().parse().unwrap();
+    assert_eq!(
+        count(&stderr) + held_positions,
+        count(&String::from_utf8_lossy(&all.stderr)),
+        "every position is either fitted or held out: {held}"
+    );
+    assert!(!String::from_utf8_lossy(&all.stdout).contains("held out"));
+    let bad = run(&["--holdout", "100"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--holdout"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn bad_records_and_weights_are_named() {
     let dir = records("bad");
     let path = dir.to_str().unwrap();
