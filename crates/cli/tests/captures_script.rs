@@ -6,11 +6,10 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::arbiter;
+use common::{arbiter, TestDir};
 
 /// A finished arena run of greedy against random (captains get taken), in a fresh folder.
 fn arena_run(dir: &Path) {
-    let _ = std::fs::remove_dir_all(dir);
     let out = arbiter(
         &[
             "arena",
@@ -52,7 +51,7 @@ fn captains_taken(dir: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn the_lost_pieces_name_each_taken_captain_and_add_up() {
-    let dir = std::env::temp_dir().join(format!("arbiter-captures-{}", std::process::id()));
+    let dir = TestDir::new("arbiter-captures-");
     arena_run(&dir);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/captures-duck.py");
     let out = Command::new("python3")
@@ -87,5 +86,4 @@ fn the_lost_pieces_name_each_taken_captain_and_add_up() {
         .map(|l| l.matches("K1").count())
         .sum();
     assert_eq!(captains, taken.len(), "{stdout}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -141,7 +141,6 @@ fn a_holdout_is_left_out_of_the_fit_and_judged_after_it() {
     let bad = run(&["--holdout", "100"]);
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--holdout"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
