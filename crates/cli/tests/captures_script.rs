@@ -6,31 +6,14 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{arbiter, TestDir};
+use common::{arena_into, TestDir};
 
 /// A finished arena run of greedy against random (captains get taken), in a fresh folder.
 fn arena_run(dir: &Path) {
-    let out = arbiter(
-        &[
-            "arena",
-            "duck",
-            "--player",
-            "g=greedy",
-            "--player",
-            "r=random",
-            "--games",
-            "4",
-            "--seed",
-            "7",
-            "--out",
-            dir.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let players = ["--player", "g=greedy", "--player", "r=random"];
+    arena_into(
+        dir,
+        &[&["duck"], &players[..], &["--games", "4", "--seed", "7"]].concat(),
     );
 }
 

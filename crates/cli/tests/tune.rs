@@ -2,34 +2,13 @@
 
 mod common;
 
-use common::{arbiter, TestDir};
+use common::{arbiter, arena_into, TestDir};
 
 fn records(name: &str) -> TestDir {
     let dir = TestDir::new(&format!("arbiter-tune-{name}-"));
-    let out = arbiter(
-        &[
-            "arena",
-            "surakarta",
-            "--player",
-            "a=alphabeta:depth=2",
-            "--player",
-            "b=greedy",
-            "--games",
-            "6",
-            "--concurrency",
-            "2",
-            "--seed",
-            "3",
-            "--out",
-            dir.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let players = ["--player", "a=alphabeta:depth=2", "--player", "b=greedy"];
+    let rest = ["--games", "6", "--concurrency", "2", "--seed", "3"];
+    arena_into(&dir, &[&["surakarta"], &players[..], &rest[..]].concat());
     dir
 }
 

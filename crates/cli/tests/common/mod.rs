@@ -30,6 +30,19 @@ pub fn arbiter(args: &[&str], stdin: &[u8]) -> Output {
     output
 }
 
+/// Runs `arbiter arena ARGS --out DIR` and checks that it succeeded (records for later steps).
+pub fn arena_into(dir: &std::path::Path, args: &[&str]) {
+    let mut all = vec!["arena"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", dir.to_str().unwrap()]);
+    let out = arbiter(&all, b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Runs `arbiter judge GAME` over every case in the repository's `tests/data/SUB` and checks
 /// the output byte for byte.
 pub fn assert_judge_reproduces(game: &str, sub: &str, test: &str) {
