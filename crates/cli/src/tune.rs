@@ -319,7 +319,18 @@ impl GameVisitor for Tune {
         let names = self.names::<G::Weights>()?;
         let (games, samples) = self.samples(&start)?;
         if samples.fit.is_empty() {
-            bail!("no quiet positions in {games} games or the labels: nothing to fit");
+            bail!(
+                "no quiet positions to fit in {games} games or the labels ({} held out by \
+                 --holdout: lower it)",
+                samples.held_out.len()
+            );
+        }
+        if self.args.holdout > 0 && samples.held_out_games == 0 {
+            eprintln!(
+                "--holdout {}: no game held out (it takes whole pairs of the --records games, \
+                 and {games} give none at this share; labels are always fitted)",
+                self.args.holdout
+            );
         }
         let defaults = G::Weights::default();
         let fitted_games = games - samples.held_out_games;

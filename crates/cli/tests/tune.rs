@@ -117,6 +117,10 @@ fn a_holdout_is_left_out_of_the_fit_and_judged_after_it() {
         "every position is either fitted or held out: {held}"
     );
     assert!(!String::from_utf8_lossy(&all.stdout).contains("held out"));
+    let none = run(&["--holdout", "1"]);
+    assert!(none.status.success());
+    let said = String::from_utf8_lossy(&none.stderr);
+    assert!(said.contains("--holdout 1: no game held out"), "{said}");
     let bad = run(&["--holdout", "100"]);
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--holdout"));
