@@ -53,6 +53,10 @@ weights!(
         threats = 0,
         /// For having the move.
         tempo = 21,
+        /// Per piece (not the captain) that nothing of its side defends. Fairy-Stockfish's
+        /// cars and horses pick such pieces up, but 25 was level with 0 in self-play (+7 ± 34
+        /// over 146 games) and no better at 1 s against it (0-1-11; docs/tuning.md): off.
+        loose = 0,
     }
 );
 
@@ -233,6 +237,12 @@ fn captain_terms(pos: &Position, side: Side, enemy: &SideView, w: &DuckWeights) 
         - w.captain_zone * zone_attacks as i32
 }
 
+/// How many of `side`'s pieces, its captain aside, nothing of `side` defends.
+fn loose_pieces(pos: &Position, side: Side, view: &SideView) -> i32 {
+    let captains = pos.kind_set(PieceKind::Captain);
+    (pos.side_set(side) & !captains & !view.all).count_ones() as i32
+}
+
 /// Under a no-capture limit a lead is worth less the nearer the quiet plies bring the draw
 /// (down to half at the limit), so the side ahead captures or exchanges before it drifts into
 /// the draw and the side behind steers towards it.
@@ -261,6 +271,9 @@ impl Evaluate for Position {
             score += (w.threats * threatened_value(self, them, &theirs, &ours, &per_kind)
                 - w.hanging * threatened_value(self, us, &ours, &theirs, &per_kind))
                 / 100;
+        }
+        if w.loose != 0 {
+            score += w.loose * (loose_pieces(self, them, &theirs) - loose_pieces(self, us, &ours));
         }
         if self
             .captain(us)
@@ -388,6 +401,26 @@ mod tests {
             w.set(name, value).unwrap();
         }
         w
+    }
+
+    #[test]
+    fn a_piece_nothing_defends_costs_the_loose_weight() {
+        use crate::eval::EvalWeights;
+        let at = |name: &str| Square::parse(name).unwrap();
+        let piece = |side, kind| Some(arbiter_duck::Piece { side, kind });
+        let mut pos = Position::empty();
+        pos.put(at("e0"), piece(Side::First, PieceKind::Captain));
+        pos.put(at("e9"), piece(Side::Second, PieceKind::Captain));
+        pos.put(at("a0"), piece(Side::First, PieceKind::Guard));
+        let mut loose = DuckWeights::default();
+        loose.set("loose", 30).unwrap();
+        let cost = |pos: &Position| pos.evaluate(&DuckWeights::default()) - pos.evaluate(&loose);
+        assert_eq!(cost(&pos), 30, "red's guard on a0 stands alone");
+        pos.put(at("b1"), piece(Side::First, PieceKind::Guard));
+        assert_eq!(cost(&pos), 0, "the two guards defend each other");
+        pos.set_side_to_move(Side::Second);
+        pos.put(at("a9"), piece(Side::Second, PieceKind::Elephant));
+        assert_eq!(cost(&pos), 30, "blue to move, its elephant alone");
     }
 
     #[test]
