@@ -319,11 +319,12 @@ impl GameVisitor for Tune {
         let names = self.names::<G::Weights>()?;
         let (games, samples) = self.samples(&start)?;
         if samples.fit.is_empty() {
-            bail!(
-                "no quiet positions to fit in {games} games or the labels ({} held out by \
-                 --holdout: lower it)",
-                samples.held_out.len()
-            );
+            let advice = if samples.held_out.is_empty() {
+                "give more --records or --labels".to_string()
+            } else {
+                format!("{} held out by --holdout: lower it", samples.held_out.len())
+            };
+            bail!("no quiet positions to fit in {games} games or the labels ({advice})");
         }
         if self.args.holdout > 0 && samples.held_out_games == 0 {
             eprintln!(
