@@ -54,6 +54,9 @@ pub struct PlayerSpec {
     pub nodes: Option<u64>,
     pub iterations: Option<u64>,
     pub hash_bits: Option<u32>,
+    /// Search settings an alpha-beta player takes from the spec (`statistics=1`,
+    /// `history_reduction=N`, `history_pruning=D`), applied over the defaults.
+    pub search: Vec<(&'static str, i32)>,
     /// Evaluation weight overrides, checked against the game when the player is built.
     pub weights: Vec<(String, i32)>,
     /// MCTS exploration constant, in hundredths (`c=140` is 1.4).
@@ -74,9 +77,13 @@ pub struct SpecError {
 
 /// What the spec grammar accepts, for error messages and `--help`.
 pub const SPEC_HELP: &str =
-    "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR] | \
+    "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR][:statistics=1]\
+[:history_reduction=N][:history_pruning=D] | \
 mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
 any player may add evaluation weights as NAME=VALUE";
+
+/// The search settings a spec may set (see [`AlphaBetaConfig`]).
+const SEARCH_KEYS: [&str; 3] = ["statistics", "history_reduction", "history_pruning"];
 
 /// The player a spec's first word names (`cmd:` aside).
 fn kind_of(name: &str) -> Option<PlayerKind> {
@@ -107,6 +114,7 @@ impl FromStr for PlayerSpec {
             nodes: None,
             iterations: None,
             hash_bits: None,
+            search: Vec::new(),
             weights: Vec::new(),
             exploration: None,
             tables: None,
@@ -127,37 +135,48 @@ impl FromStr for PlayerSpec {
             let (key, value) = part
                 .split_once('=')
                 .ok_or_else(|| error(format!("`{part}` is not KEY=VALUE")))?;
-            let number = |what: &str| {
-                value
-                    .parse::<u64>()
-                    .map_err(|_| error(format!("{key} must be {what}, found `{value}`")))
-            };
-            match key {
-                "depth" => spec.depth = Some(number("a number of plies")?.clamp(1, 100) as u32),
-                "ms" => spec.ms = Some(number("milliseconds")?),
-                "nodes" => spec.nodes = Some(number("a node count")?),
-                "iterations" => spec.iterations = Some(number("an iteration count")?),
-                "hash" => {
-                    spec.hash_bits = Some(number("a number of bits (10-26)")?.clamp(10, 26) as u32)
-                }
-                "c" => spec.exploration = Some(number("hundredths")? as u32),
-                "tables" if value.is_empty() => {
-                    return Err(error("tables needs a directory (tables=DIR)".into()))
-                }
-                "tables" => spec.tables = Some(value.to_string()),
-                _ => {
-                    let weight = value.parse::<i32>().map_err(|_| {
-                        error(format!("weight {key} must be an integer, found `{value}`"))
-                    })?;
-                    spec.weights.push((key.to_string(), weight));
-                }
-            }
+            spec.set(key, value).map_err(error)?;
         }
         Ok(spec)
     }
 }
 
 impl PlayerSpec {
+    /// Reads one `KEY=VALUE` of the spec into it; the reason when it cannot.
+    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let number = |what: &str| {
+            value
+                .parse::<u64>()
+                .map_err(|_| format!("{key} must be {what}, found `{value}`"))
+        };
+        match key {
+            "depth" => self.depth = Some(number("a number of plies")?.clamp(1, 100) as u32),
+            "ms" => self.ms = Some(number("milliseconds")?),
+            "nodes" => self.nodes = Some(number("a node count")?),
+            "iterations" => self.iterations = Some(number("an iteration count")?),
+            "hash" => {
+                self.hash_bits = Some(number("a number of bits (10-26)")?.clamp(10, 26) as u32)
+            }
+            "statistics" | "history_reduction" | "history_pruning" => {
+                let key = SEARCH_KEYS.iter().find(|&&k| k == key).expect("listed");
+                let n = number("a non-negative integer")?.min(1 << 20) as i32;
+                self.search.push((key, n));
+            }
+            "c" => self.exploration = Some(number("hundredths")? as u32),
+            "tables" if value.is_empty() => {
+                return Err("tables needs a directory (tables=DIR)".into())
+            }
+            "tables" => self.tables = Some(value.to_string()),
+            _ => {
+                let weight = value
+                    .parse::<i32>()
+                    .map_err(|_| format!("weight {key} must be an integer, found `{value}`"))?;
+                self.weights.push((key.to_string(), weight));
+            }
+        }
+        Ok(())
+    }
+
     /// The search limits the spec sets, with `default_ms` when it sets none.
     pub fn limits(&self, default_ms: Option<u64>) -> Limits {
         let mut limits = Limits {
@@ -183,6 +202,7 @@ impl PlayerSpec {
                 let mut resolved = level.spec(game);
                 resolved.weights.extend(self.weights.iter().cloned());
                 resolved.tables = self.tables.clone();
+                resolved.search.extend(self.search.iter().cloned());
                 resolved.text = self.text.clone();
                 resolved
             }
@@ -219,6 +239,18 @@ impl PlayerSpec {
                     .into(),
             });
         }
+        if let Some((key, _)) = spec
+            .search
+            .first()
+            .filter(|_| spec.kind != PlayerKind::AlphaBeta)
+        {
+            return Err(SpecError {
+                spec: self.text.clone(),
+                reason: format!(
+                    "only an alpha-beta player (alphabeta, medium, hard) takes {key}=…"
+                ),
+            });
+        }
         let weights = spec.weights::<G::Weights>()?;
         Ok(match &spec.kind {
             PlayerKind::Random => Box::new(RandomPlayer::new(seed)),
@@ -227,6 +259,13 @@ impl PlayerSpec {
                 let mut config = AlphaBetaConfig::default();
                 if let Some(bits) = spec.hash_bits {
                     config.hash_bits = bits;
+                }
+                for &(key, value) in &spec.search {
+                    match key {
+                        "statistics" => config.statistics = value != 0,
+                        "history_reduction" => config.history_reduction = value,
+                        _ => config.history_pruning = value,
+                    }
                 }
                 let player = AlphaBeta::<G>::new(weights, config);
                 match &spec.tables {
@@ -280,6 +319,18 @@ mod tests {
             .reason
             .contains("unknown player"));
         assert!("cmd:".parse::<PlayerSpec>().is_err());
+    }
+
+    #[test]
+    fn search_settings_go_to_alpha_beta_players_only() {
+        let s: PlayerSpec = "hard:statistics=1:history_pruning=3".parse().unwrap();
+        assert_eq!(s.search, vec![("statistics", 1), ("history_pruning", 3)]);
+        assert!(s.build::<arbiter_duck::Position>(1).is_ok());
+        let err = "mcts:statistics=1".parse::<PlayerSpec>().unwrap();
+        let err = err.build::<arbiter_duck::Position>(1).err().unwrap();
+        assert!(err.reason.contains("only an alpha-beta player"), "{err}");
+        let err = "alphabeta:history_reduction=-5".parse::<PlayerSpec>();
+        assert!(err.unwrap_err().reason.contains("non-negative integer"));
     }
 
     #[test]

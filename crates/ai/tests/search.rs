@@ -202,14 +202,18 @@ fn endings<G: Game>(start: &G, count: usize, max_plies: usize, seed: u64) -> Vec
 /// Pruning (null move, late move reductions and pruning, reverse futility) may miss a forced
 /// result, but every one it reports must be real and at its true distance: plain alpha-beta
 /// (equal to minimax) searched exactly that deep confirms it. Returns how many it checked.
-fn mates_found_with_pruning_are_real<G: Evaluate>(positions: Vec<G>, depth: u32) -> usize {
+fn mates_found_with_pruning_are_real<G: Evaluate>(
+    positions: Vec<G>,
+    depth: u32,
+    config: AlphaBetaConfig,
+) -> usize {
     let stop = AtomicBool::new(false);
     let mut checked = 0;
     for pos in positions {
         if pos.status().is_over() {
             continue;
         }
-        let mut full = AlphaBeta::<G>::new(Default::default(), AlphaBetaConfig::default());
+        let mut full = AlphaBeta::<G>::new(Default::default(), config);
         let found = full.search(&pos, &Limits::depth(depth), &stop, &mut |_| {});
         let Score::Mate(plies) = arbiter_ai::alphabeta::score_of(found.score) else {
             continue;
@@ -238,7 +242,11 @@ fn mates_found_with_pruning_are_real<G: Evaluate>(positions: Vec<G>, depth: u32)
 #[test]
 fn surakarta_mates_found_with_pruning_are_real() {
     let start = arbiter_surakarta::Position::new(6, 40).unwrap();
-    let checked = mates_found_with_pruning_are_real(endings(&start, 150, 2000, 21), 6);
+    let checked = mates_found_with_pruning_are_real(
+        endings(&start, 150, 2000, 21),
+        6,
+        AlphaBetaConfig::default(),
+    );
     assert!(checked >= 20, "only {checked} forced results to check");
 }
 
@@ -247,7 +255,23 @@ fn surakarta_mates_found_with_pruning_are_real() {
 #[test]
 fn duck_chess_mates_found_with_pruning_are_real() {
     let start = arbiter_duck::Position::initial();
-    let checked = mates_found_with_pruning_are_real(endings(&start, 60, 400, 22), 8);
+    let config = AlphaBetaConfig::default();
+    let checked = mates_found_with_pruning_are_real(endings(&start, 60, 400, 22), 8, config);
+    assert!(checked >= 10, "only {checked} forced results to check");
+}
+
+/// The same with Stockfish's statistics of quiet moves, their reductions and their pruning
+/// near the horizon (`alphabeta:statistics=1:history_reduction=12288:history_pruning=3`).
+#[test]
+fn duck_chess_mates_found_with_statistics_are_real() {
+    let start = arbiter_duck::Position::initial();
+    let config = AlphaBetaConfig {
+        statistics: true,
+        history_reduction: 12_288,
+        history_pruning: 3,
+        ..Default::default()
+    };
+    let checked = mates_found_with_pruning_are_real(endings(&start, 60, 400, 22), 8, config);
     assert!(checked >= 10, "only {checked} forced results to check");
 }
 

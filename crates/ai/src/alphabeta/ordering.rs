@@ -5,6 +5,7 @@ use std::hash::{Hash, Hasher};
 
 use arbiter_core::MoveList;
 
+use super::statistics::{bonus, Slots};
 use super::{Context, HISTORY_MAX, HISTORY_SLOTS};
 use crate::eval::Evaluate;
 
@@ -56,9 +57,27 @@ impl<G: Evaluate> Context<'_, G> {
             } else if Some(mv) == countermove {
                 (1 << 32) - 2
             } else {
-                self.ab.history[history_slot(&mv)] as i64
+                self.quiet_score(pos, mv, ply)
             }
         }));
+    }
+
+    /// What a quiet move has earned so far: its statistics where the game keeps them, else
+    /// its hashed history.
+    pub(super) fn quiet_score(&self, pos: &G, mv: G::Move, ply: usize) -> i64 {
+        if self.statistics {
+            i64::from(self.ab.stats.score(slots(pos, mv), self.before(ply)))
+        } else {
+            i64::from(self.ab.history[history_slot(&mv)])
+        }
+    }
+
+    /// The continuation slots of the moves one and two plies before `ply`.
+    pub(super) fn before(&self, ply: usize) -> [Option<usize>; 2] {
+        [
+            self.piece_to[ply],
+            ply.checked_sub(1).and_then(|p| self.piece_to[p]),
+        ]
     }
 
     /// `mv` beat alpha at `ply`: the line from here is it and the line found below it.
@@ -86,8 +105,17 @@ impl<G: Evaluate> Context<'_, G> {
             killers[1] = killers[0];
             killers[0] = Some(mv);
         }
-        let slot = &mut self.ab.history[history_slot(&mv)];
-        *slot = (*slot + depth * depth).min(HISTORY_MAX);
+        if self.statistics {
+            let before = self.before(ply);
+            let bonus = bonus(depth);
+            for &tried in self.quiets[ply].iter().filter(|&&m| m != mv) {
+                self.ab.stats.update(slots(pos, tried), before, -bonus);
+            }
+            self.ab.stats.update(slots(pos, mv), before, bonus);
+        } else {
+            let slot = &mut self.ab.history[history_slot(&mv)];
+            *slot = (*slot + depth * depth).min(HISTORY_MAX);
+        }
         if let Some(previous) = self.played[ply] {
             self.ab.countermoves[history_slot(&previous)] = Some(mv);
         }
@@ -97,6 +125,11 @@ impl<G: Evaluate> Context<'_, G> {
     pub(super) fn is_quiet(&self, pos: &G, mv: G::Move, ply: usize) -> bool {
         !pos.is_capture(mv) && !self.ab.killers[ply].contains(&Some(mv))
     }
+}
+
+pub(super) fn slots<G: Evaluate>(pos: &G, mv: G::Move) -> Slots {
+    let (history, piece_to) = pos.statistics_slots(mv);
+    Slots { history, piece_to }
 }
 
 /// Selection sort one step at a time: swaps the best-keyed move from `i` on into place `i`, so a

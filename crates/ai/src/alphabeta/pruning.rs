@@ -163,6 +163,7 @@ impl<G: Evaluate> Context<'_, G> {
         self.path.push(key);
         self.passed[ply + 1] = true;
         self.played[ply + 1] = None;
+        self.piece_to[ply + 1] = None;
         let score = -self.negamax(&passed, depth - 1 - reduction, -beta, 1 - beta, ply + 1);
         self.passed[ply + 1] = false;
         self.path.pop();

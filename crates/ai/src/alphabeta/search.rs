@@ -154,12 +154,13 @@ impl<G: Evaluate> Context<'_, G> {
         let mut best = -INFINITY;
         let mut best_move = None;
         let reduce = !self.ab.config.plain && depth >= LMR_MIN_DEPTH && !node.in_danger;
+        let null_window = beta - alpha == 1;
         self.path.push(key);
+        self.quiets[ply].clear();
         for i in 0..moves.len() {
             bring_best_forward(&mut moves, &mut keys, i);
             let mv = moves[i];
-            let prune =
-                node.prune_from.is_some_and(|from| i >= from) && self.is_quiet(pos, mv, ply);
+            let prune = self.may_prune(pos, mv, i, node, null_window);
             if prune && !G::PRUNING.spare_threats {
                 // Ordered after every capture and killer: the rest are quiet too.
                 break;
@@ -168,6 +169,9 @@ impl<G: Evaluate> Context<'_, G> {
             let Some(score) = self.search_move(pos, mv, i, node, (alpha, beta), latitude) else {
                 continue;
             };
+            if !pos.is_capture(mv) {
+                self.quiets[ply].push(mv);
+            }
             if self.aborted {
                 self.path.pop();
                 self.keys[ply] = keys;
@@ -218,6 +222,7 @@ impl<G: Evaluate> Context<'_, G> {
         }
         self.ab.table.prefetch(child.hash());
         self.played[ply + 1] = Some(mv);
+        self.piece_to[ply + 1] = self.statistics.then(|| pos.statistics_slots(mv).1);
         let extended = ply < 2 * self.root_depth as usize
             && (threatens
                 || !self.ab.config.plain
@@ -228,7 +233,8 @@ impl<G: Evaluate> Context<'_, G> {
         }
         let quiet = !extended && self.is_quiet(pos, mv, ply);
         let reduction = if latitude.reduce && i >= LMR_FIRST_MOVE && quiet {
-            late_move_reduction(depth, i).min(next - 1)
+            (late_move_reduction(depth, i) - self.history_reduction(pos, mv, ply))
+                .clamp(0, next - 1)
         } else {
             0
         };
@@ -240,6 +246,40 @@ impl<G: Evaluate> Context<'_, G> {
             score = -self.negamax(&child, next, -beta, -alpha, ply + 1);
         }
         Some(score)
+    }
+
+    /// Whether move `i` (in search order) of `node` may be skipped: a quiet move past late move
+    /// or futility pruning's count, or one with bad statistics near the horizon.
+    fn may_prune(
+        &self,
+        pos: &G,
+        mv: G::Move,
+        i: usize,
+        node: &Node<G::Move>,
+        null_window: bool,
+    ) -> bool {
+        self.is_quiet(pos, mv, node.ply)
+            && (node.prune_from.is_some_and(|from| i >= from)
+                || i > 0 && null_window && self.bad_history(pos, mv, node))
+    }
+
+    /// Plies less (more, when negative) a late quiet move is reduced for its statistics.
+    fn history_reduction(&self, pos: &G, mv: G::Move, ply: usize) -> i32 {
+        if !self.statistics || self.ab.config.history_reduction == 0 {
+            return 0;
+        }
+        (self.quiet_score(pos, mv, ply) / i64::from(self.ab.config.history_reduction)) as i32
+    }
+
+    /// A quiet move near the horizon that has done badly as an answer to both moves before it
+    /// (Stockfish's continuation-history pruning).
+    fn bad_history(&self, pos: &G, mv: G::Move, node: &Node<G::Move>) -> bool {
+        if !self.statistics || node.in_danger || node.depth > self.ab.config.history_pruning {
+            return false;
+        }
+        let now = pos.statistics_slots(mv).1;
+        let [one, two] = self.ab.stats.continuation(now, self.before(node.ply));
+        one.is_some_and(|v| v < 0) && two.is_some_and(|v| v < 0)
     }
 
     /// Captures only (every move when the side to move is in danger), until the position is

@@ -313,6 +313,19 @@ impl Evaluate for Position {
             && exchange::exchange(self, mv, &price) < 0
     }
 
+    const STATISTICS: Option<(usize, usize)> = Some((2 * SQUARES * SQUARES, 14 * SQUARES));
+
+    fn statistics_slots(&self, mv: arbiter_duck::Move) -> (usize, usize) {
+        let (side, kind) = self
+            .piece_at(mv.from)
+            .map_or((0, 0), |p| (p.side.index(), p.kind as usize));
+        let (from, to) = (mv.from.index(), mv.to.index());
+        (
+            (side * SQUARES + from) * SQUARES + to,
+            (side * 7 + kind) * SQUARES + to,
+        )
+    }
+
     fn in_danger(&self) -> bool {
         let us = self.side_to_move();
         self.captain(us)

@@ -111,6 +111,17 @@ pub trait Evaluate: Game {
         0
     }
 
+    /// How many history and continuation-history slots [`Self::statistics_slots`] uses: `None`
+    /// (the default) keeps the hashed history every game started with.
+    const STATISTICS: Option<(usize, usize)> = None;
+
+    /// A quiet move's history slot (side, origin and destination) and its continuation slot
+    /// (moved piece and destination), each below its size in [`Self::STATISTICS`]; asked only
+    /// where that is set.
+    fn statistics_slots(&self, _mv: Self::Move) -> (usize, usize) {
+        (0, 0)
+    }
+
     /// Whether a capture probably loses material once the opponent takes back (Duck Chess asks
     /// a static exchange). Quiescence search skips such captures, and the main search tries
     /// them after the killers. By default no capture is.
