@@ -54,9 +54,8 @@ pub struct PlayerSpec {
     pub nodes: Option<u64>,
     pub iterations: Option<u64>,
     pub hash_bits: Option<u32>,
-    /// Search settings an alpha-beta player takes from the spec (`statistics=1`,
-    /// `history_reduction=N`, `history_pruning=D`), applied over the defaults.
-    pub search: Vec<(&'static str, i32)>,
+    /// Search settings an alpha-beta player takes over its defaults.
+    pub search: SearchSettings,
     /// Evaluation weight overrides, checked against the game when the player is built.
     pub weights: Vec<(String, i32)>,
     /// MCTS exploration constant, in hundredths (`c=140` is 1.4).
@@ -65,6 +64,36 @@ pub struct PlayerSpec {
     pub tables: Option<String>,
     /// The text it was read from.
     pub text: String,
+}
+
+/// The [`AlphaBetaConfig`] settings a spec may set (`statistics=1`, `history_reduction=N`,
+/// `history_pruning=D`); `None` leaves the default.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchSettings {
+    pub statistics: Option<bool>,
+    pub history_reduction: Option<i32>,
+    pub history_pruning: Option<i32>,
+}
+
+impl SearchSettings {
+    fn is_empty(&self) -> bool {
+        *self == SearchSettings::default()
+    }
+
+    /// These settings, with `other`'s where it sets them.
+    fn overlaid(&self, other: &SearchSettings) -> SearchSettings {
+        SearchSettings {
+            statistics: other.statistics.or(self.statistics),
+            history_reduction: other.history_reduction.or(self.history_reduction),
+            history_pruning: other.history_pruning.or(self.history_pruning),
+        }
+    }
+
+    fn apply(&self, config: &mut AlphaBetaConfig) {
+        config.statistics = self.statistics.unwrap_or(config.statistics);
+        config.history_reduction = self.history_reduction.unwrap_or(config.history_reduction);
+        config.history_pruning = self.history_pruning.unwrap_or(config.history_pruning);
+    }
 }
 
 /// A player specification that cannot be read or built.
@@ -81,9 +110,6 @@ pub const SPEC_HELP: &str =
 [:history_reduction=N][:history_pruning=D] | \
 mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
 any player may add evaluation weights as NAME=VALUE";
-
-/// The search settings a spec may set (see [`AlphaBetaConfig`]).
-const SEARCH_KEYS: [&str; 3] = ["statistics", "history_reduction", "history_pruning"];
 
 /// The player a spec's first word names (`cmd:` aside).
 fn kind_of(name: &str) -> Option<PlayerKind> {
@@ -114,7 +140,7 @@ impl FromStr for PlayerSpec {
             nodes: None,
             iterations: None,
             hash_bits: None,
-            search: Vec::new(),
+            search: SearchSettings::default(),
             weights: Vec::new(),
             exploration: None,
             tables: None,
@@ -157,10 +183,14 @@ impl PlayerSpec {
             "hash" => {
                 self.hash_bits = Some(number("a number of bits (10-26)")?.clamp(10, 26) as u32)
             }
-            "statistics" | "history_reduction" | "history_pruning" => {
-                let key = SEARCH_KEYS.iter().find(|&&k| k == key).expect("listed");
+            "statistics" => self.search.statistics = Some(number("0 or 1")? != 0),
+            "history_reduction" => {
                 let n = number("a non-negative integer")?.min(1 << 20) as i32;
-                self.search.push((key, n));
+                self.search.history_reduction = Some(n);
+            }
+            "history_pruning" => {
+                let n = number("a non-negative integer")?.min(1 << 20) as i32;
+                self.search.history_pruning = Some(n);
             }
             "c" => self.exploration = Some(number("hundredths")? as u32),
             "tables" if value.is_empty() => {
@@ -202,7 +232,7 @@ impl PlayerSpec {
                 let mut resolved = level.spec(game);
                 resolved.weights.extend(self.weights.iter().cloned());
                 resolved.tables = self.tables.clone();
-                resolved.search.extend(self.search.iter().cloned());
+                resolved.search = resolved.search.overlaid(&self.search);
                 resolved.text = self.text.clone();
                 resolved
             }
@@ -239,16 +269,12 @@ impl PlayerSpec {
                     .into(),
             });
         }
-        if let Some((key, _)) = spec
-            .search
-            .first()
-            .filter(|_| spec.kind != PlayerKind::AlphaBeta)
-        {
+        if !spec.search.is_empty() && spec.kind != PlayerKind::AlphaBeta {
             return Err(SpecError {
                 spec: self.text.clone(),
-                reason: format!(
-                    "only an alpha-beta player (alphabeta, medium, hard) takes {key}=…"
-                ),
+                reason: "only an alpha-beta player (alphabeta, medium, hard) takes statistics, \
+                    history_reduction or history_pruning"
+                    .into(),
             });
         }
         let weights = spec.weights::<G::Weights>()?;
@@ -260,13 +286,7 @@ impl PlayerSpec {
                 if let Some(bits) = spec.hash_bits {
                     config.hash_bits = bits;
                 }
-                for &(key, value) in &spec.search {
-                    match key {
-                        "statistics" => config.statistics = value != 0,
-                        "history_reduction" => config.history_reduction = value,
-                        _ => config.history_pruning = value,
-                    }
-                }
+                spec.search.apply(&mut config);
                 let player = AlphaBeta::<G>::new(weights, config);
                 match &spec.tables {
                     Some(dir) => Box::new(player.with_tables(self.tables_in::<G>(dir)?)),
@@ -324,7 +344,12 @@ mod tests {
     #[test]
     fn search_settings_go_to_alpha_beta_players_only() {
         let s: PlayerSpec = "hard:statistics=1:history_pruning=3".parse().unwrap();
-        assert_eq!(s.search, vec![("statistics", 1), ("history_pruning", 3)]);
+        let expected = SearchSettings {
+            statistics: Some(true),
+            history_reduction: None,
+            history_pruning: Some(3),
+        };
+        assert_eq!(s.search, expected);
         assert!(s.build::<arbiter_duck::Position>(1).is_ok());
         let err = "mcts:statistics=1".parse::<PlayerSpec>().unwrap();
         let err = err.build::<arbiter_duck::Position>(1).err().unwrap();

@@ -169,7 +169,7 @@ impl<G: Evaluate> Context<'_, G> {
             let Some(score) = self.search_move(pos, mv, i, node, (alpha, beta), latitude) else {
                 continue;
             };
-            if !pos.is_capture(mv) {
+            if self.statistics && !pos.is_capture(mv) {
                 self.quiets[ply].push(mv);
             }
             if self.aborted {
@@ -258,9 +258,9 @@ impl<G: Evaluate> Context<'_, G> {
         node: &Node<G::Move>,
         null_window: bool,
     ) -> bool {
-        self.is_quiet(pos, mv, node.ply)
-            && (node.prune_from.is_some_and(|from| i >= from)
-                || i > 0 && null_window && self.bad_history(pos, mv, node))
+        (node.prune_from.is_some_and(|from| i >= from)
+            || i > 0 && null_window && self.bad_history(pos, mv, node))
+            && self.is_quiet(pos, mv, node.ply)
     }
 
     /// Plies less (more, when negative) a late quiet move is reduced for its statistics.
