@@ -46,8 +46,14 @@ def records(dirs):
             sys.exit(f"{folder}: no game-NNNN-A-vs-B.txt records")
         for path in paths:
             names = RECORD.search(path)
-            with open(path) as f:
-                moves = [m for m in f.readline().split() if "-" in m]
+            if not names:
+                print(f"{path}: skipped, not named game-NNNN-A-vs-B.txt", file=sys.stderr)
+                continue
+            try:
+                with open(path) as f:
+                    moves = [m for m in f.readline().split() if "-" in m]
+            except OSError as e:
+                sys.exit(f"cannot read {path}: {e.strerror}")
             label = f"{os.path.basename(os.path.normpath(folder))}/{os.path.basename(path)}"
             yield label, (names[1], names[2]), moves
 
@@ -97,13 +103,18 @@ def main():
     ap.add_argument("--skip", type=int, default=4)
     args = ap.parse_args()
     done = done_lines(args.out)
+    if not os.access(ADAPTER, os.X_OK):
+        sys.exit(f"{ADAPTER} is not an executable: keep ../shared beside the checkout")
     engine = Engine([ADAPTER])
     with open(args.out, "a") as out:
         for name, players, moves in records(args.dirs):
             for ply in range(args.skip, min(args.plies, len(moves))):
                 if (name, str(ply)) in done:
                     continue
-                best, best_cp, played_cp = judge(engine, moves, ply, args.ms)
+                try:
+                    best, best_cp, played_cp = judge(engine, moves, ply, args.ms)
+                except RuntimeError as e:
+                    sys.exit(f"Fairy-Stockfish failed at {name} ply {ply}: {e}")
                 out.write(f"{name} {ply} {players[ply % 2]} {moves[ply]} {best} {best_cp} "
                           f"{played_cp} {best_cp - played_cp}\n")
                 out.flush()
