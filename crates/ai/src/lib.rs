@@ -21,6 +21,7 @@ pub mod eval;
 pub mod mcts;
 mod player;
 pub mod registry;
+pub mod selfplay;
 mod simple;
 pub mod spec;
 mod table;

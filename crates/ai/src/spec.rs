@@ -240,7 +240,7 @@ impl PlayerSpec {
         }
     }
 
-    fn weights<W: EvalWeights>(&self) -> Result<W, SpecError> {
+    pub fn weights<W: EvalWeights>(&self) -> Result<W, SpecError> {
         let mut weights = W::default();
         for (name, value) in &self.weights {
             weights.set(name, *value).map_err(|reason| SpecError {

@@ -19,6 +19,7 @@ mod arena;
 mod config_file;
 mod net;
 mod queue;
+mod selfplay;
 mod tune;
 
 /// arbiter: judges, engines, tournaments and a game server for Duck Chess (鸭棋), Surakarta

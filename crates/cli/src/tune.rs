@@ -21,7 +21,7 @@ pub struct TuneArgs {
     #[arg(
         long = "records",
         value_name = "DIR",
-        required_unless_present = "labels"
+        required_unless_present_any = ["labels", "selfplay"]
     )]
     records: Vec<PathBuf>,
     /// Writes the records' quiet positions (each once, as the moves from the start that reach
@@ -34,6 +34,14 @@ pub struct TuneArgs {
     /// Repeatable, and adds to `--records`.
     #[arg(long, value_name = "FILE")]
     labels: Vec<PathBuf>,
+    /// Plays self-play games instead of fitting, and writes their quiet positions to FILE
+    /// labelled for training the learnt correction (`scripts/train-duck-net.py`): the game,
+    /// the hand-written evaluation, the search's score, the result, the network's inputs.
+    /// Play the game's rules as the net will (e.g. `--max-no-capture-round 0`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["records", "labels", "export"])]
+    selfplay: Option<PathBuf>,
+    #[command(flatten)]
+    selfplay_options: SelfPlayArgs,
     /// Weights to fit, comma-separated (default: all but the first, which sets the scale).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     weights: Vec<String>,
@@ -52,6 +60,34 @@ pub struct TuneArgs {
     #[arg(long, value_name = "PERCENT", default_value_t = 0,
           value_parser = clap::value_parser!(u32).range(0..100))]
     holdout: u32,
+}
+
+/// How `--selfplay` plays.
+#[derive(Args)]
+pub struct SelfPlayArgs {
+    /// Self-play games to play.
+    #[arg(long, default_value_t = 1000, requires = "selfplay")]
+    pub games: usize,
+    /// The search's node budget for each move.
+    #[arg(long, default_value_t = 5000, requires = "selfplay")]
+    pub nodes: u64,
+    /// The openings games start from (`arbiter openings` writes them).
+    #[arg(long, value_name = "FILE", requires = "selfplay")]
+    pub suite: Option<PathBuf>,
+    /// The player's weights and options, as a spec (`alphabeta:learnt=100`).
+    #[arg(
+        long,
+        value_name = "SPEC",
+        default_value = "alphabeta",
+        requires = "selfplay"
+    )]
+    pub player: String,
+    /// Seeds the choice of openings and the early random moves.
+    #[arg(long, default_value_t = 1, requires = "selfplay")]
+    pub seed: u64,
+    /// Games played at once (default: one per core).
+    #[arg(long, requires = "selfplay")]
+    pub threads: Option<usize>,
 }
 
 pub fn run<C: Catalogue>(args: TuneArgs) -> anyhow::Result<ExitCode> {
@@ -315,6 +351,9 @@ impl GameVisitor for Tune {
     fn visit<G: FullGame>(self, start: G) -> anyhow::Result<()> {
         if let Some(out) = &self.args.export {
             return self.export(&start, out);
+        }
+        if let Some(out) = &self.args.selfplay {
+            return crate::selfplay::run(&start, &self.args.selfplay_options, out);
         }
         let names = self.names::<G::Weights>()?;
         let (games, samples) = self.samples(&start)?;

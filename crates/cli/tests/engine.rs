@@ -60,3 +60,26 @@ fn bad_lines_get_errors_and_the_engine_keeps_running() {
     assert_eq!(errors, 7, "{text}");
     assert!(text.ends_with("readyok\n"), "{text}");
 }
+
+/// The engine's answer and its standard error with `ARBITER_DUCK_NET` set to `net`.
+fn with_network(net: &std::path::Path, input: &str) -> (String, String) {
+    let env = [("ARBITER_DUCK_NET", net.as_os_str())];
+    let out = common::arbiter_with_env(&["engine"], &env, input.as_bytes());
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+    (text(out.stdout), text(out.stderr))
+}
+
+#[test]
+fn a_network_file_that_is_not_one_is_reported_and_the_engine_plays_on() {
+    let dir = common::TestDir::new("arbiter-engine-net-");
+    let bad = dir.join("net.txt");
+    std::fs::write(&bad, "arbiter-duck-net 1 1260 8\n0 0 0\n").unwrap();
+    let input = "game duck\nsetoption name learnt value 100\nposition startpos\ngo depth 3\nquit\n";
+    let (out, err) = with_network(&bad, input);
+    assert!(out.contains("bestmove "), "{out}");
+    assert_eq!(err.matches("no learnt correction").count(), 1, "{err}");
+    assert!(err.contains("line 2: expected 8 numbers"), "{err}");
+    // Without the weight the network is never read, so nothing is said.
+    let (out, err) = with_network(&bad, "game duck\nposition startpos\ngo depth 3\nquit\n");
+    assert!(out.contains("bestmove ") && err.is_empty(), "{out}{err}");
+}

@@ -248,3 +248,93 @@ fn bad_labels_are_named_by_line() {
     let (ok, _, stderr) = tune_surakarta(&[]);
     assert!(!ok && stderr.contains("--records"), "{stderr}");
 }
+
+/// `tune duck --selfplay` into a file of `dir`, with `threads`; the file's lines, sorted.
+fn selfplay(dir: &TestDir, name: &str, threads: &str) -> Vec<String> {
+    let path = dir.join(name);
+    let out = arbiter(
+        &[
+            "tune",
+            "duck",
+            "--max-no-capture-round",
+            "0",
+            "--selfplay",
+            path.to_str().unwrap(),
+            "--games",
+            "4",
+            "--nodes",
+            "300",
+            "--seed",
+            "2",
+            "--threads",
+            threads,
+        ],
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("4 games, "), "{stderr}");
+    let mut lines: Vec<String> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn selfplay_writes_labelled_positions_whatever_the_threads() {
+    let dir = TestDir::new("arbiter-tune-selfplay-");
+    let lines = selfplay(&dir, "one.tsv", "1");
+    assert!(lines.len() > 40, "{} positions from 4 games", lines.len());
+    let mut results = std::collections::HashMap::new();
+    for line in &lines {
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert_eq!(fields.len(), 5, "{line}");
+        let game: usize = fields[0].parse().unwrap();
+        assert!(game < 4, "{line}");
+        let [_static, score]: [i32; 2] = [1, 2].map(|i| fields[i].parse().unwrap());
+        assert!(score.abs() < 1000, "{line}");
+        let result = fields[3];
+        assert!(["0", "0.5", "1"].contains(&result), "{line}");
+        let inputs: Vec<u16> = fields[4].split(',').map(|i| i.parse().unwrap()).collect();
+        assert!(
+            (2..=32).contains(&inputs.len()) && inputs.iter().all(|&i| i < 1260),
+            "{line}"
+        );
+        // Exactly one own captain (block 0, kind 0) and one enemy captain (block 1, kind 0).
+        assert_eq!(inputs.iter().filter(|&&i| i < 90).count(), 1, "{line}");
+        assert_eq!(
+            inputs.iter().filter(|&&i| (630..720).contains(&i)).count(),
+            1
+        );
+        results
+            .entry(game)
+            .or_insert_with(Vec::new)
+            .push(result.to_string());
+    }
+    for (game, seen) in results {
+        // A game's result, told to each side: a draw to both, else a win to one and a loss
+        // to the other.
+        let draw = seen.iter().all(|r| r == "0.5");
+        assert!(
+            draw || !seen.contains(&"0.5".to_string()),
+            "game {game}: {seen:?}"
+        );
+    }
+    assert_eq!(
+        selfplay(&dir, "two.tsv", "2"),
+        lines,
+        "the same games on two threads"
+    );
+}
+
+#[test]
+fn selfplay_is_refused_for_a_game_without_a_learnt_evaluation() {
+    let dir = TestDir::new("arbiter-tune-selfplay-refused-");
+    let path = dir.join("out.tsv");
+    let (ok, _, stderr) = tune_surakarta(&["--selfplay", path.to_str().unwrap(), "--games", "1"]);
+    assert!(!ok);
+    assert!(stderr.contains("no learnt evaluation"), "{stderr}");
+}

@@ -11,6 +11,7 @@ use arbiter_duck::{PieceKind, Position, Square, SQUARES};
 use super::{weights, Evaluate, Pruning};
 
 mod exchange;
+pub mod net;
 
 weights!(
     /// Duck Chess weights. The captain has no material value: losing it ends the game.
@@ -57,6 +58,8 @@ weights!(
         /// cars and horses pick such pieces up, but 25 was level with 0 in self-play (+7 ± 34
         /// over 146 games) and no better at 1 s against it (0-1-11; docs/tuning.md): off.
         loose = 0,
+        /// Per cent of the learnt correction ([`net`]) added to the rest.
+        learnt = 0,
     }
 );
 
@@ -281,7 +284,15 @@ impl Evaluate for Position {
         {
             score -= w.captain_attacked;
         }
+        if w.learnt != 0 {
+            score += net::correction(self, w.learnt);
+        }
         toward_quiet_draw(self, score)
+    }
+
+    fn learnt_inputs(&self, out: &mut Vec<u16>) -> bool {
+        net::inputs(self, out);
+        true
     }
 
     fn order_hint(&self, mv: arbiter_duck::Move) -> i32 {

@@ -106,6 +106,12 @@ pub trait Evaluate: Game {
     /// positions that are not over.
     fn evaluate(&self, weights: &Self::Weights) -> i32;
 
+    /// The active inputs of the game's learnt evaluation, pushed onto `out`; false for a game
+    /// without one (what `arbiter tune --selfplay` writes for training).
+    fn learnt_inputs(&self, _out: &mut Vec<u16>) -> bool {
+        false
+    }
+
     /// A cheap guess of how good a move is, for ordering (captures of valuable pieces first).
     fn order_hint(&self, _mv: Self::Move) -> i32 {
         0

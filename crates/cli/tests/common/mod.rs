@@ -12,8 +12,14 @@ pub use arbiter_pgtest::TestDir;
 
 /// Runs `arbiter ARGS` with `stdin` and waits for it.
 pub fn arbiter(args: &[&str], stdin: &[u8]) -> Output {
+    arbiter_with_env(args, &[], stdin)
+}
+
+/// Runs `arbiter ARGS` with the environment variables `env` set, `stdin`, and waits for it.
+pub fn arbiter_with_env(args: &[&str], env: &[(&str, &std::ffi::OsStr)], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
