@@ -111,6 +111,10 @@ def read_data(paths, limit):
                 try:
                     game, static, score, result, idx = parse_line(line.rstrip("\r\n"))
                 except ValueError as e:
+                    if not line.endswith("\n"):
+                        # The cut-off last line of a stopped `tune --selfplay` run.
+                        print(f"{path}:{line_no}: an incomplete last line, left out", file=sys.stderr)
+                        continue
                     shown = stripped if len(stripped) <= 80 else stripped[:77] + "..."
                     raise DataError(f"{path}:{line_no}: {e}: {shown!r}") from None
                 game_of.append(games.setdefault((file_no, game), len(games)))

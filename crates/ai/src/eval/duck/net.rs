@@ -229,7 +229,7 @@ mod tests {
 
     /// Positions of seeded random games, every few plies.
     fn random_positions() -> Vec<Position> {
-        use arbiter_core::{Game, MoveList};
+        use arbiter_core::MoveList;
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::SmallRng::seed_from_u64(31);
         let mut out = Vec::new();
