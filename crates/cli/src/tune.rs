@@ -69,12 +69,14 @@ pub struct SelfPlayArgs {
     #[arg(long, default_value_t = 1000, requires = "selfplay")]
     pub games: usize,
     /// The search's node budget for each move.
-    #[arg(long, default_value_t = 5000, requires = "selfplay")]
+    #[arg(long, default_value_t = 5000, requires = "selfplay",
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: u64,
     /// The openings games start from (`arbiter openings` writes them).
     #[arg(long, value_name = "FILE", requires = "selfplay")]
     pub suite: Option<PathBuf>,
-    /// The player's weights and options, as a spec (`alphabeta:learnt=100`).
+    /// The weights both sides play with, as a spec (`alphabeta:learnt=100`); its limits are
+    /// not used (`--nodes` is).
     #[arg(
         long,
         value_name = "SPEC",
