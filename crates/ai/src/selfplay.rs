@@ -63,14 +63,14 @@ struct Pending {
 
 /// Plays `config.games` games from `openings` (taken in a seeded order) with `weights`, and
 /// hands each finished game's lines (`GAME<TAB>STATIC<TAB>SCORE<TAB>RESULT<TAB>INPUTS`, the
-/// inputs comma-separated) to `sink` with the game's number. The static value leaves out the
-/// learnt correction (`learnt`), which is what the lines train. Errors when the game has no
-/// learnt inputs or there is no opening.
+/// inputs comma-separated) to `sink`. The static value leaves out the learnt correction
+/// (`learnt`), which is what the lines train. Errors when the game has no learnt inputs or there
+/// is no opening, and stops at the first error `sink` returns (a full disk), returning it.
 pub fn self_play<G: Evaluate + Send + Sync>(
     openings: &[G],
     weights: &G::Weights,
     config: &SelfPlayConfig,
-    sink: &(dyn Fn(usize, String) + Sync),
+    sink: &(dyn Fn(String) -> Result<(), String> + Sync),
 ) -> Result<(), String> {
     let first = openings
         .first()
@@ -79,6 +79,7 @@ pub fn self_play<G: Evaluate + Send + Sync>(
         return Err("this game has no learnt evaluation to train".to_string());
     }
     let next = AtomicUsize::new(0);
+    let failed = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..config.threads.max(1) {
             scope.spawn(|| {
@@ -93,15 +94,23 @@ pub fn self_play<G: Evaluate + Send + Sync>(
                     );
                     let opening = &openings[rng.gen_range(0..openings.len())];
                     player.clear();
-                    sink(
-                        game,
-                        play_game(opening, &mut player, weights, config, &mut rng, game),
-                    );
+                    let text = play_game(opening, &mut player, weights, config, &mut rng, game);
+                    if let Err(why) = sink(text) {
+                        // Every thread stops at its next game.
+                        next.store(config.games, Ordering::Relaxed);
+                        failed
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get_or_insert(why);
+                    }
                 }
             });
         }
     });
-    Ok(())
+    failed
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .map_or(Ok(()), Err)
 }
 
 /// One game from `start`: its lines, written once the result is known.
@@ -219,7 +228,7 @@ impl<W: std::io::Write> LineSink<W> {
         }
     }
 
-    /// Appends one game's lines; the first write error is returned from then on.
+    /// Appends one game's lines.
     pub fn take(&self, text: &str) -> std::io::Result<()> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let (out, games, positions) = &mut *state;

@@ -36,19 +36,11 @@ pub fn run<G: FullGame>(start: &G, args: &SelfPlayArgs, out: &Path) -> anyhow::R
     let file =
         std::fs::File::create(out).with_context(|| format!("cannot write {}", out.display()))?;
     let sink = LineSink::new(BufWriter::new(file), 50);
-    let failed = std::sync::Mutex::new(None);
-    selfplay::self_play(&openings, &weights, &config, &|_, text| {
-        if let Err(e) = sink.take(&text) {
-            failed
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get_or_insert(e);
-        }
+    let cannot_write = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
+    selfplay::self_play(&openings, &weights, &config, &|text| {
+        sink.take(&text).map_err(cannot_write)
     })
     .map_err(anyhow::Error::msg)?;
-    if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e).with_context(|| format!("cannot write {}", out.display()));
-    }
     let (games, positions) = sink
         .finish()
         .with_context(|| format!("cannot write {}", out.display()))?;

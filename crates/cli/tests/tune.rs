@@ -338,3 +338,29 @@ fn selfplay_is_refused_for_a_game_without_a_learnt_evaluation() {
     assert!(!ok);
     assert!(stderr.contains("no learnt evaluation"), "{stderr}");
 }
+
+#[test]
+fn selfplay_names_a_file_it_cannot_write() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    let args = [
+        "--selfplay",
+        "/dev/full",
+        "--games",
+        "1000",
+        "--nodes",
+        "300",
+    ];
+    let out = arbiter(
+        &[&["tune", "duck", "--threads", "2"], &args[..]].concat(),
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("cannot write /dev/full"), "{stderr}");
+    assert!(
+        !stderr.contains("50 games"),
+        "played on after the error: {stderr}"
+    );
+}

@@ -67,7 +67,12 @@ pub fn correction(pos: &Position, percent: i32) -> i32 {
         Ok(net) => net,
         Err(why) => {
             static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| eprintln!("arbiter: no learnt correction: ARBITER_DUCK_NET: {why}"));
+            SAID.call_once(|| {
+                eprintln!(
+                    "arbiter: no learnt correction: ARBITER_DUCK_NET: {why} \
+                     (unset it for the built-in network)"
+                )
+            });
             return 0;
         }
     };
