@@ -14,20 +14,20 @@ use crate::tune::SelfPlayArgs;
 
 /// Plays `args.games` self-play games from `start` (or the suite's openings) into `out`.
 pub fn run<G: FullGame>(start: &G, args: &SelfPlayArgs, out: &Path) -> anyhow::Result<()> {
-    let spec: PlayerSpec = args.player.parse()?;
+    let spec: PlayerSpec = args.player().parse()?;
     let spec = spec.resolve(start.options().def().id);
     if !matches!(spec.kind, PlayerKind::AlphaBeta) {
         bail!(
             "--player must be an alpha-beta spec (`alphabeta:NAME=VALUE...`), not `{}`",
-            args.player
+            args.player()
         );
     }
     let weights = spec.weights::<G::Weights>()?;
     let openings = openings(start, args.suite.as_ref())?;
     let config = SelfPlayConfig {
-        games: args.games,
-        nodes: args.nodes,
-        seed: args.seed,
+        games: args.games(),
+        nodes: args.nodes(),
+        seed: args.seed(),
         threads: args
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),

@@ -62,37 +62,64 @@ pub struct TuneArgs {
     holdout: u32,
 }
 
-/// How `--selfplay` plays.
+/// How `--selfplay` plays. Each given without `--selfplay` is refused by [`SelfPlayArgs::given`]
+/// (clap's `requires` lets them through beside `--records`), so none has a clap default; the
+/// defaults are the methods below.
 #[derive(Args)]
 pub struct SelfPlayArgs {
-    /// Self-play games to play.
-    #[arg(long, default_value_t = 1000, requires = "selfplay")]
-    pub games: usize,
-    /// The search's node budget for each move.
-    #[arg(long, default_value_t = 5000, requires = "selfplay",
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub nodes: u64,
+    /// Self-play games to play [default: 1000].
+    #[arg(long)]
+    games: Option<usize>,
+    /// The search's node budget for each move [default: 5000].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
     /// The openings games start from (`arbiter openings` writes them).
-    #[arg(long, value_name = "FILE", requires = "selfplay")]
+    #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
     /// The weights both sides play with, as a spec (`alphabeta:learnt=100`); its limits are
-    /// not used (`--nodes` is).
-    #[arg(
-        long,
-        value_name = "SPEC",
-        default_value = "alphabeta",
-        requires = "selfplay"
-    )]
-    pub player: String,
-    /// Seeds the choice of openings and the early random moves.
-    #[arg(long, default_value_t = 1, requires = "selfplay")]
-    pub seed: u64,
+    /// not used (`--nodes` is) [default: alphabeta].
+    #[arg(long, value_name = "SPEC")]
+    player: Option<String>,
+    /// Seeds the choice of openings and the early random moves [default: 1].
+    #[arg(long)]
+    seed: Option<u64>,
     /// Games played at once (default: one per core).
-    #[arg(long, requires = "selfplay")]
+    #[arg(long)]
     pub threads: Option<usize>,
 }
 
+impl SelfPlayArgs {
+    /// The first of these options given on the command line, if any.
+    fn given(&self) -> Option<&'static str> {
+        [
+            (self.games.is_some(), "--games"),
+            (self.nodes.is_some(), "--nodes"),
+            (self.suite.is_some(), "--suite"),
+            (self.player.is_some(), "--player"),
+            (self.seed.is_some(), "--seed"),
+            (self.threads.is_some(), "--threads"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
+    }
+    pub fn games(&self) -> usize {
+        self.games.unwrap_or(1000)
+    }
+    pub fn nodes(&self) -> u64 {
+        self.nodes.unwrap_or(5000)
+    }
+    pub fn player(&self) -> &str {
+        self.player.as_deref().unwrap_or("alphabeta")
+    }
+    pub fn seed(&self) -> u64 {
+        self.seed.unwrap_or(1)
+    }
+}
+
 pub fn run<C: Catalogue>(args: TuneArgs) -> anyhow::Result<ExitCode> {
+    if let (None, Some(name)) = (&args.selfplay, args.selfplay_options.given()) {
+        bail!("{name} is an option of --selfplay: give --selfplay FILE too, or leave {name} out");
+    }
     let options = args.game.options::<C>()?;
     registry::with_game::<C, _>(&options, Tune { args })??;
     Ok(ExitCode::SUCCESS)

@@ -364,3 +364,21 @@ fn selfplay_names_a_file_it_cannot_write() {
         "played on after the error: {stderr}"
     );
 }
+
+#[test]
+fn selfplay_options_without_selfplay_are_refused() {
+    let dir = records("selfplay-options");
+    let records = dir.path().to_str().unwrap();
+    for option in [
+        &["--games", "5"][..],
+        &["--nodes", "100"],
+        &["--player", "alphabeta"],
+        &["--seed", "2"],
+        &["--threads", "1"],
+        &["--suite", "x.txt"],
+    ] {
+        let (ok, stdout, stderr) = tune_surakarta(&[&["--records", records][..], option].concat());
+        assert!(!ok, "{option:?} was accepted: {stdout}");
+        assert!(stderr.contains("--selfplay"), "{option:?}: {stderr}");
+    }
+}
