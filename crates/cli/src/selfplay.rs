@@ -28,9 +28,7 @@ pub fn run<G: FullGame>(start: &G, args: &SelfPlayArgs, out: &Path) -> anyhow::R
         games: args.games(),
         nodes: args.nodes(),
         seed: args.seed(),
-        threads: args
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        threads: args.threads(),
         ..SelfPlayConfig::default()
     };
     let file =

@@ -85,7 +85,7 @@ pub struct SelfPlayArgs {
     seed: Option<u64>,
     /// Games played at once (default: one per core).
     #[arg(long)]
-    pub threads: Option<usize>,
+    threads: Option<usize>,
 }
 
 impl SelfPlayArgs {
@@ -113,6 +113,10 @@ impl SelfPlayArgs {
     }
     pub fn seed(&self) -> u64 {
         self.seed.unwrap_or(1)
+    }
+    pub fn threads(&self) -> usize {
+        self.threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 }
 
