@@ -25,8 +25,10 @@ pub struct TuneArgs {
     )]
     records: Vec<PathBuf>,
     /// Writes the records' quiet positions (each once, as the moves from the start that reach
-    /// it, one line each) to FILE for another engine to judge, and fits nothing.
-    #[arg(long, value_name = "FILE", requires = "records")]
+    /// it, one line each) to FILE for another engine to judge, and fits nothing (so the
+    /// fit's options are refused beside it rather than ignored).
+    #[arg(long, value_name = "FILE", requires = "records",
+          conflicts_with_all = ["labels", "weights", "holdout", "rounds", "step"])]
     export: Option<PathBuf>,
     /// Fits to labelled positions instead of game results: lines
     /// `EXPECTED<TAB>MOVES[<TAB>NOTE]`, the expected score (0 to 1) for the side to move after

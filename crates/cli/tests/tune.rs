@@ -382,3 +382,25 @@ fn selfplay_options_without_selfplay_are_refused() {
         assert!(stderr.contains("--selfplay"), "{option:?}: {stderr}");
     }
 }
+
+#[test]
+fn fit_options_beside_export_are_refused() {
+    let dir = records("export-options");
+    let records = dir.path().to_str().unwrap();
+    let exported = dir.join("positions.txt");
+    let labels = dir.join("labels.tsv");
+    std::fs::write(&labels, "# none\n").unwrap();
+    let export = ["--records", records, "--export", exported.to_str().unwrap()];
+    for option in [
+        &["--labels", labels.to_str().unwrap()][..],
+        &["--weights", "interior"],
+        &["--holdout", "10"],
+        &["--rounds", "3"],
+        &["--step", "2"],
+    ] {
+        let (ok, stdout, stderr) = tune_surakarta(&[&export[..], option].concat());
+        assert!(!ok, "{option:?} was accepted: {stdout}");
+        assert!(stderr.contains("--export"), "{option:?}: {stderr}");
+        assert!(!exported.exists(), "{option:?} wrote the export");
+    }
+}
