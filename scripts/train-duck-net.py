@@ -72,6 +72,10 @@ def parse_args():
                         help="seeds the initial weights, the held-out games, the order and the mirroring.")
     parser.add_argument("--threads", type=int, default=1,
                         help="how many threads numpy's linear algebra may use.")
+    parser.add_argument("--max-gap", type=int, default=0, metavar="CP",
+                        help="leave out the positions whose search score and hand-written value differ by more "
+                             "than CP centipawns (tactics the search saw, which a few of them turn into most of "
+                             "the loss); 0 keeps all.")
     parser.add_argument("--max-positions", type=int, default=0, metavar="N",
                         help="read only the first N positions (across the files in the order given); 0 reads all.")
     args = parser.parse_args()
@@ -85,8 +89,8 @@ def parse_args():
         parser.error("--lr must be positive and --l2 not negative")
     if not 0 < args.holdout < 100:
         parser.error("--holdout must be more than 0 and less than 100")
-    if args.max_positions < 0:
-        parser.error("--max-positions must not be negative")
+    if args.max_positions < 0 or args.max_gap < 0:
+        parser.error("--max-positions and --max-gap must not be negative")
     return args
 
 
@@ -324,7 +328,11 @@ def train(args):
     held_games = np.zeros(n_games, dtype=bool)
     held_games[rng.permutation(n_games)[:n_held]] = True
     held = held_games[game_of]
-    tr, ho = np.flatnonzero(~held), np.flatnonzero(held)
+    keep = np.abs(scores - statics) <= args.max_gap if args.max_gap else np.ones(n, dtype=bool)
+    if args.max_gap:
+        print(f"{n - keep.sum()} positions ({100 * (1 - keep.mean()):.2f}%) differ by more than "
+              f"{args.max_gap} centipawns from the search and are left out", flush=True)
+    tr, ho = np.flatnonzero(~held & keep), np.flatnonzero(held & keep)
     print(f"training on {len(tr)} positions ({n_games - n_held} games), "
           f"holding out {len(ho)} ({n_held} games)", flush=True)
 
