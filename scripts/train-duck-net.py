@@ -74,8 +74,8 @@ def parse_args():
                         help="how many threads numpy's linear algebra may use.")
     parser.add_argument("--max-gap", type=int, default=0, metavar="CP",
                         help="leave out the positions whose search score and hand-written value differ by more "
-                             "than CP centipawns (tactics the search saw, which a few of them turn into most of "
-                             "the loss); 0 keeps all.")
+                             "than CP centipawns: tactics the search saw, which no table of where pieces stand "
+                             "can learn and which otherwise make half of the loss; 0 keeps all.")
     parser.add_argument("--max-positions", type=int, default=0, metavar="N",
                         help="read only the first N positions (across the files in the order given); 0 reads all.")
     args = parser.parse_args()
@@ -328,11 +328,15 @@ def train(args):
     held_games = np.zeros(n_games, dtype=bool)
     held_games[rng.permutation(n_games)[:n_held]] = True
     held = held_games[game_of]
-    keep = np.abs(scores - statics) <= args.max_gap if args.max_gap else np.ones(n, dtype=bool)
+    keep = np.ones(n, dtype=bool)
     if args.max_gap:
+        keep = np.abs(scores - statics) <= args.max_gap
         print(f"{n - keep.sum()} positions ({100 * (1 - keep.mean()):.2f}%) differ by more than "
               f"{args.max_gap} centipawns from the search and are left out", flush=True)
     tr, ho = np.flatnonzero(~held & keep), np.flatnonzero(held & keep)
+    if len(tr) == 0 or len(ho) == 0:
+        raise DataError(f"--max-gap {args.max_gap} leaves no positions to "
+                        f"{'train on' if len(tr) == 0 else 'hold out'}; give a larger gap")
     print(f"training on {len(tr)} positions ({n_games - n_held} games), "
           f"holding out {len(ho)} ({n_held} games)", flush=True)
 
