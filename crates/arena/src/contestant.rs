@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use arbiter_ai::{FullGame, Limits, Player};
 
 use crate::adjudication::{centipawns, score_in_info};
+use crate::ArenaConfig;
 
 /// Why a contestant lost a game without the rules deciding it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,6 +71,46 @@ impl<G: FullGame> Contestant<G> for Internal<G> {
 const HANDSHAKE: Duration = Duration::from_secs(10);
 /// What an outside engine gets beyond its move time before it forfeits.
 pub const GRACE: Duration = Duration::from_millis(1000);
+/// How long an outside engine searching a number of nodes may take before it forfeits: no
+/// engine worth measuring needs a minute for the nodes of one move, a hung one is caught.
+pub const NODES_ANSWER_WITHIN: Duration = Duration::from_secs(60);
+
+/// The limit of each move when the player's own spec sets none: the arena's nodes a move
+/// when it has them, else its time a move.
+pub(crate) fn default_limits(config: &ArenaConfig) -> Limits {
+    match config.nodes_per_move {
+        Some(nodes) => Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        },
+        None => Limits {
+            time: Some(config.time_per_move),
+            ..Limits::default()
+        },
+    }
+}
+
+/// What an outside engine is told to search for each move, and how long it may take.
+#[derive(Clone, Debug)]
+pub(crate) struct EngineLimit {
+    go: String,
+    answer_within: Duration,
+}
+
+impl EngineLimit {
+    pub(crate) fn of(config: &ArenaConfig) -> EngineLimit {
+        match config.nodes_per_move {
+            Some(nodes) => EngineLimit {
+                go: format!("go nodes {nodes}"),
+                answer_within: NODES_ANSWER_WITHIN,
+            },
+            None => EngineLimit {
+                go: format!("go movetime {}", config.time_per_move.as_millis()),
+                answer_within: config.time_per_move + GRACE,
+            },
+        }
+    }
+}
 
 /// An outside program speaking the engine protocol, one process per game.
 pub struct External {
@@ -78,12 +119,16 @@ pub struct External {
     lines: Receiver<String>,
     /// The last lines the engine wrote on stderr: what it (or the shell) said when it failed.
     last_words: Receiver<String>,
-    move_time: Duration,
+    limit: EngineLimit,
 }
 
 impl External {
     /// Starts `command` with `sh -c` and sets it up for the game `game_line`.
-    pub fn start(command: &str, game_line: &str, move_time: Duration) -> Result<External, Forfeit> {
+    pub(crate) fn start(
+        command: &str,
+        game_line: &str,
+        limit: EngineLimit,
+    ) -> Result<External, Forfeit> {
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(command)
@@ -100,7 +145,7 @@ impl External {
             stdin,
             lines,
             last_words,
-            move_time,
+            limit,
         };
         engine.send("arbiter")?;
         engine.expect("arbiterok", HANDSHAKE)?;
@@ -209,9 +254,10 @@ impl<G: FullGame> Contestant<G> for External {
             format!("position startpos moves {}", history.join(" "))
         };
         self.send(&position)?;
-        self.send(&format!("go movetime {}", self.move_time.as_millis()))?;
+        let go = self.limit.go.clone();
+        self.send(&go)?;
         let mut score = None;
-        let line = self.expect_reading("bestmove", self.move_time + GRACE, |line| {
+        let line = self.expect_reading("bestmove", self.limit.answer_within, |line| {
             score = score_in_info(line).or(score);
         })?;
         let text = line.trim_start_matches("bestmove").trim();

@@ -50,6 +50,9 @@ pub struct ArenaConfig {
     pub games: u32,
     /// Thinking time for players whose spec sets no limit, and for outside engines.
     pub time_per_move: Duration,
+    /// Instead of `time_per_move`: nodes a move for players whose spec sets no limit, and
+    /// `go nodes N` for outside engines, so that results do not depend on the machine's load.
+    pub nodes_per_move: Option<u64>,
     pub concurrency: usize,
     /// Random plies played from the start to make each opening (without a suite).
     pub opening_plies: u32,
@@ -71,6 +74,7 @@ impl Default for ArenaConfig {
         ArenaConfig {
             games: 20,
             time_per_move: Duration::from_millis(100),
+            nodes_per_move: None,
             concurrency: 1,
             opening_plies: 4,
             suite: None,

@@ -7,13 +7,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use arbiter_ai::engine::game_line;
-use arbiter_ai::{FullGame, PlayerKind, PlayerSpec};
+use arbiter_ai::{FullGame, Limits, PlayerKind, PlayerSpec};
 use arbiter_core::{MoveList, Side};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::adjudication::{Adjudication, Adjudicator, Verdict};
-use crate::contestant::{Contestant, External, Internal};
+use crate::contestant::{default_limits, Contestant, EngineLimit, External, Internal};
 use crate::openings::seeded_order;
 use crate::pentanomial::between as pentanomial_between;
 use crate::{
@@ -160,15 +160,19 @@ fn check_engine<G: FullGame>(
     command: &str,
     config: &ArenaConfig,
 ) -> Result<(), ArenaError> {
-    External::start(command, &game_line(&start.options()), config.time_per_move)
-        .map(drop)
-        .map_err(|forfeit| ArenaError::Engine {
-            name: name.to_string(),
-            why: match forfeit {
-                Forfeit::Crashed(why) => why,
-                other => other.to_string(),
-            },
-        })
+    External::start(
+        command,
+        &game_line(&start.options()),
+        EngineLimit::of(config),
+    )
+    .map(drop)
+    .map_err(|forfeit| ArenaError::Engine {
+        name: name.to_string(),
+        why: match forfeit {
+            Forfeit::Crashed(why) => why,
+            other => other.to_string(),
+        },
+    })
 }
 
 /// Runs a tournament from `start`, calling `progress(done, total, outcome)` after each game.
@@ -430,15 +434,18 @@ fn contestant<G: FullGame>(
         PlayerKind::Command(command) => Ok(Box::new(External::start(
             command,
             &game_line(&start.options()),
-            config.time_per_move,
+            EngineLimit::of(config),
         )?)),
         _ => {
             let player = spec
                 .build::<G>(seed)
                 .map_err(|e| Forfeit::Crashed(e.to_string()))?;
-            let limits = spec
-                .resolve(G::definition().id)
-                .limits(Some(config.time_per_move.as_millis() as u64));
+            let own = spec.resolve(G::definition().id).limits(None);
+            let limits = if own == Limits::default() {
+                default_limits(config)
+            } else {
+                own
+            };
             Ok(Box::new(Internal { player, limits }))
         }
     }

@@ -36,6 +36,11 @@ pub struct ArenaArgs {
     /// Thinking time per move for players without their own limit, and for engines.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     time_per_move: u64,
+    /// Limit each move by nodes instead of time: engines (`cmd:`) are sent `go nodes N` (and
+    /// forfeit after 60 s), players without their own limit stop after N nodes. The games
+    /// then play the same however loaded the machine is.
+    #[arg(long, value_name = "N", conflicts_with = "time_per_move")]
+    nodes_per_move: Option<u64>,
     /// Games played at once.
     #[arg(long, value_name = "K", default_value_t = 1)]
     concurrency: usize,
@@ -132,6 +137,9 @@ fn config(args: &ArenaArgs) -> anyhow::Result<ArenaConfig> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
+    if args.nodes_per_move == Some(0) {
+        bail!("--nodes-per-move must be at least 1");
+    }
     let suite = args
         .suite
         .as_deref()
@@ -140,6 +148,7 @@ fn config(args: &ArenaArgs) -> anyhow::Result<ArenaConfig> {
     Ok(ArenaConfig {
         games: args.games,
         time_per_move: Duration::from_millis(args.time_per_move),
+        nodes_per_move: args.nodes_per_move,
         concurrency: args.concurrency.max(1),
         opening_plies: args.openings.unwrap_or(4),
         suite,

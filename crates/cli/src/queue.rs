@@ -80,6 +80,7 @@ pub fn submit<C: Catalogue>(
         players,
         games: config.games,
         time_per_move_ms: config.time_per_move.as_millis() as u64,
+        nodes_per_move: config.nodes_per_move,
         opening_plies: config.opening_plies,
         suite: config.suite.clone(),
         seed: config.seed,

@@ -195,6 +195,14 @@ fn bad_arguments_are_explained() {
             "arena duck --player a=random --player b=greedy --draw 10,x,80",
             "`x` is not a whole number",
         ),
+        (
+            "arena duck --player a=random --player b=greedy --nodes-per-move 0",
+            "--nodes-per-move must be at least 1",
+        ),
+        (
+            "arena duck --player a=random --player b=greedy --nodes-per-move 5 --time-per-move 9",
+            "cannot be used with",
+        ),
     ] {
         let args: Vec<&str> = args.split(' ').collect();
         let out = arbiter(&args, b"");

@@ -336,6 +336,8 @@ fn an_sprt_of_a_player_against_itself_decides_and_the_workers_stop() {
             "600,8",
             "--draw",
             "10,20,40",
+            "--nodes-per-move",
+            "1000",
         ],
     );
     let mut workers: Vec<Worker> = (1..=3)
@@ -356,7 +358,7 @@ fn an_sprt_of_a_player_against_itself_decides_and_the_workers_stop() {
     assert!(status.contains("result: H0 accepted after"), "{status}");
     shows_conditions(
         &status,
-        "100 ms a move, 4-ply random openings, resign at 600 cp for 8 plies, \
+        "1000 nodes a move, 4-ply random openings, resign at 600 cp for 8 plies, \
          draw within 10 cp for 20 plies after ply 40, seed 1",
     );
     let counted: u32 = pg

@@ -26,6 +26,9 @@ pub struct TestSpec {
     /// Games wanted in all (even: pairs of games on one opening); an SPRT may stop sooner.
     pub games: u32,
     pub time_per_move_ms: u64,
+    /// `--nodes-per-move N`, which replaces the time (tests stored before it have none).
+    #[serde(default)]
+    pub nodes_per_move: Option<u64>,
     pub opening_plies: u32,
     pub suite: Option<OpeningSuite>,
     pub seed: u64,
@@ -111,7 +114,10 @@ impl TestSpec {
     /// `arena status` and `/tests`: results are only comparable under the same ones.
     pub fn conditions(&self) -> String {
         let mut parts = vec![
-            format!("{} ms a move", self.time_per_move_ms),
+            match self.nodes_per_move {
+                Some(nodes) => format!("{nodes} nodes a move"),
+                None => format!("{} ms a move", self.time_per_move_ms),
+            },
             match &self.suite {
                 Some(suite) => format!("a suite of {} openings", suite.lines.len()),
                 None => format!("{}-ply random openings", self.opening_plies),
@@ -139,6 +145,7 @@ impl TestSpec {
         ArenaConfig {
             games: self.games,
             time_per_move: Duration::from_millis(self.time_per_move_ms),
+            nodes_per_move: self.nodes_per_move,
             concurrency: 1,
             opening_plies: self.opening_plies,
             suite: self.suite.clone(),

@@ -20,6 +20,7 @@ fn spec(games: u32, batch_pairs: u32, sprt: Option<(f64, f64)>) -> TestSpec {
         players: vec![player("a"), player("b")],
         games,
         time_per_move_ms: 10,
+        nodes_per_move: None,
         opening_plies: 4,
         suite: None,
         seed: 1,
