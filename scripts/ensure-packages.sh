@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages named on the command line when their programs are missing, so the
-# cluster tests and scripts/cluster.sh run on a fresh machine. Names: nats-server, postgresql,
-# haproxy. Quiet on success; exits non-zero with apt's message when an install fails.
+# cluster tests, scripts/cluster.sh and the network trainer's test run on a fresh machine. Names:
+# nats-server, postgresql, haproxy, python3-numpy (numpy for Debian's /usr/bin/python3). Quiet
+# on success; exits non-zero with apt's message when an install fails.
 set -euo pipefail
 
 binary_of() {
@@ -15,6 +16,10 @@ binary_of() {
 
 missing=()
 for package in "$@"; do
+  if [ "$package" = python3-numpy ]; then
+    /usr/bin/python3 -c 'import numpy' 2>/dev/null || missing+=("$package")
+    continue
+  fi
   path="$(binary_of "$package")"
   if [ -z "$path" ] || [ ! -x "$path" ]; then
     missing+=("$package")

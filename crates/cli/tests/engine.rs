@@ -79,7 +79,8 @@ fn a_network_file_that_is_not_one_is_reported_and_the_engine_plays_on() {
     assert!(out.contains("bestmove "), "{out}");
     assert_eq!(err.matches("no learnt correction").count(), 1, "{err}");
     assert!(err.contains("line 2: expected 8 numbers"), "{err}");
-    // Without the weight the network is never read, so nothing is said.
-    let (out, err) = with_network(&bad, "game duck\nposition startpos\ngo depth 3\nquit\n");
+    // With the weight at 0 the network is never read, so nothing is said.
+    let plain = "game duck\nsetoption name learnt value 0\nposition startpos\ngo depth 3\nquit\n";
+    let (out, err) = with_network(&bad, plain);
     assert!(out.contains("bestmove ") && err.is_empty(), "{out}{err}");
 }

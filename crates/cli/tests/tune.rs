@@ -252,25 +252,7 @@ fn bad_labels_are_named_by_line() {
 /// `tune duck --selfplay` into a file of `dir`, with `threads`; the file's lines, sorted.
 fn selfplay(dir: &TestDir, name: &str, threads: &str) -> Vec<String> {
     let path = dir.join(name);
-    let out = arbiter(
-        &[
-            "tune",
-            "duck",
-            "--max-no-capture-round",
-            "0",
-            "--selfplay",
-            path.to_str().unwrap(),
-            "--games",
-            "4",
-            "--nodes",
-            "300",
-            "--seed",
-            "2",
-            "--threads",
-            threads,
-        ],
-        b"",
-    );
+    let out = common::duck_selfplay(&path, "4", "2", threads);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("4 games, "), "{stderr}");

@@ -58,8 +58,10 @@ weights!(
         /// cars and horses pick such pieces up, but 25 was level with 0 in self-play (+7 ± 34
         /// over 146 games) and no better at 1 s against it (0-1-11; docs/tuning.md): off.
         loose = 0,
-        /// Per cent of the learnt correction ([`net`]) added to the rest.
-        learnt = 0,
+        /// Per cent of the learnt correction ([`net`]) added to the rest: all of it, since the
+        /// third network won an SPRT at 100 ms by +321 Elo (17-4-1) against none
+        /// (docs/tuning.md).
+        learnt = 100,
     }
 );
 

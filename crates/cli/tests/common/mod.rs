@@ -176,3 +176,28 @@ fn dechunk(mut body: &str) -> String {
     }
     out
 }
+
+/// `arbiter tune duck --selfplay PATH` of `games` quick games (300 nodes a move, the quiet-move
+/// rule off) with `seed` on `threads` threads.
+pub fn duck_selfplay(path: &std::path::Path, games: &str, seed: &str, threads: &str) -> Output {
+    let path = path.to_str().unwrap();
+    arbiter(
+        &[
+            "tune",
+            "duck",
+            "--max-no-capture-round",
+            "0",
+            "--selfplay",
+            path,
+            "--games",
+            games,
+            "--nodes",
+            "300",
+            "--seed",
+            seed,
+            "--threads",
+            threads,
+        ],
+        b"",
+    )
+}

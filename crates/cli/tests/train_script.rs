@@ -1,0 +1,123 @@
+//! `scripts/train-duck-net.py` on real self-play data: the network it writes is one the engine
+//! reads, and bad data or options are named with a non-zero exit. It runs with Debian's
+//! `/usr/bin/python3` and `python3-numpy`, which `scripts/ensure-packages.sh` installs when
+//! missing.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{arbiter_with_env, TestDir};
+
+/// Debian's python with numpy, installed when missing.
+fn python() -> &'static str {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scripts/ensure-packages.sh"
+    );
+    let installed = Command::new("bash")
+        .args([script, "python3-numpy"])
+        .status();
+    assert!(
+        installed.is_ok_and(|s| s.success()),
+        "numpy is missing and {script} could not install python3-numpy"
+    );
+    "/usr/bin/python3"
+}
+
+fn train(args: &[&str]) -> Output {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scripts/train-duck-net.py"
+    );
+    Command::new(python())
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python runs the trainer")
+}
+
+/// Positions of a few quick self-play games, written to `path`.
+fn selfplay(path: &Path) {
+    let out = common::duck_selfplay(path, "12", "5", "2");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_trained_network_is_read_by_the_engine() {
+    let dir = TestDir::new("arbiter-train-net-");
+    let data = dir.join("data.tsv");
+    selfplay(&data);
+    let net = dir.join("net.txt");
+    let args = [
+        "--out",
+        net.to_str().unwrap(),
+        "--hidden",
+        "4",
+        "--epochs",
+        "3",
+    ];
+    let out = train(&[&[data.to_str().unwrap()], &args[..], &["--holdout", "25"]].concat());
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("held-out loss"), "{said}");
+    let text = std::fs::read_to_string(&net).unwrap();
+    assert!(text.starts_with("arbiter-duck-net 1 1260 4\n"), "{text}");
+    let input = "game duck\nsetoption name learnt value 100\nposition startpos\ngo depth 2\nquit\n";
+    let env = [("ARBITER_DUCK_NET", net.as_os_str())];
+    let engine = arbiter_with_env(&["engine"], &env, input.as_bytes());
+    let (answer, complaint) = (engine.stdout, engine.stderr);
+    assert!(String::from_utf8_lossy(&answer).contains("bestmove "));
+    assert!(
+        complaint.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&complaint)
+    );
+}
+
+#[test]
+fn bad_data_and_options_are_named_and_write_nothing() {
+    let dir = TestDir::new("arbiter-train-bad-");
+    let data = dir.join("bad.tsv");
+    let good = "0\t10\t20\t1\t4,634\n";
+    std::fs::write(&data, format!("{good}{good}0\t10\tx\t1\t4,634\n")).unwrap();
+    let net = dir.join("net.txt");
+    let out_args = ["--out", net.to_str().unwrap()];
+    let data_arg = data.to_str().unwrap();
+    for (extra, needle) in [
+        (&[][..], "bad.tsv:3"),
+        (&["--lambda", "2"][..], "--lambda must be 0 to 1"),
+    ] {
+        let out = train(&[&[data_arg], &out_args[..], extra].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{extra:?}");
+        assert!(err.contains(needle), "{extra:?}: {err}");
+        assert!(!net.exists(), "{extra:?}");
+    }
+    let gaps = dir.join("gaps.tsv");
+    let far: String = (0..20)
+        .map(|g| format!("{g}\t0\t900\t1\t4,634\n"))
+        .collect();
+    std::fs::write(&gaps, far).unwrap();
+    let out = train(
+        &[
+            &[gaps.to_str().unwrap()],
+            &out_args[..],
+            &["--max-gap", "300"],
+        ]
+        .concat(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--max-gap 300 leaves no positions"), "{err}");
+    assert!(!net.exists());
+}
