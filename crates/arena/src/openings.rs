@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 
-use arbiter_ai::{AlphaBeta, AlphaBetaConfig, FullGame, Limits};
+use arbiter_ai::{AlphaBeta, AlphaBetaConfig, EvalWeights, FullGame, Limits};
 use arbiter_core::playout::below;
 use arbiter_core::{MoveList, Options};
 use rand::RngCore;
@@ -217,6 +217,10 @@ pub struct GenerateConfig {
     pub max_eval: i32,
     /// Random positions tried for each opening wanted before giving up on a length.
     pub tries_per_opening: usize,
+    /// Evaluation weights of the judging search that differ from the defaults (`--weight
+    /// NAME=VALUE`): a suite names them in its command, so it is made again the same way
+    /// after the defaults change.
+    pub weights: Vec<(String, i32)>,
 }
 
 /// A generated suite and what it took.
@@ -229,13 +233,17 @@ pub struct Generated {
 }
 
 /// Makes a suite for the game `start` begins (see the module's documentation); `progress`
-/// hears of each opening kept.
+/// hears of each opening kept. Errors on a weight the game's evaluation does not have.
 pub fn generate<G: FullGame>(
     start: &G,
     config: &GenerateConfig,
     progress: &mut dyn FnMut(usize),
-) -> Generated {
-    let mut search = AlphaBeta::<G>::new(Default::default(), AlphaBetaConfig::default());
+) -> Result<Generated, String> {
+    let mut weights = G::Weights::default();
+    for (name, value) in &config.weights {
+        weights.set(name, *value).map_err(|e| e.to_string())?;
+    }
+    let mut search = AlphaBeta::<G>::new(weights, AlphaBetaConfig::default());
     let mut out = Generated {
         openings: Vec::new(),
         per_length: Vec::new(),
@@ -269,7 +277,7 @@ pub fn generate<G: FullGame>(
         }
         out.per_length.push((plies, tried, kept));
     }
-    out
+    Ok(out)
 }
 
 /// `plies` uniformly random legal moves from `start`, or `None` if the game ended on the way.
@@ -399,9 +407,10 @@ mod tests {
             depth: 3,
             max_eval: 40,
             tries_per_opening: 50,
+            weights: Vec::new(),
         };
-        let first = generate(&start, &config, &mut |_| {});
-        let again = generate(&start, &config, &mut |_| {});
+        let first = generate(&start, &config, &mut |_| {}).unwrap();
+        let again = generate(&start, &config, &mut |_| {}).unwrap();
         let options = start.options();
         assert_eq!(first.text(&options, "cmd"), again.text(&options, "cmd"));
         assert_eq!(first.openings.len(), 12);
@@ -414,7 +423,8 @@ mod tests {
                 ..config.clone()
             },
             &mut |_| {},
-        );
+        )
+        .unwrap();
         let of_length = |g: &Generated, n: usize| -> Vec<Vec<String>> {
             g.openings
                 .iter()
@@ -431,7 +441,7 @@ mod tests {
         assert_eq!(suite.positions(&start).unwrap().len(), 12);
         let other = GenerateConfig { seed: 4, ..config };
         assert_ne!(
-            generate(&start, &other, &mut |_| {}).openings,
+            generate(&start, &other, &mut |_| {}).unwrap().openings,
             first.openings
         );
     }

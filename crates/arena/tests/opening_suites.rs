@@ -40,7 +40,20 @@ fn config_of(text: &str, per_length: usize) -> GenerateConfig {
         depth: number("--depth") as u32,
         max_eval: number("--max-eval") as i32,
         tries_per_opening: number("--tries") as usize,
+        weights: weights_of(command),
     }
+}
+
+/// Every `--weight NAME=VALUE` of the header's command.
+fn weights_of(command: &str) -> Vec<(String, i32)> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let given = words.windows(2).filter(|w| w[0] == "--weight");
+    given
+        .map(|w| {
+            let (name, value) = w[1].split_once('=').expect("NAME=VALUE");
+            (name.to_string(), value.parse().unwrap())
+        })
+        .collect()
 }
 
 struct Check {
@@ -58,7 +71,7 @@ impl GameVisitor for Check {
                 return Err(format!("line {}: the same position again", line.0));
             }
         }
-        let again = generate(&start, &self.config, &mut |_| {});
+        let again = generate(&start, &self.config, &mut |_| {})?;
         for &plies in &self.config.plies {
             let want: Vec<&Vec<String>> = self
                 .suite

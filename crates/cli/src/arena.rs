@@ -355,6 +355,10 @@ pub struct OpeningsArgs {
     /// Random positions tried for each opening wanted before a length gives up.
     #[arg(long, default_value_t = 50)]
     tries: usize,
+    /// An evaluation weight of the judging search other than its default (repeatable), e.g.
+    /// `learnt=0`: the Duck Chess suite was judged by the hand-written evaluation alone.
+    #[arg(long = "weight", value_name = "NAME=VALUE", value_parser = parse_weight)]
+    weights: Vec<(String, i32)>,
     /// Write the suite here (default: standard output).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -370,14 +374,24 @@ fn default_depth(id: &str, size: Option<u32>) -> u32 {
     }
 }
 
+fn parse_weight(text: &str) -> Result<(String, i32), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not NAME=VALUE, like learnt=0"))?;
+    let value = value
+        .parse()
+        .map_err(|_| format!("`{value}` is not a whole number"))?;
+    Ok((name.to_string(), value))
+}
+
 struct Generate<'a> {
     args: &'a OpeningsArgs,
     config: GenerateConfig,
 }
 
 impl GameVisitor for Generate<'_> {
-    type Output = String;
-    fn visit<G: FullGame>(self, start: G) -> String {
+    type Output = anyhow::Result<String>;
+    fn visit<G: FullGame>(self, start: G) -> anyhow::Result<String> {
         let options = start.options();
         let mut command = format!("arbiter openings {}", options.def().id);
         if let Some(size) = options.get("size") {
@@ -393,15 +407,19 @@ impl GameVisitor for Generate<'_> {
             self.config.max_eval,
             self.config.tries_per_opening
         ));
+        for (name, value) in &self.config.weights {
+            command.push_str(&format!(" --weight {name}={value}"));
+        }
         let generated = openings::generate(&start, &self.config, &mut |kept| {
             if kept % 100 == 0 {
                 eprintln!("{kept} openings kept");
             }
-        });
+        })
+        .map_err(anyhow::Error::msg)?;
         for (plies, tried, kept) in &generated.per_length {
             eprintln!("{plies} plies: {kept} kept of {tried} positions searched");
         }
-        generated.text(&options, &command)
+        Ok(generated.text(&options, &command))
     }
 }
 
@@ -419,6 +437,7 @@ pub fn openings_command<C: Catalogue>(args: OpeningsArgs) -> anyhow::Result<Exit
             .unwrap_or_else(|| default_depth(options.def().id, options.get("size"))),
         max_eval: args.max_eval,
         tries_per_opening: args.tries,
+        weights: args.weights.clone(),
     };
     let text = registry::with_game::<C, _>(
         &options,
@@ -426,7 +445,7 @@ pub fn openings_command<C: Catalogue>(args: OpeningsArgs) -> anyhow::Result<Exit
             args: &args,
             config,
         },
-    )?;
+    )??;
     match &args.out {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,

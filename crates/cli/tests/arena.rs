@@ -203,6 +203,11 @@ fn bad_arguments_are_explained() {
             "arena duck --player a=random --player b=greedy --nodes-per-move 5 --time-per-move 9",
             "cannot be used with",
         ),
+        (
+            "openings duck --count 2 --weight nope=1",
+            "unknown weight `nope`",
+        ),
+        ("openings duck --count 2 --weight nope", "is not NAME=VALUE"),
     ] {
         let args: Vec<&str> = args.split(' ').collect();
         let out = arbiter(&args, b"");
