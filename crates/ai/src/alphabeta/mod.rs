@@ -17,7 +17,6 @@
 //!
 //! [`ordering`] ranks the moves, [`pruning`] ends nodes early, [`search`] searches them.
 
-mod evals;
 mod ordering;
 mod pruning;
 mod search;
@@ -32,7 +31,6 @@ use arbiter_core::{Game, MoveList, Status};
 use crate::eval::{Evaluate, Exact};
 use crate::player::{Limits, Player, Score, SearchInfo};
 use crate::table::Table;
-use evals::EvalCache;
 use statistics::Statistics;
 
 /// The score of a win at the root; a win `p` plies deep scores `WIN - p`.
@@ -151,8 +149,6 @@ pub struct AlphaBeta<G: Evaluate> {
     stats: Statistics,
     /// Endgame tables probed below the root (not in plain mode).
     tables: Option<Arc<G::Tables>>,
-    /// Static values already computed, where the game's evaluation is costly.
-    evals: EvalCache,
 }
 
 impl<G: Evaluate> AlphaBeta<G> {
@@ -166,7 +162,6 @@ impl<G: Evaluate> AlphaBeta<G> {
             countermoves: vec![None; HISTORY_SLOTS],
             stats: Statistics::new(G::STATISTICS.unwrap_or((0, 0))),
             tables: None,
-            evals: EvalCache::new(G::EVALUATION_CACHE_BITS),
         }
     }
 
@@ -416,13 +411,6 @@ impl<'a, G: Evaluate> Context<'a, G> {
             line.push(mv);
         }
         line
-    }
-
-    /// The static value of `pos` for the side to move, from the cache when it has it.
-    fn evaluate(&mut self, pos: &G) -> i32 {
-        let ab = &mut *self.ab;
-        ab.evals
-            .get_or_insert(pos.hash(), || pos.evaluate(&ab.weights))
     }
 
     /// Counts a node and tells whether the search must stop now.

@@ -80,7 +80,7 @@ impl<G: Evaluate> Context<'_, G> {
     /// margin for each remaining ply is cut with that value (the opponent is not expected to win
     /// the margin back in so few plies).
     pub(super) fn reverse_futility_cut(
-        &mut self,
+        &self,
         pos: &G,
         depth: i32,
         (alpha, beta): (i32, i32),
@@ -97,7 +97,7 @@ impl<G: Evaluate> Context<'_, G> {
     /// a null-window node near the horizon stands so far below alpha (the game's margin for
     /// each remaining ply) that its quiet moves after the first may be skipped.
     pub(super) fn futile(
-        &mut self,
+        &self,
         pos: &G,
         depth: i32,
         (alpha, beta): (i32, i32),
@@ -113,7 +113,7 @@ impl<G: Evaluate> Context<'_, G> {
     /// danger and with its window short of proven results: what the futility prunings weigh
     /// against their margins (evaluated once per node, kept in `static_value`).
     fn horizon_value(
-        &mut self,
+        &self,
         pos: &G,
         (depth, limit): (i32, i32),
         (alpha, beta): (i32, i32),
@@ -126,7 +126,7 @@ impl<G: Evaluate> Context<'_, G> {
             && !in_danger
             && alpha.abs() < PROVEN_BOUND
             && beta.abs() < PROVEN_BOUND;
-        near.then(|| *static_value.get_or_insert_with(|| self.evaluate(pos)))
+        near.then(|| *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights)))
     }
 
     /// Null-move pruning: when the side to move already stands at `beta` or above, and letting
@@ -156,7 +156,7 @@ impl<G: Evaluate> Context<'_, G> {
         }
         // Asked before the evaluation: a game that cannot pass (RC-02) pays nothing here.
         let passed = pos.pass()?;
-        if *static_value.get_or_insert_with(|| self.evaluate(pos)) < beta {
+        if *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights)) < beta {
             return None;
         }
         let reduction = NULL_REDUCTION + depth / 6;

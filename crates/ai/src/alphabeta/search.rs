@@ -58,7 +58,7 @@ impl<G: Evaluate> Context<'_, G> {
             return 0;
         }
         if ply >= MAX_PLY - 2 || (plain && depth <= 0) {
-            return self.evaluate(pos);
+            return pos.evaluate(&self.ab.weights);
         }
         if depth <= 0 {
             return self.quiesce(pos, alpha, beta, ply, 0);
@@ -93,7 +93,7 @@ impl<G: Evaluate> Context<'_, G> {
     /// From which move on (in search order) a null-window node may prune its quiet moves: all
     /// after the first when they are futile, else late move pruning's count, if any.
     fn prune_from(
-        &mut self,
+        &self,
         pos: &G,
         node: &Node<G::Move>,
         (alpha, beta): (i32, i32),
@@ -297,7 +297,7 @@ impl<G: Evaluate> Context<'_, G> {
             return score;
         }
         if ply >= MAX_PLY - 2 || depth >= MAX_QUIESCENCE {
-            return self.evaluate(pos);
+            return pos.evaluate(&self.ab.weights);
         }
         let key = pos.hash();
         let (tt_move, cut) = self.probe(key, 0, alpha, beta, ply);
@@ -308,7 +308,7 @@ impl<G: Evaluate> Context<'_, G> {
         let danger = depth < 2 && pos.in_danger();
         let mut best = -INFINITY;
         if !danger {
-            let stand = self.evaluate(pos);
+            let stand = pos.evaluate(&self.ab.weights);
             if stand >= beta {
                 self.ab
                     .table

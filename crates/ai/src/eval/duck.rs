@@ -372,10 +372,6 @@ impl Evaluate for Position {
     };
 
     const ITERATION_START_PERCENT: u32 = 95;
-
-    /// Half of a search's time went to the evaluation (the hand-written terms and the learnt
-    /// correction); positions come back in every iteration and re-search.
-    const EVALUATION_CACHE_BITS: u32 = 16;
 }
 
 #[cfg(test)]

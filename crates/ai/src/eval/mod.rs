@@ -164,10 +164,6 @@ pub trait Evaluate: Game {
     /// last choice; kept per game, as each game's arena runs decide it.
     const ITERATION_START_PERCENT: u32 = 60;
 
-    /// The alpha-beta search keeps `2^bits` static values by position hash (0: none, the
-    /// default, for an evaluation cheaper than the lookup).
-    const EVALUATION_CACHE_BITS: u32 = 0;
-
     /// A sensible cap on the length of a game for playouts and adjudication, in plies.
     fn max_plies(&self) -> u32 {
         400
