@@ -106,8 +106,8 @@ pub struct SpecError {
 
 /// What the spec grammar accepts, for error messages and `--help`.
 pub const SPEC_HELP: &str =
-    "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR]\
-[:statistics=0|1][:history_reduction=N][:history_pruning=D] | \
+    "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR][:statistics=1]\
+[:history_reduction=N][:history_pruning=D] | \
 mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
 any player may add evaluation weights as NAME=VALUE";
 
