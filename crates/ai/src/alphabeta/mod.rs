@@ -12,8 +12,8 @@
 //! reverse futility pruning took Duck Chess from 35% to 57.5% against Fairy-Stockfish.
 //!
 //! Stockfish's statistics of quiet moves ([`statistics`]) replace the hashed history when a
-//! player asks (`alphabeta:statistics=1`); off by default until a match decides
-//! (docs/strength.md).
+//! player asks (`alphabeta:statistics=1`); off by default until `arbiter openings` can name
+//! them for its judging search (they won an SPRT, docs/strength.md).
 //!
 //! [`ordering`] ranks the moves, [`pruning`] ends nodes early, [`search`] searches them.
 
@@ -98,9 +98,9 @@ pub struct AlphaBetaConfig {
     pub plain: bool,
     /// Stockfish's statistics of quiet moves (a history by side, origin and destination with a
     /// malus for the quiet moves a cut-off proved worse, and continuation histories) in place
-    /// of the hashed history, where the game gives their slots (Duck Chess). Off by default:
-    /// against Fairy-Stockfish 35.0% to the default's 27.0% over 100 games at 300 ms, within
-    /// twice the noise, and 16.1% to 18.8% at 1 s; decided by no SPRT (docs/strength.md).
+    /// of the hashed history, where the game gives their slots (Duck Chess). Off by default,
+    /// though with the learnt correction they won an SPRT at 100 ms (+62 ± 34 Elo): the opening
+    /// suite's header cannot yet name search settings for its judging search (docs/strength.md).
     pub statistics: bool,
     /// With `statistics`: a late quiet move is reduced a ply less for each this much of its
     /// statistics, a ply more for each this much below zero (0: no change).
