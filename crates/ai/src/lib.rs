@@ -34,4 +34,4 @@ pub use mcts::{Mcts, MctsConfig};
 pub use player::{Limits, Player, Score, SearchInfo};
 pub use registry::{Catalogue, CatalogueError, FullGame, GameVisitor, Standard};
 pub use simple::{GreedyPlayer, RandomPlayer};
-pub use spec::{Level, PlayerKind, PlayerSpec, SpecError, SPEC_HELP};
+pub use spec::{Level, PlayerKind, PlayerSpec, SearchSettings, SpecError, SPEC_HELP};

@@ -89,7 +89,27 @@ impl SearchSettings {
         }
     }
 
-    fn apply(&self, config: &mut AlphaBetaConfig) {
+    /// Reads one `KEY=VALUE` if it is a search setting: `Ok(false)` when `key` is not one, the
+    /// reason when `value` does not fit it.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<bool, String> {
+        let number = |what: &str| {
+            value
+                .parse::<u64>()
+                .map_err(|_| format!("{key} must be {what}, found `{value}`"))
+        };
+        let history =
+            || -> Result<i32, String> { Ok(number("a non-negative integer")?.min(1 << 20) as i32) };
+        match key {
+            "statistics" => self.statistics = Some(number("0 or 1")? != 0),
+            "history_reduction" => self.history_reduction = Some(history()?),
+            "history_pruning" => self.history_pruning = Some(history()?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Sets these settings in `config`, leaving the others as they are.
+    pub fn apply(&self, config: &mut AlphaBetaConfig) {
         config.statistics = self.statistics.unwrap_or(config.statistics);
         config.history_reduction = self.history_reduction.unwrap_or(config.history_reduction);
         config.history_pruning = self.history_pruning.unwrap_or(config.history_pruning);
@@ -106,8 +126,8 @@ pub struct SpecError {
 
 /// What the spec grammar accepts, for error messages and `--help`.
 pub const SPEC_HELP: &str =
-    "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR][:statistics=1]\
-[:history_reduction=N][:history_pruning=D] | \
+    "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR]\
+[:statistics=0|1][:history_reduction=N][:history_pruning=D] | \
 mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
 any player may add evaluation weights as NAME=VALUE";
 
@@ -183,20 +203,12 @@ impl PlayerSpec {
             "hash" => {
                 self.hash_bits = Some(number("a number of bits (10-26)")?.clamp(10, 26) as u32)
             }
-            "statistics" => self.search.statistics = Some(number("0 or 1")? != 0),
-            "history_reduction" => {
-                let n = number("a non-negative integer")?.min(1 << 20) as i32;
-                self.search.history_reduction = Some(n);
-            }
-            "history_pruning" => {
-                let n = number("a non-negative integer")?.min(1 << 20) as i32;
-                self.search.history_pruning = Some(n);
-            }
             "c" => self.exploration = Some(number("hundredths")? as u32),
             "tables" if value.is_empty() => {
                 return Err("tables needs a directory (tables=DIR)".into())
             }
             "tables" => self.tables = Some(value.to_string()),
+            _ if self.search.set(key, value)? => {}
             _ => {
                 let weight = value
                     .parse::<i32>()

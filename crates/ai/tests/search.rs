@@ -251,26 +251,26 @@ fn surakarta_mates_found_with_pruning_are_real() {
 }
 
 /// Duck Chess's own pruning (reverse futility near the horizon, null moves verified from depth
-/// 6) at depth 8, on positions near the end of random games, where captains are exposed.
+/// 6) at depth 8, on positions near the end of random games, where captains are exposed; with
+/// the hashed history (`alphabeta:statistics=0`).
 #[test]
 fn duck_chess_mates_found_with_pruning_are_real() {
     let start = arbiter_duck::Position::initial();
-    let config = AlphaBetaConfig::default();
+    let config = AlphaBetaConfig {
+        statistics: false,
+        ..Default::default()
+    };
     let checked = mates_found_with_pruning_are_real(endings(&start, 60, 400, 22), 8, config);
     assert!(checked >= 10, "only {checked} forced results to check");
 }
 
-/// The same with Stockfish's statistics of quiet moves, their reductions and their pruning
-/// near the horizon (`alphabeta:statistics=1:history_reduction=12288:history_pruning=3`).
+/// The same with the default: Stockfish's statistics of quiet moves, their reductions and their
+/// pruning near the horizon (`statistics=1:history_reduction=12288:history_pruning=3`).
 #[test]
 fn duck_chess_mates_found_with_statistics_are_real() {
     let start = arbiter_duck::Position::initial();
-    let config = AlphaBetaConfig {
-        statistics: true,
-        history_reduction: 12_288,
-        history_pruning: 3,
-        ..Default::default()
-    };
+    let config = AlphaBetaConfig::default();
+    assert!(config.statistics && config.history_reduction == 12_288);
     let checked = mates_found_with_pruning_are_real(endings(&start, 60, 400, 22), 8, config);
     assert!(checked >= 10, "only {checked} forced results to check");
 }

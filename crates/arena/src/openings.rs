@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 
-use arbiter_ai::{AlphaBeta, AlphaBetaConfig, EvalWeights, FullGame, Limits};
+use arbiter_ai::{AlphaBeta, AlphaBetaConfig, EvalWeights, FullGame, Limits, SearchSettings};
 use arbiter_core::playout::below;
 use arbiter_core::{MoveList, Options};
 use rand::RngCore;
@@ -221,6 +221,9 @@ pub struct GenerateConfig {
     /// NAME=VALUE`): a suite names them in its command, so it is made again the same way
     /// after the defaults change.
     pub weights: Vec<(String, i32)>,
+    /// Search settings of the judging search that differ from the defaults (`--search
+    /// KEY=VALUE`), named in the command for the same reason as the weights.
+    pub search: SearchSettings,
 }
 
 /// A generated suite and what it took.
@@ -243,7 +246,9 @@ pub fn generate<G: FullGame>(
     for (name, value) in &config.weights {
         weights.set(name, *value).map_err(|e| e.to_string())?;
     }
-    let mut search = AlphaBeta::<G>::new(weights, AlphaBetaConfig::default());
+    let mut search_config = AlphaBetaConfig::default();
+    config.search.apply(&mut search_config);
+    let mut search = AlphaBeta::<G>::new(weights, search_config);
     let mut out = Generated {
         openings: Vec::new(),
         per_length: Vec::new(),
@@ -408,6 +413,7 @@ mod tests {
             max_eval: 40,
             tries_per_opening: 50,
             weights: Vec::new(),
+            search: SearchSettings::default(),
         };
         let first = generate(&start, &config, &mut |_| {}).unwrap();
         let again = generate(&start, &config, &mut |_| {}).unwrap();

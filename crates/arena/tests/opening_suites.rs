@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use arbiter_ai::registry::{self, FullGame, GameVisitor};
-use arbiter_ai::Standard;
+use arbiter_ai::{SearchSettings, Standard};
 use arbiter_arena::openings::{generate, GenerateConfig};
 use arbiter_arena::OpeningSuite;
 
@@ -41,7 +41,22 @@ fn config_of(text: &str, per_length: usize) -> GenerateConfig {
         max_eval: number("--max-eval") as i32,
         tries_per_opening: number("--tries") as usize,
         weights: weights_of(command),
+        search: search_of(command),
     }
+}
+
+/// The search settings of every `--search KEY=VALUE` of the header's command.
+fn search_of(command: &str) -> SearchSettings {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let mut settings = SearchSettings::default();
+    for pair in words.windows(2).filter(|w| w[0] == "--search") {
+        let (key, value) = pair[1].split_once('=').expect("KEY=VALUE");
+        assert!(
+            settings.set(key, value).unwrap(),
+            "{key} is a search setting"
+        );
+    }
+    settings
 }
 
 /// Every `--weight NAME=VALUE` of the header's command.

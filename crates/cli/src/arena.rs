@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
-use arbiter_ai::PlayerSpec;
+use arbiter_ai::{PlayerSpec, SearchSettings};
 use arbiter_arena::openings::{self, GenerateConfig};
 use arbiter_arena::{
     Adjudication, ArenaConfig, DrawRule, Entrant, OpeningSuite, Report, ResignRule, Sprt,
@@ -359,6 +359,11 @@ pub struct OpeningsArgs {
     /// `learnt=0`: the Duck Chess suite was judged by the hand-written evaluation alone.
     #[arg(long = "weight", value_name = "NAME=VALUE", value_parser = parse_weight)]
     weights: Vec<(String, i32)>,
+    /// A setting of the judging alpha-beta search other than its default (repeatable):
+    /// `statistics`, `history_reduction` or `history_pruning`, e.g. `statistics=0`, so a suite
+    /// made before a default changed is made again the same way.
+    #[arg(long = "search", value_name = "KEY=VALUE", value_parser = parse_search_setting)]
+    search: Vec<String>,
     /// Write the suite here (default: standard output).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -382,6 +387,28 @@ fn parse_weight(text: &str) -> Result<(String, i32), String> {
         .parse()
         .map_err(|_| format!("`{value}` is not a whole number"))?;
     Ok((name.to_string(), value))
+}
+
+fn parse_search_setting(text: &str) -> Result<String, String> {
+    search_settings(&[text.to_string()])?;
+    Ok(text.to_string())
+}
+
+/// The search settings `--search` gave, or what is wrong with one.
+fn search_settings(given: &[String]) -> Result<SearchSettings, String> {
+    let mut settings = SearchSettings::default();
+    for text in given {
+        let (key, value) = text
+            .split_once('=')
+            .ok_or_else(|| format!("`{text}` is not KEY=VALUE, like statistics=0"))?;
+        if !settings.set(key, value)? {
+            return Err(format!(
+                "`{key}` is not a search setting; expected statistics, history_reduction or \
+                 history_pruning"
+            ));
+        }
+    }
+    Ok(settings)
 }
 
 struct Generate<'a> {
@@ -409,6 +436,9 @@ impl GameVisitor for Generate<'_> {
         ));
         for (name, value) in &self.config.weights {
             command.push_str(&format!(" --weight {name}={value}"));
+        }
+        for setting in &self.args.search {
+            command.push_str(&format!(" --search {setting}"));
         }
         let generated = openings::generate(&start, &self.config, &mut |kept| {
             if kept % 100 == 0 {
@@ -438,6 +468,7 @@ pub fn openings_command<C: Catalogue>(args: OpeningsArgs) -> anyhow::Result<Exit
         max_eval: args.max_eval,
         tries_per_opening: args.tries,
         weights: args.weights.clone(),
+        search: search_settings(&args.search).map_err(anyhow::Error::msg)?,
     };
     let text = registry::with_game::<C, _>(
         &options,

@@ -208,6 +208,14 @@ fn bad_arguments_are_explained() {
             "unknown weight `nope`",
         ),
         ("openings duck --count 2 --weight nope", "is not NAME=VALUE"),
+        (
+            "openings duck --count 2 --search learnt=0",
+            "`learnt` is not a search setting",
+        ),
+        (
+            "openings duck --count 2 --search statistics=yes",
+            "statistics must be 0 or 1, found `yes`",
+        ),
     ] {
         let args: Vec<&str> = args.split(' ').collect();
         let out = arbiter(&args, b"");
@@ -385,6 +393,23 @@ fn small_suite() -> String {
     );
     assert_eq!(first.stdout, arbiter(&args, b"").stdout);
     String::from_utf8(first.stdout).unwrap()
+}
+
+/// A suite judged with other search settings says so in its command, so it can be made again.
+#[test]
+fn a_suites_search_settings_are_in_its_command() {
+    let args = "openings duck --plies 2 --count 2 --depth 2 --search statistics=0";
+    let out = arbiter(&args.split(' ').collect::<Vec<_>>(), b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let suite = String::from_utf8(out.stdout).unwrap();
+    let made_by = "made by: arbiter openings duck --plies 2 --count 2 --seed 1 --depth 2 \
+        --max-eval 50 --tries 50 --search statistics=0\n";
+    assert!(suite.contains(made_by), "{suite}");
+    assert_eq!(suite.lines().filter(|l| !l.starts_with('#')).count(), 2);
 }
 
 #[test]
