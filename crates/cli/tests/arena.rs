@@ -203,26 +203,33 @@ fn bad_arguments_are_explained() {
             "arena duck --player a=random --player b=greedy --nodes-per-move 5 --time-per-move 9",
             "cannot be used with",
         ),
+    ] {
+        assert_refused(args, needle);
+    }
+}
+
+#[test]
+fn bad_openings_arguments_are_explained() {
+    for (args, needle) in [
+        ("--weight nope=1", "unknown weight `nope`"),
+        ("--weight nope", "is not NAME=VALUE"),
+        ("--search learnt=0", "`learnt` is not a search setting"),
         (
-            "openings duck --count 2 --weight nope=1",
-            "unknown weight `nope`",
-        ),
-        ("openings duck --count 2 --weight nope", "is not NAME=VALUE"),
-        (
-            "openings duck --count 2 --search learnt=0",
-            "`learnt` is not a search setting",
-        ),
-        (
-            "openings duck --count 2 --search statistics=yes",
+            "--search statistics=yes",
             "statistics must be 0 or 1, found `yes`",
         ),
     ] {
-        let args: Vec<&str> = args.split(' ').collect();
-        let out = arbiter(&args, b"");
-        assert!(!out.status.success(), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_refused(&format!("openings duck --count 2 {args}"), needle);
     }
+}
+
+/// `arbiter ARGS` fails and says `needle` on standard error.
+fn assert_refused(args: &str, needle: &str) {
+    let args: Vec<&str> = args.split(' ').collect();
+    let out = arbiter(&args, b"");
+    assert!(!out.status.success(), "{args:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(needle), "{args:?}: {err}");
 }
 
 #[test]
