@@ -108,6 +108,20 @@ impl SearchSettings {
         Ok(true)
     }
 
+    /// Reads `KEY=VALUE` that must name a search setting (`openings --search`).
+    pub fn set_pair(&mut self, text: &str) -> Result<(), String> {
+        let (key, value) = text
+            .split_once('=')
+            .ok_or_else(|| format!("`{text}` is not KEY=VALUE, like statistics=0"))?;
+        match self.set(key, value)? {
+            true => Ok(()),
+            false => Err(format!(
+                "`{key}` is not a search setting; expected statistics, history_reduction or \
+                 history_pruning"
+            )),
+        }
+    }
+
     /// Sets these settings in `config`, leaving the others as they are.
     pub fn apply(&self, config: &mut AlphaBetaConfig) {
         config.statistics = self.statistics.unwrap_or(config.statistics);

@@ -50,11 +50,7 @@ fn search_of(command: &str) -> SearchSettings {
     let words: Vec<&str> = command.split_whitespace().collect();
     let mut settings = SearchSettings::default();
     for pair in words.windows(2).filter(|w| w[0] == "--search") {
-        let (key, value) = pair[1].split_once('=').expect("KEY=VALUE");
-        assert!(
-            settings.set(key, value).unwrap(),
-            "{key} is a search setting"
-        );
+        settings.set_pair(pair[1]).unwrap();
     }
     settings
 }

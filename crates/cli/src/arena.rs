@@ -398,15 +398,7 @@ fn parse_search_setting(text: &str) -> Result<String, String> {
 fn search_settings(given: &[String]) -> Result<SearchSettings, String> {
     let mut settings = SearchSettings::default();
     for text in given {
-        let (key, value) = text
-            .split_once('=')
-            .ok_or_else(|| format!("`{text}` is not KEY=VALUE, like statistics=0"))?;
-        if !settings.set(key, value)? {
-            return Err(format!(
-                "`{key}` is not a search setting; expected statistics, history_reduction or \
-                 history_pruning"
-            ));
-        }
+        settings.set_pair(text)?;
     }
     Ok(settings)
 }
