@@ -4,14 +4,16 @@
 Each DATA line (`#` lines and blank lines are skipped) is GAME<TAB>STATIC<TAB>SCORE<TAB>RESULT<TAB>IDX,...:
 the game's id, the hand-written evaluation and the search's score (centipawns), the game's result
 (1, 0.5 or 0), all for the side to move, and the active inputs, each
-`block*630 + kind*90 + row*9 + col` (block 0 the side to move's pieces, 1 the opponent's; rows
-from the side to move's back rank). The network is hidden = clamp(b1 + sum W1[idx], 0, 1),
-correction = W2 . hidden + b2 centipawns, fitted so that sigmoid((STATIC + correction) / K)
-matches LAMBDA * sigmoid(SCORE / K) + (1 - LAMBDA) * RESULT; K is fitted first to the scores and
-results. Whole games (HOLDOUT per cent) are kept out to choose the best epoch and to stop early.
+`block*630 + kind*90 + row*9 + col` (block 0 the side to move's pieces, 1 the opponent's, 2 and 3
+those of them that stand threatened; rows from the side to move's back rank). The network is
+hidden = clamp(b1 + sum W1[idx], 0, 1), correction = W2 . hidden + b2 centipawns, fitted so that
+sigmoid((STATIC + correction) / K) matches LAMBDA * sigmoid(SCORE / K) + (1 - LAMBDA) * RESULT;
+K is fitted first to the scores and results. Whole games (HOLDOUT per cent) are kept out to
+choose the best epoch and to stop early.
 
-NET is plain text: `arbiter-duck-net 1 1260 H`, a `#` line saying how it was made, the H hidden
-biases, 1260 lines of H input weights, the H output weights, and the output bias (numbers `%.5g`).
+NET is plain text: `arbiter-duck-net 1 N H` (N inputs, --inputs), a `#` line saying how it was
+made, the H hidden biases, N lines of H input weights, the H output weights, and the output bias
+(numbers `%.5g`).
 
 Needs numpy only. Usage: scripts/train-duck-net.py DATA [DATA...] --out NET [options]
 """
@@ -24,7 +26,9 @@ import sys
 import time
 from array import array
 
-INPUTS = 1260
+PIECE_INPUTS = 1260  # blocks 0 and 1: where each side's pieces stand
+THREAT_INPUTS = 2520  # and blocks 2 and 3: which of them stand threatened (net.rs, `threatened`)
+INPUTS = PIECE_INPUTS  # the network's inputs (--inputs); data inputs at or past it are dropped
 PAD = INPUTS  # the index that pads short input lists (a zero row of W1 that never learns)
 MAX_HIDDEN = 64  # the most hidden units the engine reads (MAX_HIDDEN in net.rs)
 NUMBER = re.compile(r"-?\d+")
@@ -41,7 +45,7 @@ def parse_args():
     parser = argparse.ArgumentParser(
         usage="%(prog)s DATA [DATA...] --out NET [--hidden 32] [--lambda 0.7] [--epochs 30] "
         "[--patience 4] [--lr 1e-3] [--batch 1024] [--l2 1e-6] [--holdout 5] [--seed 1] "
-        "[--threads 1] [--max-positions N]",
+        "[--threads 1] [--inputs 1260] [--max-positions N]",
         description=__doc__.split("\n\n")[0],
         epilog="Augmentation: in every epoch each training position is mirrored left to right "
         "(col -> 8 - col in every input) with probability 1/2; held-out positions never are. "
@@ -76,6 +80,10 @@ def parse_args():
                         help="leave out the positions whose search score and hand-written value differ by more "
                              "than CP centipawns: tactics the search saw, which no table of where pieces stand "
                              "can learn and which otherwise make half of the loss; 0 keeps all.")
+    parser.add_argument("--inputs", type=int, default=PIECE_INPUTS, choices=(PIECE_INPUTS, THREAT_INPUTS),
+                        help=f"the network's inputs: {PIECE_INPUTS}, where the pieces stand, or {THREAT_INPUTS}, "
+                             "also which of them stand threatened (data written before the threats counts "
+                             "none; inputs past N are dropped).")
     parser.add_argument("--max-positions", type=int, default=0, metavar="N",
                         help="read only the first N positions (across the files in the order given); 0 reads all.")
     args = parser.parse_args()
@@ -161,10 +169,11 @@ def parse_line(line):
     if not INDICES.fullmatch(idx):
         raise ValueError("the inputs are not a comma-separated list of integers")
     idx = [int(x) for x in idx.split(",")]
-    if max(idx) >= INPUTS:
-        raise ValueError(f"an input is not below {INPUTS}")
+    if max(idx) >= THREAT_INPUTS:
+        raise ValueError(f"an input is not below {THREAT_INPUTS}")
     if len(set(idx)) != len(idx):
         raise ValueError("an input is repeated")
+    idx = [i for i in idx if i < INPUTS] or [PAD]
     return int(game), int(static), score, RESULTS[result], idx
 
 
@@ -392,8 +401,9 @@ def train(args):
 
 
 def main():
-    global np
+    global np, INPUTS, PAD
     args = parse_args()
+    INPUTS = PAD = args.inputs
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                 "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
         os.environ[var] = str(args.threads)

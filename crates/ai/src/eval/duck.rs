@@ -287,7 +287,8 @@ impl Evaluate for Position {
             score -= w.captain_attacked;
         }
         if w.learnt != 0 {
-            score += net::correction(self, w.learnt);
+            let threats = || net::threats(self, &ours.attacks, &theirs.attacks);
+            score += net::correction(self, w.learnt, threats);
         }
         toward_quiet_draw(self, score)
     }

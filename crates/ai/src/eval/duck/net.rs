@@ -5,15 +5,21 @@
 //! the hand-written evaluation alone, docs/strength.md; 0 asks nothing of it).
 //!
 //! Inputs, from the side to move's view: `block * 630 + kind * 90 + row * 9 + column`, block 0
-//! for its own pieces and 1 for the opponent's, rows counted from its own back rank; the hidden
-//! units are clipped to `0..=1`, their weighted sum is the correction in centipawns.
+//! for its own pieces and 1 for the opponent's, rows counted from its own back rank. A network
+//! of [`THREAT_INPUTS`] also sees blocks 2 and 3: the side to move's and the opponent's pieces
+//! that stand [`threatened`] — what a table of where pieces stand cannot tell, and what the
+//! games lost at 1 s a move were lost to (docs/strength.md). The hidden units are clipped to
+//! `0..=1`; their weighted sum is the correction in centipawns.
 
 use std::sync::LazyLock;
 
+use arbiter_core::Side;
 use arbiter_duck::{PieceKind, Position, SQUARES};
 
-/// How many inputs the network has.
+/// Inputs of a network that sees where the pieces stand (blocks 0 and 1).
 pub const INPUTS: usize = 2 * 7 * 90;
+/// Inputs of a network that also sees which pieces stand threatened (blocks 2 and 3).
+pub const THREAT_INPUTS: usize = 2 * INPUTS;
 /// The most hidden units a network file may have (the sums live on the stack).
 const MAX_HIDDEN: usize = 64;
 
@@ -27,9 +33,64 @@ static NET: LazyLock<Result<Net, String>> =
         None => Net::parse(include_str!("net.txt")),
     });
 
-/// The active inputs of `pos` (one per piece), pushed onto `out`.
+/// The active inputs of `pos` (one per piece, one more per threatened piece), pushed onto
+/// `out`: all [`THREAT_INPUTS`], so that data serves either kind of network.
 pub fn inputs(pos: &Position, out: &mut Vec<u16>) {
-    for_each_input(pos, |index| out.push(index as u16));
+    let us = pos.side_to_move();
+    let [ours, theirs] = [us, us.opponent()].map(|side| attacks(pos, side));
+    let threats = threats(pos, &ours, &theirs);
+    for_each_input(pos, Some(threats), |index| out.push(index as u16));
+}
+
+/// Each kind's attacks of one side, the squares of its own pieces included (so they tell
+/// what it defends).
+pub type Attacks = [u128; 7];
+
+fn attacks(pos: &Position, side: Side) -> Attacks {
+    let mut out = [0; 7];
+    pos.for_each_reach(side, |kind, _, reach| out[kind as usize] |= reach);
+    out
+}
+
+/// `CHEAPER[kind]`: the kinds (a bit each) whose default value is below `kind`'s; the captain
+/// is never the cheaper one.
+static CHEAPER: LazyLock<[u8; 7]> = LazyLock::new(|| {
+    let price = super::exchange_price();
+    PieceKind::ALL.map(|kind| {
+        PieceKind::ALL
+            .into_iter()
+            .filter(|&a| a != PieceKind::Captain && price(a) < price(kind))
+            .fold(0, |bits, a| bits | 1 << a as usize)
+    })
+});
+
+/// The squares of `side`'s pieces that stand threatened: attacked by the `enemy` where nothing
+/// of `side` defends them (`own`), or by an enemy kind cheaper than they are; the captain
+/// whenever attacked.
+pub fn threatened(pos: &Position, side: Side, own: &Attacks, enemy: &Attacks) -> u128 {
+    let union = |a: &Attacks| a.iter().fold(0, |acc, x| acc | x);
+    let (defended, attacked) = (union(own), union(enemy));
+    let pieces = pos.side_set(side) & attacked;
+    let mut hit = pieces & pos.kind_set(PieceKind::Captain);
+    for kind in PieceKind::ALL
+        .into_iter()
+        .filter(|&k| k != PieceKind::Captain)
+    {
+        let cheaper = (0..7)
+            .filter(|&a| CHEAPER[kind as usize] >> a & 1 != 0)
+            .fold(0, |acc, a| acc | enemy[a]);
+        hit |= pieces & pos.kind_set(kind) & (!defended | cheaper);
+    }
+    hit
+}
+
+/// The threatened pieces of the side to move (attacks `ours`) and of the opponent (`theirs`).
+pub fn threats(pos: &Position, ours: &Attacks, theirs: &Attacks) -> [u128; 2] {
+    let us = pos.side_to_move();
+    [
+        threatened(pos, us, ours, theirs),
+        threatened(pos, us.opponent(), theirs, ours),
+    ]
 }
 
 /// `ROW_FROM[side][sq]`: `row * 9 + column` of `sq` with rows counted from `side`'s back rank.
@@ -44,12 +105,15 @@ const ROW_FROM: [[usize; SQUARES]; 2] = {
     table
 };
 
-/// Calls `visit` with the input of each piece, read from the position's square sets.
-fn for_each_input(pos: &Position, mut visit: impl FnMut(usize)) {
+/// Calls `visit` with the input of each piece, read from the position's square sets, and with
+/// each threatened one's when `threats` (the side to move's, the opponent's) are given.
+fn for_each_input(pos: &Position, threats: Option<[u128; 2]>, mut visit: impl FnMut(usize)) {
     let us = pos.side_to_move();
     let rows = &ROW_FROM[us.index()];
-    for (block, side) in [us, us.opponent()].into_iter().enumerate() {
-        let own = pos.side_set(side);
+    let sides = [us, us.opponent()];
+    let masks = [!0, !0].into_iter().chain(threats.into_iter().flatten());
+    for (block, mask) in masks.enumerate() {
+        let own = pos.side_set(sides[block % 2]) & mask;
         for kind in PieceKind::ALL {
             let mut set = own & pos.kind_set(kind);
             while set != 0 {
@@ -62,8 +126,9 @@ fn for_each_input(pos: &Position, mut visit: impl FnMut(usize)) {
 }
 
 /// The correction for the side to move, scaled by `percent`; 0 when `ARBITER_DUCK_NET` names
-/// a file that is no network (said once on standard error).
-pub fn correction(pos: &Position, percent: i32) -> i32 {
+/// a file that is no network (said once on standard error). `threats` gives [`threats`] when
+/// the network asks for them.
+pub fn correction(pos: &Position, percent: i32, threats: impl FnOnce() -> [u128; 2]) -> i32 {
     let net = match NET.as_ref() {
         Ok(net) => net,
         Err(why) => {
@@ -77,26 +142,30 @@ pub fn correction(pos: &Position, percent: i32) -> i32 {
             return 0;
         }
     };
-    (net.correct(pos) * percent as f32 / 100.0).round() as i32
+    let threats = net.threats.then(threats);
+    (net.correct(pos, threats) * percent as f32 / 100.0).round() as i32
 }
 
 #[derive(Debug)]
 struct Net {
     hidden: usize,
+    /// Whether it has [`THREAT_INPUTS`] (else [`INPUTS`]).
+    threats: bool,
     biases: Vec<f32>,
-    /// `INPUTS` rows of `hidden` weights.
+    /// A row of `hidden` weights per input.
     inputs: Vec<f32>,
     outputs: Vec<f32>,
     output_bias: f32,
 }
 
 impl Net {
-    /// The correction in centipawns for the side to move.
-    fn correct(&self, pos: &Position) -> f32 {
+    /// The correction in centipawns for the side to move (`threats` as [`threats`] gives them,
+    /// for a network that has their inputs).
+    fn correct(&self, pos: &Position, threats: Option<[u128; 2]>) -> f32 {
         let h = self.hidden;
         let mut sums = [0f32; MAX_HIDDEN];
         sums[..h].copy_from_slice(&self.biases);
-        for_each_input(pos, |index| {
+        for_each_input(pos, threats, |index| {
             let weights = &self.inputs[index * h..(index + 1) * h];
             sums[..h].iter_mut().zip(weights).for_each(|(s, w)| *s += w);
         });
@@ -104,9 +173,9 @@ impl Net {
         hidden.zip(&self.outputs).map(|(s, w)| s * w).sum::<f32>() + self.output_bias
     }
 
-    /// Reads the text `scripts/train-duck-net.py` writes: a header `arbiter-duck-net 1 1260 H`,
-    /// `#` comments, then the hidden biases, one line of weights per input, the output weights
-    /// and the output bias.
+    /// Reads the text `scripts/train-duck-net.py` writes: a header `arbiter-duck-net 1 N H`
+    /// (N inputs, 1260 or 2520), `#` comments, then the hidden biases, one line of weights per
+    /// input, the output weights and the output bias.
     fn parse(text: &str) -> Result<Net, String> {
         let mut lines = text
             .lines()
@@ -114,15 +183,21 @@ impl Net {
             .filter(|(_, l)| !l.trim_start().starts_with('#') && !l.trim().is_empty());
         let (_, header) = lines.next().ok_or("the network file is empty")?;
         let fields: Vec<&str> = header.split_whitespace().collect();
-        let hidden = match fields[..] {
-            ["arbiter-duck-net", "1", inputs, hidden] if inputs == INPUTS.to_string() => hidden
-                .parse::<usize>()
-                .ok()
-                .filter(|h| (1..=MAX_HIDDEN).contains(h)),
+        let size = |inputs: &str, hidden: &str| {
+            let inputs = inputs.parse::<usize>().ok()?;
+            let hidden = hidden.parse::<usize>().ok()?;
+            ([INPUTS, THREAT_INPUTS].contains(&inputs) && (1..=MAX_HIDDEN).contains(&hidden))
+                .then_some((inputs, hidden))
+        };
+        let (count, hidden) = match fields[..] {
+            ["arbiter-duck-net", "1", inputs, hidden] => size(inputs, hidden),
             _ => None,
         }
         .ok_or_else(|| {
-            format!("line 1: expected `arbiter-duck-net 1 {INPUTS} H`, H 1 to {MAX_HIDDEN}")
+            format!(
+                "line 1: expected `arbiter-duck-net 1 N H`, N {INPUTS} or {THREAT_INPUTS}, \
+                 H 1 to {MAX_HIDDEN}"
+            )
         })?;
         let mut row = |count: usize| -> Result<Vec<f32>, String> {
             let (n, line) = lines.next().ok_or("the network file ends too early")?;
@@ -133,14 +208,15 @@ impl Net {
             }
         };
         let biases = row(hidden)?;
-        let mut inputs = Vec::with_capacity(INPUTS * hidden);
-        for _ in 0..INPUTS {
+        let mut inputs = Vec::with_capacity(count * hidden);
+        for _ in 0..count {
             inputs.extend(row(hidden)?);
         }
         let outputs = row(hidden)?;
         let output_bias = row(1)?[0];
         Ok(Net {
             hidden,
+            threats: count == THREAT_INPUTS,
             biases,
             inputs,
             outputs,
@@ -152,8 +228,8 @@ impl Net {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter_core::Side;
-    use arbiter_duck::{Move, PieceKind};
+    use arbiter_core::MoveList;
+    use arbiter_duck::{Move, Piece, Square};
 
     /// A network of `hidden` units whose input `i` adds `weight(i)` to every unit.
     fn net_text(hidden: usize, weight: impl Fn(usize) -> f32, outputs: &str, bias: f32) -> String {
@@ -170,9 +246,11 @@ mod tests {
         lines.join("\n")
     }
 
+    /// The inputs of where the pieces stand, sorted.
     fn sorted_inputs(pos: &Position) -> Vec<u16> {
         let mut out = Vec::new();
         inputs(pos, &mut out);
+        out.retain(|&i| usize::from(i) < INPUTS);
         out.sort_unstable();
         out
     }
@@ -204,14 +282,14 @@ mod tests {
         };
         let net = Net::parse(&net_text(2, soldier, "100 -40", 7.0)).unwrap();
         let start = Position::initial();
-        assert!((net.correct(&start) - (0.5 * 100.0 - 0.5 * 40.0 + 7.0)).abs() < 1e-3);
+        assert!((net.correct(&start, None) - (0.5 * 100.0 - 0.5 * 40.0 + 7.0)).abs() < 1e-3);
         // Clipped at 1: ten own soldiers' worth saturates.
         let strong = Net::parse(&net_text(1, |i| soldier(i) * 3.0, "100", 0.0)).unwrap();
-        assert!((strong.correct(&start) - 100.0).abs() < 1e-3);
+        assert!((strong.correct(&start, None) - 100.0).abs() < 1e-3);
         // After a red move blue is to move: the sum is over its own five soldiers.
         let mut pos = start.clone();
         pos.play(Move::parse("a3-a4").unwrap());
-        assert!((net.correct(&pos) - 37.0).abs() < 1e-3);
+        assert!((net.correct(&pos, None) - 37.0).abs() < 1e-3);
     }
 
     #[test]
@@ -235,7 +313,6 @@ mod tests {
 
     /// Positions of seeded random games, every few plies.
     fn random_positions() -> Vec<Position> {
-        use arbiter_core::MoveList;
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::SmallRng::seed_from_u64(31);
         let mut out = Vec::new();
@@ -256,25 +333,101 @@ mod tests {
         out
     }
 
+    /// The input of `piece` on `sq` in the pair of blocks from `first_block` (0 for where the
+    /// pieces stand, 2 for the threatened ones), worked out point by point.
+    fn slow_input(pos: &Position, first_block: usize, sq: Square, piece: Piece) -> u16 {
+        let us = pos.side_to_move();
+        let block = first_block + usize::from(piece.side != us);
+        let row = if us == Side::First {
+            sq.x()
+        } else {
+            9 - sq.x()
+        } as usize;
+        (block * 630 + piece.kind as usize * 90 + row * 9 + sq.y() as usize) as u16
+    }
+
     #[test]
     fn inputs_match_a_plain_walk_over_the_points() {
         for pos in random_positions() {
-            let us = pos.side_to_move();
             let mut slow: Vec<u16> = pos
                 .pieces()
-                .map(|(sq, piece)| {
-                    let block = usize::from(piece.side != us);
-                    let row = if us == Side::First {
-                        sq.x()
-                    } else {
-                        9 - sq.x()
-                    } as usize;
-                    (block * 630 + piece.kind as usize * 90 + row * 9 + sq.y() as usize) as u16
-                })
+                .map(|(sq, piece)| slow_input(&pos, 0, sq, piece))
                 .collect();
             slow.sort_unstable();
             assert_eq!(sorted_inputs(&pos), slow, "{}", pos.to_fen());
         }
+    }
+
+    /// Whether the piece on `sq` stands threatened, found from moves alone: the enemy's
+    /// captures onto it with the enemy to move, and whether its own side could take an enemy
+    /// piece standing there instead.
+    fn slowly_threatened(pos: &Position, sq: Square) -> bool {
+        let piece = pos.piece_at(sq).unwrap();
+        let captures_onto = |board: &Position, side: Side| {
+            let mut board = board.clone();
+            board.set_side_to_move(side);
+            let mut moves = MoveList::new();
+            board.capture_moves(&mut moves);
+            let kind = |m: &Move| board.piece_at(m.from).unwrap().kind;
+            moves
+                .iter()
+                .filter(|m| m.to == sq)
+                .map(kind)
+                .collect::<Vec<_>>()
+        };
+        let attackers = captures_onto(pos, piece.side.opponent());
+        if attackers.is_empty() || piece.kind == PieceKind::Captain {
+            return !attackers.is_empty();
+        }
+        let price = super::super::exchange_price();
+        let cheaper = |&a: &PieceKind| a != PieceKind::Captain && price(a) < price(piece.kind);
+        let mut turned = pos.clone();
+        turned.put(sq, Some(Piece::new(piece.side.opponent(), piece.kind)));
+        attackers.iter().any(cheaper) || captures_onto(&turned, piece.side).is_empty()
+    }
+
+    #[test]
+    fn threat_inputs_match_captures_played_out() {
+        let mut seen = 0;
+        for pos in random_positions() {
+            let mut slow: Vec<u16> = pos
+                .pieces()
+                .filter(|&(sq, _)| slowly_threatened(&pos, sq))
+                .map(|(sq, piece)| slow_input(&pos, 2, sq, piece))
+                .collect();
+            slow.sort_unstable();
+            let mut fast = Vec::new();
+            inputs(&pos, &mut fast);
+            fast.retain(|&i| usize::from(i) >= INPUTS);
+            fast.sort_unstable();
+            assert_eq!(fast, slow, "{}", pos.to_fen());
+            seen += fast.len();
+        }
+        assert!(seen > 50, "random games leave pieces threatened: {seen}");
+    }
+
+    #[test]
+    fn a_threat_network_adds_its_threat_rows() {
+        // Every threat input adds 0.1 to the one unit; the piece inputs add nothing.
+        let rows = |i: usize| if i >= INPUTS { 0.1 } else { 0.0 };
+        let mut lines = vec![format!("arbiter-duck-net 1 {THREAT_INPUTS} 1"), "0".into()];
+        lines.extend((0..THREAT_INPUTS).map(|i| rows(i).to_string()));
+        lines.extend(["100".into(), "0".into()]);
+        let net = Net::parse(&lines.join("\n")).unwrap();
+        assert!(net.threats);
+        // Red's car on a0 attacked by blue's horse on b2, which nothing defends.
+        let pos = Position::from_fen("4k4/9/9/9/9/9/9/1h7/9/R3K4 r").unwrap();
+        let threats = [1u128 << Square::new(0, 0).unwrap().index(), 0];
+        assert!((net.correct(&pos, Some(threats)) - 10.0).abs() < 1e-3);
+        let threatened = |pos: &Position| {
+            let mut all = Vec::new();
+            inputs(pos, &mut all);
+            all.into_iter()
+                .filter(|&i| usize::from(i) >= INPUTS)
+                .count()
+        };
+        assert_eq!(threatened(&pos), 1, "the car, not the far captains");
+        assert_eq!(threatened(&Position::initial()), 0);
     }
 
     #[test]
@@ -291,12 +444,16 @@ mod tests {
             learnt: 50,
             ..DuckWeights::default()
         };
+        assert!(net.threats, "the built-in network sees threats");
         let mut moved = 0;
         for pos in random_positions() {
             let added = pos.evaluate(&half) - pos.evaluate(&plain);
+            let us = pos.side_to_move();
+            let [ours, theirs] = [us, us.opponent()].map(|side| attacks(&pos, side));
+            let threats = threats(&pos, &ours, &theirs);
             assert_eq!(
                 added,
-                (net.correct(&pos) * 0.5).round() as i32,
+                (net.correct(&pos, Some(threats)) * 0.5).round() as i32,
                 "{}",
                 pos.to_fen()
             );
