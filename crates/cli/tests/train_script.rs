@@ -53,7 +53,15 @@ fn a_trained_network_is_read_by_the_engine() {
     let dir = TestDir::new("arbiter-train-net-");
     let data = dir.join("data.tsv");
     selfplay(&data);
-    let net = dir.join("net.txt");
+    // Both kinds of network from the same data: the pieces alone, and with the threats.
+    for inputs in ["1260", "2520"] {
+        trained_network_is_read(&dir, &data, inputs);
+    }
+}
+
+/// Trains a network of `inputs` on `data` and has the engine search with it.
+fn trained_network_is_read(dir: &TestDir, data: &Path, inputs: &str) {
+    let net = dir.join(format!("net{inputs}.txt"));
     let args = [
         "--out",
         net.to_str().unwrap(),
@@ -61,6 +69,8 @@ fn a_trained_network_is_read_by_the_engine() {
         "4",
         "--epochs",
         "3",
+        "--inputs",
+        inputs,
     ];
     let out = train(&[&[data.to_str().unwrap()], &args[..], &["--holdout", "25"]].concat());
     let said = String::from_utf8_lossy(&out.stdout);
@@ -71,7 +81,8 @@ fn a_trained_network_is_read_by_the_engine() {
     );
     assert!(said.contains("held-out loss"), "{said}");
     let text = std::fs::read_to_string(&net).unwrap();
-    assert!(text.starts_with("arbiter-duck-net 1 1260 4\n"), "{text}");
+    let header = format!("arbiter-duck-net 1 {inputs} 4\n");
+    assert!(text.starts_with(&header), "{text:.200}");
     let input = "game duck\nsetoption name learnt value 100\nposition startpos\ngo depth 2\nquit\n";
     let env = [("ARBITER_DUCK_NET", net.as_os_str())];
     let engine = arbiter_with_env(&["engine"], &env, input.as_bytes());

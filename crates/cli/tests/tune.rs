@@ -281,8 +281,14 @@ fn selfplay_writes_labelled_positions_whatever_the_threads() {
         let result = fields[3];
         assert!(["0", "0.5", "1"].contains(&result), "{line}");
         let inputs: Vec<u16> = fields[4].split(',').map(|i| i.parse().unwrap()).collect();
+        // Where the pieces stand (below 1260), then which of them stand threatened: each a
+        // piece's input moved up by 1260.
+        let (pieces, threats): (Vec<u16>, Vec<u16>) = inputs.iter().partition(|&&i| i < 1260);
+        assert!((2..=32).contains(&pieces.len()), "{line}");
         assert!(
-            (2..=32).contains(&inputs.len()) && inputs.iter().all(|&i| i < 1260),
+            threats
+                .iter()
+                .all(|&t| t < 2520 && pieces.contains(&(t - 1260))),
             "{line}"
         );
         // Exactly one own captain (block 0, kind 0) and one enemy captain (block 1, kind 0).
