@@ -7,7 +7,7 @@ import { GameView } from "./game.js";
 import { Connection } from "./net.js";
 import * as sound from "./sound.js";
 import {
-  confirmDialog, endWords, gameDef, gameOptions, gameTitle, h, nameSecret, playerName, PROTOCOL, randomToken,
+  confirmDialog, endWords, gameDef, gameOptions, gameTitle, h, nameSecret, playerName, PROTOCOL, randomToken, replaceGuestName,
   settingsFrom, timeControl, timeWords,
 } from "./ui.js";
 
@@ -329,6 +329,8 @@ export class OnlineView extends NetworkView {
     this.token = sessionStorage.getItem(key) || randomToken();
     sessionStorage.setItem(key, this.token);
     this.started = false;
+    // Guest names replaced after a room refused them as another's (a few at most).
+    this.renamed = 0;
     this.title.textContent = `${gameTitle(this.settings.game, this.settings.size)} — online, room ${this.room}`;
     this.guard = (e) => {
       if (!this.playing()) return;
@@ -615,6 +617,12 @@ export class OnlineView extends NetworkView {
       case OP.READY: return this.gameStarts(m);
       case OP.STATE: return this.caughtUp(m);
       case OP.REJECT:
+        // A guest name another browser holds: this page takes a new one and asks again.
+        if (/is held by another player/.test(m.data2) && this.renamed < 3 && replaceGuestName()) {
+          this.renamed += 1;
+          this.sendReady();
+          return undefined;
+        }
         this.refused = `The room refused you: ${m.data2}.`;
         this.showBanner(this.refused, h("a", { href: "#/" }, "Back home"));
         // The status says so even before the first position arrives.

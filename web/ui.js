@@ -149,13 +149,28 @@ export function confirmDialog(text, yes, no) {
   });
 }
 
+// A name this browser makes up for a player who chose none. Every name a READY brings is held
+// for the browser that brought it, so guest names are drawn from 900 million: with four digits
+// one new guest in ten met a name another browser held once a site had seen a thousand.
+function guestName() {
+  return `guest${Math.floor(1e8 + Math.random() * 9e8)}`;
+}
+
 export function playerName() {
   let name = localStorage.getItem("arbiter-name");
   if (!name) {
-    name = `guest${Math.floor(1000 + Math.random() * 9000)}`;
+    name = guestName();
     localStorage.setItem("arbiter-name", name);
   }
   return name;
+}
+
+// When a room refuses this browser's guest name as another's: a fresh guest name, and true. A
+// name the player chose (claimed on the home page) is never replaced: false.
+export function replaceGuestName() {
+  if (!/^guest\d+$/.test(playerName()) || nameHeld()) return false;
+  localStorage.setItem("arbiter-name", guestName());
+  return true;
 }
 
 // The secret this browser keeps for the names its player holds (made once, never shown).

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,14 +39,16 @@ function removeUnlessFailed(dir) {
 }
 
 // Ctrl-C, then the folder removed once the server is gone; after 2 s it goes anyway (games the
-// server gives its grace period to end write only to the database it already has open).
-async function stopServer(child, dir) {
+// server gives its grace period to end write only to the database it already has open). The
+// server's log goes into the folder first, so a failed test's folder has it.
+async function stopServer(child, dir, log) {
   const gone = new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     child.once("exit", resolve);
   });
   child.kill("SIGINT");
   await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+  writeFileSync(path.join(dir, "server.log"), log());
   removeUnlessFailed(dir);
 }
 
@@ -68,7 +70,7 @@ export async function startServer(extra = [], bin = arbiterBin) {
       const [, tcp, url, http] = bound;
       const up = await fetch(`${url}/api/rooms`).then((r) => r.ok, () => false);
       if (up) {
-        return { child, tcp: Number(tcp), http: Number(http), url, dir, log: () => log, stop: () => stopServer(child, dir) };
+        return { child, tcp: Number(tcp), http: Number(http), url, dir, log: () => log, stop: () => stopServer(child, dir, () => log) };
       }
     }
     await new Promise((r) => setTimeout(r, 50));

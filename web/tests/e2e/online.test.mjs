@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";
+import { seatedIn, waitStatus } from "./rooms.mjs";
 import {
   arbiterBin, checkAccessibility, drawn, newPage, PHONE, playSeeded, seeded, settled, shot,
   sharedSession, startServer, typeMove, waitPly,
@@ -13,21 +14,10 @@ import {
 
 const session = sharedSession();
 
-async function waitStatus(page, re, timeout = 20000) {
-  await page.waitForFunction((source) => new RegExp(source).test(document.getElementById("status")?.textContent || ""),
-    re.source, { timeout });
-}
-
 // Two pages seated in `room` (the first as the game's first side) once the game has started.
 async function seatedPair(query, room, viewport) {
-  const first = await newPage(session.browser, viewport);
-  const second = await newPage(session.browser, viewport);
-  await first.goto(`${session.server.url}/#/online?${query}&room=${room}&colour=${query.startsWith("game=duck") ? "RED" : "BLACK"}`);
-  await waitStatus(first, /Waiting for an opponent/);
-  await second.goto(`${session.server.url}/#/online?${query}&room=${room}`);
-  await waitStatus(first, /to move \(you\)/);
-  await waitStatus(second, /to move$/);
-  return [first, second];
+  const colour = query.startsWith("game=duck") ? "RED" : "BLACK";
+  return seatedIn(session.browser, session.server.url, { query, room, colour, viewport });
 }
 
 async function clockTexts(page) {
@@ -238,6 +228,33 @@ test("a full room and a bad room number are explained", { timeout: 60000 }, asyn
   await home.waitForFunction(() => /is playing a game/.test(document.getElementById("join-error").textContent));
   assert.equal(await home.evaluate(() => document.body.dataset.view), "/");
   for (const page of [first, second, third, home]) {
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});
+
+test("a guest name another browser holds gives way to a new one, and the page is seated", { timeout: 60000 }, async () => {
+  // Another browser's READY (or its home page) made the name its own before these pages came.
+  const held = "guest123456789";
+  const claim = await fetch(`${session.server.url}/api/players`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: held, secret: "0123456789abcdef0123456789abcdef" }),
+  });
+  assert.equal(claim.status, 200, await claim.text());
+  const prepare = (page) => page.addInitScript((name) => {
+    if (!localStorage.getItem("arbiter-name")) localStorage.setItem("arbiter-name", name);
+  }, held);
+  const [first, second] = await seatedIn(session.browser, session.server.url,
+    { query: "game=surakarta&size=6", room: 6262, colour: "BLACK", prepare });
+  const names = [];
+  for (const page of [first, second]) {
+    const name = await page.evaluate(() => localStorage.getItem("arbiter-name"));
+    assert.match(name, /^guest\d{9}$/);
+    assert.notEqual(name, held);
+    names.push(name);
+  }
+  assert.match(await second.textContent("h1"), new RegExp(`against ${names[0]}$`));
+  for (const page of [first, second]) {
     assert.deepEqual(page.errors, []);
     await page.close();
   }

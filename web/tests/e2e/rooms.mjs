@@ -4,9 +4,13 @@
 import assert from "node:assert/strict";
 import { drawn, newPage, typeMove, waitPly } from "./helpers.mjs";
 
+// Waits for `page`'s status to match `re`; a timeout says what the status showed instead.
 export async function waitStatus(page, re, timeout = 20000) {
   await page.waitForFunction((source) => new RegExp(source).test(document.getElementById("status")?.textContent || ""),
-    re.source, { timeout });
+    re.source, { timeout }).catch(async (e) => {
+    const shown = await page.textContent("#status").catch(() => "(no status)");
+    throw new Error(`status never matched ${re}: it shows "${shown}" (${e.message})`);
+  });
 }
 
 export async function waitText(page, selector, re, timeout = 20000) {
@@ -14,20 +18,41 @@ export async function waitText(page, selector, re, timeout = 20000) {
     [selector, re.source], { timeout });
 }
 
+// Until the server lists room `room` with a ready player waiting. A page says "Waiting for an
+// opponent" before its READY has reached the server, so a second page sent in at once could
+// arrive first; this makes the order the one the test means.
+export async function waitWaiting(url, room, timeout = 20000) {
+  const until = Date.now() + timeout;
+  for (;;) {
+    const { rooms } = await (await fetch(`${url}/api/rooms`)).json().catch(() => ({ rooms: [] }));
+    const found = (rooms || []).find((r) => r.room === room);
+    if (found && found.status === "waiting" && found.players.some((p) => p.ready)) return;
+    if (Date.now() > until) throw new Error(`room ${room} never listed a waiting player: ${JSON.stringify(found)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// Two pages seated in a room once the game has started: the first opens
+// `#/online?QUERY&room=ROOM&colour=COLOUR` and waits, then the second opens it without a colour.
+// `prepare(page)`: run on each page before it opens the room (an init script).
+export async function seatedIn(browser, url, { query, room, colour, viewport, prepare = async () => {} }) {
+  const first = await newPage(browser, viewport);
+  const second = await newPage(browser, viewport);
+  await prepare(first);
+  await prepare(second);
+  await first.goto(`${url}/#/online?${query}&room=${room}&colour=${colour}`);
+  await waitStatus(first, /Waiting for an opponent/);
+  await waitWaiting(url, room);
+  await second.goto(`${url}/#/online?${query}&room=${room}`);
+  await waitStatus(first, /to move \(you\)/);
+  await waitStatus(second, /to move$/);
+  return [first, second];
+}
+
 // Two pages seated in Surakarta 6×6 room `room`, black (moves first) and white, once the game
-// has started. `query`: more of the room's address (a time control); `prepare(page)`: run on
-// each page before it opens the room (an init script).
-export async function seatedPair(browser, url, room, { query = "", prepare = async () => {} } = {}) {
-  const black = await newPage(browser);
-  const white = await newPage(browser);
-  await prepare(black);
-  await prepare(white);
-  await black.goto(`${url}/#/online?game=surakarta&size=6&room=${room}&colour=BLACK${query}`);
-  await waitStatus(black, /Waiting for an opponent/);
-  await white.goto(`${url}/#/online?game=surakarta&size=6&room=${room}`);
-  await waitStatus(black, /Black to move \(you\)/);
-  await waitStatus(white, /Black to move$/);
-  return [black, white];
+// has started. `query`: more of the room's address (a time control).
+export async function seatedPair(browser, url, room, { query = "", prepare } = {}) {
+  return seatedIn(browser, url, { query: `game=surakarta&size=6${query}`, room, colour: "BLACK", prepare });
 }
 
 // Plays `moves` in turn, `first` first, each seen by the other page.
