@@ -24,7 +24,7 @@ export async function waitText(page, selector, re, timeout = 20000) {
 export async function waitWaiting(url, room, timeout = 20000) {
   const until = Date.now() + timeout;
   for (;;) {
-    const { rooms } = await (await fetch(`${url}/api/rooms`)).json().catch(() => ({ rooms: [] }));
+    const { rooms } = await fetch(`${url}/api/rooms`).then((r) => r.json()).catch(() => ({ rooms: [] }));
     const found = (rooms || []).find((r) => r.room === room);
     if (found && found.status === "waiting" && found.players.some((p) => p.ready)) return;
     if (Date.now() > until) throw new Error(`room ${room} never listed a waiting player: ${JSON.stringify(found)}`);
@@ -34,8 +34,9 @@ export async function waitWaiting(url, room, timeout = 20000) {
 
 // Two pages seated in a room once the game has started: the first opens
 // `#/online?QUERY&room=ROOM&colour=COLOUR` and waits, then the second opens it without a colour.
-// `prepare(page)`: run on each page before it opens the room (an init script).
-export async function seatedIn(browser, url, { query, room, colour, viewport, prepare = async () => {} }) {
+// `prepare(page)`: run on each page before it opens the room (an init script); `side`: the first
+// side's word the statuses must name ("Black "), or none.
+export async function seatedIn(browser, url, { query, room, colour, viewport, side = "", prepare = async () => {} }) {
   const first = await newPage(browser, viewport);
   const second = await newPage(browser, viewport);
   await prepare(first);
@@ -44,15 +45,15 @@ export async function seatedIn(browser, url, { query, room, colour, viewport, pr
   await waitStatus(first, /Waiting for an opponent/);
   await waitWaiting(url, room);
   await second.goto(`${url}/#/online?${query}&room=${room}`);
-  await waitStatus(first, /to move \(you\)/);
-  await waitStatus(second, /to move$/);
+  await waitStatus(first, new RegExp(`${side}to move \\(you\\)`));
+  await waitStatus(second, new RegExp(`${side}to move$`));
   return [first, second];
 }
 
 // Two pages seated in Surakarta 6×6 room `room`, black (moves first) and white, once the game
 // has started. `query`: more of the room's address (a time control).
 export async function seatedPair(browser, url, room, { query = "", prepare } = {}) {
-  return seatedIn(browser, url, { query: `game=surakarta&size=6${query}`, room, colour: "BLACK", prepare });
+  return seatedIn(browser, url, { query: `game=surakarta&size=6${query}`, room, colour: "BLACK", side: "Black ", prepare });
 }
 
 // Plays `moves` in turn, `first` first, each seen by the other page.
