@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Relabels the learnt correction's training rows with Fairy-Stockfish's scores.
+
+DATA is what `arbiter tune duck --selfplay` wrote (GAME, STATIC, SCORE, RESULT, INPUTS; see
+scripts/train-duck-net.py). Each row's position is rebuilt from its inputs (blocks 0 and 1 say
+where every piece stands, rows counted from the side to move's back rank; the side to move
+becomes Fairy-Stockfish's white, which the game's mirror symmetry allows) and searched by
+Fairy-Stockfish to NODES nodes. OUT gets the row with SCORE replaced by
+round(MIX * SCALE * fsf + (1 - MIX) * SCORE): SCALE turns its centipawns into ours, MIX weighs
+its judgement against our search's. A row whose new score is 3,000 or more from level (a mate
+found) is left out, as train-duck-net.py refuses it.
+
+JOBS engines run at once, job j taking the games with GAME % JOBS == j in file order (a search to
+a node count is the same on any machine and under any load, so a run is reproducible). OUT is
+written through one part file per job (OUT.partJ), which a stopped run continues; OUT is written
+from them, game by game in file order, once every part is complete.
+
+Usage: scripts/relabel-duck-net.py DATA OUT [--nodes 10000] [--jobs 2] [--scale 1] [--mix 1]
+Needs the Debian package fairy-stockfish (scripts/strength.sh installs it) and
+../shared/peers/fairy-stockfish/duck.ini.
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INI = os.path.join(HERE, "../../shared/peers/fairy-stockfish/duck.ini")
+ENGINE = "/usr/games/fairy-stockfish"
+LETTERS = "kaehrdp"  # the kinds in net.rs's order: captain guard elephant horse car duck soldier
+MATE = 10_000
+LIMIT = 3000  # train-duck-net.py refuses |SCORE| at or above it
+
+
+def fen(inputs):
+    """Fairy-Stockfish's FEN of a row's position, the side to move as white."""
+    board = [[None] * 9 for _ in range(10)]
+    for index in inputs:
+        block, rest = divmod(index, 630)
+        if block > 1:
+            continue  # the threat blocks repeat pieces already placed
+        kind, square = divmod(rest, 90)
+        row, col = divmod(square, 9)
+        board[row][col] = LETTERS[kind].upper() if block == 0 else LETTERS[kind]
+    ranks = []
+    for row in range(9, -1, -1):
+        text, empty = "", 0
+        for piece in board[row]:
+            if piece is None:
+                empty += 1
+                continue
+            text += (str(empty) if empty else "") + piece
+            empty = 0
+        ranks.append(text + (str(empty) if empty else ""))
+    return "/".join(ranks) + " w - - 0 1"
+
+
+class Fsf:
+    def __init__(self):
+        self.process = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        for line in ("uci", f"setoption name VariantPath value {INI}",
+                     "setoption name UCI_Variant value duckchess", "setoption name Hash value 16",
+                     "setoption name Threads value 1", "isready"):
+            self.send(line)
+        self.until("readyok")
+
+    def send(self, line):
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def until(self, word):
+        for line in self.process.stdout:
+            if line.split()[:1] == [word]:
+                return line
+        raise RuntimeError("Fairy-Stockfish ended before answering")
+
+    def score(self, position, nodes):
+        """Its score (centipawns for the side to move; a mate as +-MATE) after `nodes` nodes."""
+        self.send("position fen " + position)
+        self.send(f"go nodes {nodes}")
+        score = None
+        for line in self.process.stdout:
+            words = line.split()
+            if words[:1] == ["info"] and "score" in words:
+                at = words.index("score")
+                score = (words[at + 1], int(words[at + 2]))
+            elif words[:1] == ["bestmove"]:
+                if score is None:
+                    raise RuntimeError(f"no score for {position}")
+                kind, amount = score
+                return amount if kind == "cp" else (MATE if amount > 0 else -MATE)
+        raise RuntimeError("Fairy-Stockfish ended before answering")
+
+    def quit(self):
+        self.send("quit")
+        self.process.wait(timeout=10)
+
+
+def rows(path):
+    """(line number, fields) of every data row."""
+    try:
+        f = open(path, encoding="utf-8")
+    except OSError as e:
+        sys.exit(f"cannot read {path}: {e.strerror}")
+    with f:
+        for number, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 5 or not line.endswith("\n"):
+                print(f"{path}:{number}: not a complete row of 5 fields, left out", file=sys.stderr)
+                continue
+            yield number, fields
+
+
+def relabel(args, job, failures):
+    """Job `job`'s games into OUT.partJOB, after the rows it already has."""
+    part = f"{args.out}.part{job}"
+    done = sum(1 for _ in open(part)) if os.path.exists(part) else 0
+    engine, started, count = None, time.time(), 0
+    try:
+        engine = Fsf()
+        with open(part, "a") as out:
+            for number, (game, static, score, result, inputs) in rows(args.data):
+                if int(game) % args.jobs != job:
+                    continue
+                count += 1
+                if count <= done:
+                    continue
+                fsf = engine.score(fen(int(x) for x in inputs.split(",")), args.nodes)
+                new = round(args.mix * args.scale * fsf + (1 - args.mix) * int(score))
+                keep = abs(new) < LIMIT
+                out.write(f"{game}\t{static}\t{new}\t{result}\t{inputs}\n" if keep else "-\n")
+                out.flush()
+                if count % 5000 == 0:
+                    print(f"job {job}: {count} rows, {time.time() - started:.0f} s",
+                          file=sys.stderr, flush=True)
+    except Exception as e:  # reported by main, which fails the run
+        failures.append(f"job {job}: {e}")
+    finally:
+        if engine is not None:
+            engine.quit()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", metavar="DATA")
+    parser.add_argument("out", metavar="OUT")
+    parser.add_argument("--nodes", type=int, default=10000, help="Fairy-Stockfish's nodes a row")
+    parser.add_argument("--jobs", type=int, default=2, help="engines at once")
+    parser.add_argument("--scale", type=float, default=1.0, help="our centipawns per its one")
+    parser.add_argument("--mix", type=float, default=1.0,
+                        help="weight of its score against the row's (0 to 1)")
+    args = parser.parse_args()
+    if not os.access(ENGINE, os.X_OK) or not os.path.exists(INI):
+        sys.exit(f"needs {ENGINE} (scripts/strength.sh installs it) and {INI}")
+    if args.nodes < 1 or args.jobs < 1 or not 0 <= args.mix <= 1:
+        parser.error("--nodes and --jobs must be positive, --mix within 0..1")
+    failures = []
+    threads = [threading.Thread(target=relabel, args=(args, job, failures))
+               for job in range(args.jobs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        sys.exit("Fairy-Stockfish failed: " + "; ".join(failures))
+    merge(args)
+
+
+def merge(args):
+    """OUT from the parts, each row back in its place in DATA's order."""
+    parts = [open(f"{args.out}.part{job}") for job in range(args.jobs)]
+    kept = left = 0
+    with open(args.out + ".tmp", "w") as out:
+        out.write(f"# {shlex.join(sys.argv)}\n")
+        for _, (game, *_) in rows(args.data):
+            line = parts[int(game) % args.jobs].readline()
+            if line == "-\n":
+                left += 1
+            else:
+                out.write(line)
+                kept += 1
+    os.replace(args.out + ".tmp", args.out)
+    for job, part in enumerate(parts):
+        part.close()
+        os.remove(f"{args.out}.part{job}")
+    print(f"wrote {kept} rows to {args.out} ({left} left out, |score| >= {LIMIT})",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
