@@ -117,10 +117,21 @@ def rows(path):
             yield number, fields
 
 
+def complete_rows(part):
+    """The rows a part file already has, after cutting off a last row a stopped run left half
+    written (so the run goes on from the row before it)."""
+    if not os.path.exists(part):
+        return 0
+    with open(part, "rb+") as f:
+        text = f.read()
+        f.truncate(text.rfind(b"\n") + 1)
+    return text[: text.rfind(b"\n") + 1].count(b"\n")
+
+
 def relabel(args, job, failures):
     """Job `job`'s games into OUT.partJOB, after the rows it already has."""
     part = f"{args.out}.part{job}"
-    done = sum(1 for _ in open(part)) if os.path.exists(part) else 0
+    done = complete_rows(part)
     engine, started, count = None, time.time(), 0
     try:
         engine = Fsf()
