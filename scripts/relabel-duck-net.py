@@ -8,7 +8,11 @@ becomes Fairy-Stockfish's white, which the game's mirror symmetry allows) and se
 Fairy-Stockfish to NODES nodes. OUT gets the row with SCORE replaced by
 round(MIX * SCALE * fsf + (1 - MIX) * SCORE): SCALE turns its centipawns into ours, MIX weighs
 its judgement against our search's. A row whose new score is 3,000 or more from level (a mate
-found) is left out, as train-duck-net.py refuses it.
+found) is left out, as train-duck-net.py refuses it. With --own-gap CP, a row whose own SCORE is
+more than CP from its STATIC is left out before it is searched: a tactic our search saw below a
+quiet-looking position, which train-duck-net.py's --max-gap leaves out of our own labels. Past
+that, a wide gap between Fairy-Stockfish's score and our static value is its judgement differing
+from ours, what the network is to learn, so train such labels with a wider --max-gap.
 
 JOBS engines run at once, job j taking the games with GAME % JOBS == j in file order. Each row is
 searched to a node count from empty tables, so its label is the same on any machine, under any
@@ -17,6 +21,7 @@ written through one part file per job (OUT.partJ), which a stopped run continues
 from them, game by game in file order, once every part is complete.
 
 Usage: scripts/relabel-duck-net.py DATA OUT [--nodes 10000] [--jobs 2] [--scale 1] [--mix 1]
+                                   [--own-gap CP]
 Needs the Debian package fairy-stockfish (scripts/strength.sh installs it) and
 ../shared/peers/fairy-stockfish/duck.ini.
 """
@@ -118,7 +123,15 @@ def rows(path):
             if len(fields) != 5 or not line.endswith("\n"):
                 print(f"{path}:{number}: not a complete row of 5 fields, left out", file=sys.stderr)
                 continue
+            if not all(is_integer(x) for x in fields[1:3]):
+                print(f"{path}:{number}: STATIC and SCORE must be integers, left out",
+                      file=sys.stderr)
+                continue
             yield number, fields
+
+
+def is_integer(text):
+    return text.lstrip("-").isdigit()
 
 
 def complete_rows(part):
@@ -171,12 +184,19 @@ def main():
     parser.add_argument("--scale", type=float, default=1.0, help="our centipawns per its one")
     parser.add_argument("--mix", type=float, default=1.0,
                         help="weight of its score against the row's (0 to 1)")
+    parser.add_argument("--own-gap", type=int, default=0, metavar="CP",
+                        help="leave out rows whose SCORE is more than CP from STATIC (0: none)")
     args = parser.parse_args()
     if not os.access(ENGINE, os.X_OK) or not os.path.exists(INI):
         sys.exit(f"needs {ENGINE} (scripts/strength.sh installs it) and {INI}")
-    if args.nodes < 1 or args.jobs < 1 or not 0 <= args.mix <= 1:
-        parser.error("--nodes and --jobs must be positive, --mix within 0..1")
+    if args.nodes < 1 or args.jobs < 1 or not 0 <= args.mix <= 1 or args.own_gap < 0:
+        parser.error("--nodes and --jobs must be positive, --mix within 0..1, --own-gap >= 0")
     data = list(rows(args.data))  # read (and its bad rows reported) once, not once a job
+    if args.own_gap:
+        total = len(data)
+        data = [(n, f) for n, f in data if abs(int(f[2]) - int(f[1])) <= args.own_gap]
+        print(f"{total - len(data)} of {total} rows have SCORE more than {args.own_gap} from "
+              "STATIC and are left out", file=sys.stderr)
     failures = []
     threads = [threading.Thread(target=relabel, args=(args, data, job, failures))
                for job in range(args.jobs)]
