@@ -18,7 +18,8 @@ JOBS engines run at once, job j taking the games with GAME % JOBS == j in file o
 searched to a node count from empty tables, so its label is the same on any machine, under any
 load, with any JOBS and after a stop (about a fifth slower than keeping the tables). OUT is
 written through one part file per job (OUT.partJ), which a stopped run continues; OUT is written
-from them, game by game in file order, once every part is complete.
+from them, game by game in file order, once every part is complete. A stopped run must go on
+with the same DATA, --jobs and --own-gap, or its parts no longer line up with the rows.
 
 Usage: scripts/relabel-duck-net.py DATA OUT [--nodes 10000] [--jobs 2] [--scale 1] [--mix 1]
                                    [--own-gap CP]
@@ -27,6 +28,7 @@ Needs the Debian package fairy-stockfish (scripts/strength.sh installs it) and
 """
 import argparse
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -131,7 +133,7 @@ def rows(path):
 
 
 def is_integer(text):
-    return text.lstrip("-").isdigit()
+    return re.fullmatch(r"-?[0-9]+", text) is not None
 
 
 def complete_rows(part):
