@@ -18,8 +18,8 @@ JOBS engines run at once, job j taking the games with GAME % JOBS == j in file o
 searched to a node count from empty tables, so its label is the same on any machine, under any
 load, with any JOBS and after a stop (about a fifth slower than keeping the tables). OUT is
 written through one part file per job (OUT.partJ), which a stopped run continues; OUT is written
-from them, game by game in file order, once every part is complete. A stopped run must go on
-with the same DATA, --jobs and --own-gap, or its parts no longer line up with the rows.
+from them, game by game in file order, once every part is complete. A stopped run goes on only
+with the options it started with (kept in OUT.options), so its parts line up with the rows.
 
 Usage: scripts/relabel-duck-net.py DATA OUT [--nodes 10000] [--jobs 2] [--scale 1] [--mix 1]
                                    [--own-gap CP]
@@ -125,15 +125,42 @@ def rows(path):
             if len(fields) != 5 or not line.endswith("\n"):
                 print(f"{path}:{number}: not a complete row of 5 fields, left out", file=sys.stderr)
                 continue
-            if not all(is_integer(x) for x in fields[1:3]):
-                print(f"{path}:{number}: STATIC and SCORE must be integers, left out",
-                      file=sys.stderr)
+            problem = row_problem(fields)
+            if problem:
+                print(f"{path}:{number}: {problem}, left out", file=sys.stderr)
                 continue
             yield number, fields
 
 
-def is_integer(text):
-    return re.fullmatch(r"-?[0-9]+", text) is not None
+def row_problem(fields):
+    """What is wrong with a row's fields for relabelling, or None."""
+    game, static, score, _, inputs = fields
+    if not re.fullmatch(r"[0-9]+", game):
+        return f"GAME `{game}` is not a game number"
+    if not all(re.fullmatch(r"-?[0-9]+", x) for x in (static, score)):
+        return "STATIC and SCORE must be integers"
+    if not all(x.isdigit() and int(x) < 4 * 630 for x in inputs.split(",")):
+        return "INPUTS must be input numbers below 2520, comma-separated"
+    return None
+
+
+def same_options(args):
+    """Refuses to continue parts written with other options (their rows would not line up, or
+    would be labelled otherwise); records the options for a run that starts afresh."""
+    wanted = f"{os.path.abspath(args.data)} nodes {args.nodes} jobs {args.jobs} " \
+             f"scale {args.scale} mix {args.mix} own-gap {args.own_gap}\n"
+    record = f"{args.out}.options"
+    parts = [f"{args.out}.part{j}" for j in range(args.jobs)]
+    if os.path.exists(record):
+        with open(record) as f:
+            had = f.read()
+        if had != wanted:
+            sys.exit(f"{args.out}'s part files were written with {had.strip()}; run again with "
+                     f"those options, or delete {args.out}.part* and {record} to start afresh")
+    elif any(os.path.exists(p) for p in parts):
+        sys.exit(f"{args.out}.part* exist without {record}: delete them to start afresh")
+    with open(record, "w") as f:
+        f.write(wanted)
 
 
 def complete_rows(part):
@@ -199,6 +226,7 @@ def main():
         data = [(n, f) for n, f in data if abs(int(f[2]) - int(f[1])) <= args.own_gap]
         print(f"{total - len(data)} of {total} rows have SCORE more than {args.own_gap} from "
               "STATIC and are left out", file=sys.stderr)
+    same_options(args)
     failures = []
     threads = [threading.Thread(target=relabel, args=(args, data, job, failures))
                for job in range(args.jobs)]
@@ -231,6 +259,7 @@ def merge(args, data):
     for job, part in enumerate(parts):
         part.close()
         os.remove(f"{args.out}.part{job}")
+    os.remove(f"{args.out}.options")
     print(f"wrote {kept} rows to {args.out} ({left} left out, |score| >= {LIMIT})",
           file=sys.stderr)
 
