@@ -73,6 +73,8 @@ pub struct SearchSettings {
     pub statistics: Option<bool>,
     pub history_reduction: Option<i32>,
     pub history_pruning: Option<i32>,
+    pub cut_reduction: Option<i32>,
+    pub pv_reduction: Option<i32>,
 }
 
 impl SearchSettings {
@@ -86,6 +88,8 @@ impl SearchSettings {
             statistics: other.statistics.or(self.statistics),
             history_reduction: other.history_reduction.or(self.history_reduction),
             history_pruning: other.history_pruning.or(self.history_pruning),
+            cut_reduction: other.cut_reduction.or(self.cut_reduction),
+            pv_reduction: other.pv_reduction.or(self.pv_reduction),
         }
     }
 
@@ -103,6 +107,8 @@ impl SearchSettings {
             "statistics" => self.statistics = Some(number("0 or 1")? != 0),
             "history_reduction" => self.history_reduction = Some(history()?),
             "history_pruning" => self.history_pruning = Some(history()?),
+            "cut_reduction" => self.cut_reduction = Some(number("plies, 0 to 8")?.min(8) as i32),
+            "pv_reduction" => self.pv_reduction = Some(number("plies, 0 to 8")?.min(8) as i32),
             _ => return Ok(false),
         }
         Ok(true)
@@ -116,8 +122,8 @@ impl SearchSettings {
         match self.set(key, value)? {
             true => Ok(()),
             false => Err(format!(
-                "`{key}` is not a search setting; expected statistics, history_reduction or \
-                 history_pruning"
+                "`{key}` is not a search setting; expected statistics, history_reduction, \
+                 history_pruning, cut_reduction or pv_reduction"
             )),
         }
     }
@@ -127,6 +133,8 @@ impl SearchSettings {
         config.statistics = self.statistics.unwrap_or(config.statistics);
         config.history_reduction = self.history_reduction.unwrap_or(config.history_reduction);
         config.history_pruning = self.history_pruning.unwrap_or(config.history_pruning);
+        config.cut_reduction = self.cut_reduction.unwrap_or(config.cut_reduction);
+        config.pv_reduction = self.pv_reduction.unwrap_or(config.pv_reduction);
     }
 }
 
@@ -141,7 +149,7 @@ pub struct SpecError {
 /// What the spec grammar accepts, for error messages and `--help`.
 pub const SPEC_HELP: &str =
     "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR]\
-[:statistics=0|1][:history_reduction=N][:history_pruning=D] | \
+[:statistics=0|1][:history_reduction=N][:history_pruning=D][:cut_reduction=P][:pv_reduction=P] | \
 mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
 any player may add evaluation weights as NAME=VALUE";
 
@@ -299,7 +307,7 @@ impl PlayerSpec {
             return Err(SpecError {
                 spec: self.text.clone(),
                 reason: "only an alpha-beta player (alphabeta, medium, hard) takes statistics, \
-                    history_reduction or history_pruning"
+                    history_reduction, history_pruning, cut_reduction or pv_reduction"
                     .into(),
             });
         }
@@ -369,11 +377,14 @@ mod tests {
 
     #[test]
     fn search_settings_go_to_alpha_beta_players_only() {
-        let s: PlayerSpec = "hard:statistics=1:history_pruning=3".parse().unwrap();
+        let s: PlayerSpec = "hard:statistics=1:history_pruning=3:cut_reduction=1"
+            .parse()
+            .unwrap();
         let expected = SearchSettings {
             statistics: Some(true),
-            history_reduction: None,
             history_pruning: Some(3),
+            cut_reduction: Some(1),
+            ..SearchSettings::default()
         };
         assert_eq!(s.search, expected);
         assert!(s.build::<arbiter_duck::Position>(1).is_ok());
@@ -382,6 +393,11 @@ mod tests {
         assert!(err.reason.contains("only an alpha-beta player"), "{err}");
         let err = "alphabeta:history_reduction=-5".parse::<PlayerSpec>();
         assert!(err.unwrap_err().reason.contains("non-negative integer"));
+        let err = "alphabeta:pv_reduction=one".parse::<PlayerSpec>();
+        assert!(err
+            .unwrap_err()
+            .reason
+            .contains("pv_reduction must be plies"));
     }
 
     #[test]

@@ -275,6 +275,20 @@ fn duck_chess_mates_found_with_statistics_are_real() {
     assert!(checked >= 10, "only {checked} forced results to check");
 }
 
+/// The same with late moves reduced by the kind of node (more at expected cut nodes, less on
+/// the principal variation): a reduction may miss a result, never invent one.
+#[test]
+fn duck_chess_mates_found_with_node_reductions_are_real() {
+    let start = arbiter_duck::Position::initial();
+    let config = AlphaBetaConfig {
+        cut_reduction: 2,
+        pv_reduction: 1,
+        ..Default::default()
+    };
+    let checked = mates_found_with_pruning_are_real(endings(&start, 60, 400, 22), 8, config);
+    assert!(checked >= 10, "only {checked} forced results to check");
+}
+
 /// Surakarta names a recapture (a capture onto the point the last move landed on) for the
 /// search's extension; a step there, or a capture elsewhere, is none. From an arena game.
 #[test]

@@ -108,6 +108,12 @@ pub struct AlphaBetaConfig {
     /// With `statistics`: null-window nodes this near the horizon skip the quiet moves after
     /// the first that did badly as answers to both moves before them (0: none).
     pub history_pruning: i32,
+    /// Plies more a late quiet move is reduced at a node expected to fail high (a cut node:
+    /// one searched with a null window by a late or first move of its parent's expected
+    /// fail-low, as Stockfish's `cutNode`), where its moves matter least.
+    pub cut_reduction: i32,
+    /// Plies less a late quiet move is reduced at a principal-variation node (full window).
+    pub pv_reduction: i32,
 }
 
 impl Default for AlphaBetaConfig {
@@ -119,6 +125,8 @@ impl Default for AlphaBetaConfig {
             statistics: true,
             history_reduction: 12_288,
             history_pruning: 3,
+            cut_reduction: 0,
+            pv_reduction: 0,
         }
     }
 }
@@ -285,6 +293,9 @@ struct Context<'a, G: Evaluate> {
     root_best: Option<G::Move>,
     /// `passed[ply]`: the move that led to `ply` was a pass (null move).
     passed: Vec<bool>,
+    /// `cut_node[ply]`: the node at `ply` is expected to fail high (see
+    /// [`AlphaBetaConfig::cut_reduction`]); false at the root and on the principal variation.
+    cut_node: Vec<bool>,
     /// `played[ply]`: the move that led to `ply` (`None` at the root and after a pass).
     played: Vec<Option<G::Move>>,
     /// Set while a null-move cut is verified: no passes below.
@@ -324,6 +335,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
             pv: vec![Vec::new(); MAX_PLY + 1],
             root_best: None,
             passed: vec![false; MAX_PLY + 1],
+            cut_node: vec![false; MAX_PLY + 1],
             played: vec![None; MAX_PLY + 1],
             no_passes: false,
             root_depth: 1,

@@ -162,6 +162,7 @@ impl<G: Evaluate> Context<'_, G> {
         let reduction = NULL_REDUCTION + depth / 6;
         self.path.push(key);
         self.passed[ply + 1] = true;
+        self.cut_node[ply + 1] = !self.cut_node[ply];
         self.played[ply + 1] = None;
         self.piece_to[ply + 1] = None;
         let score = -self.negamax(&passed, depth - 1 - reduction, -beta, 1 - beta, ply + 1);

@@ -228,24 +228,46 @@ impl<G: Evaluate> Context<'_, G> {
                 || !self.ab.config.plain
                     && self.played[ply].is_some_and(|prev| pos.recaptures(prev, mv)));
         let next = depth - 1 + i32::from(extended);
+        let pv = beta - alpha > 1;
+        // A child answers its parent's expectation: the opposite of a null-window parent's, none
+        // on the principal variation.
+        let opposite = !pv && !self.cut_node[ply];
         if i == 0 {
+            self.cut_node[ply + 1] = opposite;
             return Some(-self.negamax(&child, next, -beta, -alpha, ply + 1));
         }
         let quiet = !extended && self.is_quiet(pos, mv, ply);
         let reduction = if latitude.reduce && i >= LMR_FIRST_MOVE && quiet {
-            (late_move_reduction(depth, i) - self.history_reduction(pos, mv, ply))
-                .clamp(0, next - 1)
+            (late_move_reduction(depth, i) + self.node_reduction(ply, pv)
+                - self.history_reduction(pos, mv, ply))
+            .clamp(0, next - 1)
         } else {
             0
         };
+        // A reduced late move is expected to fail low, so its reply to cut.
+        self.cut_node[ply + 1] = reduction > 0 || opposite;
         let mut score = -self.negamax(&child, next - reduction, -alpha - 1, -alpha, ply + 1);
         if reduction > 0 && score > alpha && !self.aborted {
+            self.cut_node[ply + 1] = opposite;
             score = -self.negamax(&child, next, -alpha - 1, -alpha, ply + 1);
         }
         if score > alpha && score < beta && !self.aborted {
+            self.cut_node[ply + 1] = false;
             score = -self.negamax(&child, next, -beta, -alpha, ply + 1);
         }
         Some(score)
+    }
+
+    /// Plies more (less, when negative) a late quiet move is reduced for the kind of node it
+    /// is played from: more at an expected cut node, less on the principal variation.
+    fn node_reduction(&self, ply: usize, pv: bool) -> i32 {
+        if pv {
+            -self.ab.config.pv_reduction
+        } else if self.cut_node[ply] {
+            self.ab.config.cut_reduction
+        } else {
+            0
+        }
     }
 
     /// Whether move `i` (in search order) of `node` may be skipped: a quiet move past late move
