@@ -229,11 +229,12 @@ impl<G: Evaluate> Context<'_, G> {
                     && self.played[ply].is_some_and(|prev| pos.recaptures(prev, mv)));
         let next = depth - 1 + i32::from(extended);
         let pv = beta - alpha > 1;
-        // A child answers its parent's expectation: the opposite of a null-window parent's, none
-        // on the principal variation.
-        let opposite = !pv && !self.cut_node[ply];
+        // A child searched with a null window is expected to do the opposite of its parent
+        // (a late move from the principal variation is expected to be refuted: a cut node);
+        // the first move's child on the principal variation is on it too.
+        let opposite = !self.cut_node[ply];
         if i == 0 {
-            self.cut_node[ply + 1] = opposite;
+            self.cut_node[ply + 1] = !pv && opposite;
             return Some(-self.negamax(&child, next, -beta, -alpha, ply + 1));
         }
         let quiet = !extended && self.is_quiet(pos, mv, ply);
