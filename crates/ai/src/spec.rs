@@ -103,12 +103,18 @@ impl SearchSettings {
         };
         let history =
             || -> Result<i32, String> { Ok(number("a non-negative integer")?.min(1 << 20) as i32) };
+        let plies = || -> Result<i32, String> {
+            match number("plies, 0 to 8")? {
+                p @ 0..=8 => Ok(p as i32),
+                _ => Err(format!("{key} must be plies, 0 to 8, found `{value}`")),
+            }
+        };
         match key {
             "statistics" => self.statistics = Some(number("0 or 1")? != 0),
             "history_reduction" => self.history_reduction = Some(history()?),
             "history_pruning" => self.history_pruning = Some(history()?),
-            "cut_reduction" => self.cut_reduction = Some(number("plies, 0 to 8")?.min(8) as i32),
-            "pv_reduction" => self.pv_reduction = Some(number("plies, 0 to 8")?.min(8) as i32),
+            "cut_reduction" => self.cut_reduction = Some(plies()?),
+            "pv_reduction" => self.pv_reduction = Some(plies()?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -398,6 +404,8 @@ mod tests {
             .unwrap_err()
             .reason
             .contains("pv_reduction must be plies"));
+        let err = "alphabeta:cut_reduction=20".parse::<PlayerSpec>();
+        assert!(err.unwrap_err().reason.contains("0 to 8, found `20`"));
     }
 
     #[test]

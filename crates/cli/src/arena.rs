@@ -360,8 +360,8 @@ pub struct OpeningsArgs {
     #[arg(long = "weight", value_name = "NAME=VALUE", value_parser = parse_weight)]
     weights: Vec<(String, i32)>,
     /// A setting of the judging alpha-beta search other than its default (repeatable):
-    /// `statistics`, `history_reduction` or `history_pruning`, e.g. `statistics=0`, so a suite
-    /// made before a default changed is made again the same way.
+    /// `statistics`, `history_reduction`, `history_pruning`, `cut_reduction` or `pv_reduction`,
+    /// e.g. `statistics=0`, so a suite made before a default changed is made again the same way.
     #[arg(long = "search", value_name = "KEY=VALUE", value_parser = parse_search_setting)]
     search: Vec<String>,
     /// Write the suite here (default: standard output).

@@ -108,9 +108,9 @@ pub struct AlphaBetaConfig {
     /// With `statistics`: null-window nodes this near the horizon skip the quiet moves after
     /// the first that did badly as answers to both moves before them (0: none).
     pub history_pruning: i32,
-    /// Plies more a late quiet move is reduced at a node expected to fail high (a cut node:
-    /// one searched with a null window by a late or first move of its parent's expected
-    /// fail-low, as Stockfish's `cutNode`), where its moves matter least.
+    /// Plies more a late quiet move is reduced at a node expected to fail high (Stockfish's
+    /// `cutNode`: the reply to a reduced late move, a null-window reply at an expected
+    /// fail-low), where its moves only have to confirm the cut.
     pub cut_reduction: i32,
     /// Plies less a late quiet move is reduced at a principal-variation node (full window).
     pub pv_reduction: i32,
