@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages named on the command line when their programs are missing, so the
-# cluster tests, scripts/cluster.sh and the network trainer's test run on a fresh machine. Names:
-# nats-server, postgresql, haproxy, python3-numpy (numpy for Debian's /usr/bin/python3). Quiet
-# on success; exits non-zero with apt's message when an install fails.
+# cluster tests, scripts/cluster.sh and the network scripts' tests run on a fresh machine. Names:
+# nats-server, postgresql, haproxy, fairy-stockfish, python3-numpy (numpy for Debian's
+# /usr/bin/python3). Quiet on success; exits non-zero with apt's message when an install fails.
 set -euo pipefail
 
 binary_of() {
@@ -10,6 +10,7 @@ binary_of() {
     nats-server) echo /usr/sbin/nats-server ;;
     postgresql) ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -n1 ;;
     haproxy) echo /usr/sbin/haproxy ;;
+    fairy-stockfish) echo /usr/games/fairy-stockfish ;;
     *) echo "ensure-packages: unknown package '$1'" >&2; exit 2 ;;
   esac
 }
