@@ -292,6 +292,20 @@ mod tests {
         assert!((net.correct(&pos, None) - 37.0).abs() < 1e-3);
     }
 
+    /// The networks kept beside the built-in one for `ARBITER_DUCK_NET` (docs/strength.md
+    /// measures them at 1 s) must stay readable by this build.
+    #[test]
+    fn the_kept_networks_parse_with_the_threat_inputs() {
+        for text in [
+            include_str!("net.txt"),
+            include_str!("net-fsf.txt"),
+            include_str!("net-m05.txt"),
+        ] {
+            let net = Net::parse(text).expect("a kept network parses");
+            assert!(net.threats && net.hidden == 32);
+        }
+    }
+
     #[test]
     fn a_bad_network_file_names_its_line() {
         assert!(Net::parse("").unwrap_err().contains("empty"));
