@@ -12,23 +12,8 @@ use std::process::{Command, Output};
 
 use common::TestDir;
 
-/// Installs Fairy-Stockfish when missing.
-fn ensure_fairy_stockfish() {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scripts/ensure-packages.sh"
-    );
-    let installed = Command::new("bash")
-        .args([script, "fairy-stockfish"])
-        .status();
-    assert!(
-        installed.is_ok_and(|s| s.success()),
-        "fairy-stockfish is missing and {script} could not install it"
-    );
-}
-
 fn relabel(data: &Path, out: &Path, options: &[&str]) -> Output {
-    ensure_fairy_stockfish();
+    common::ensure_package("fairy-stockfish");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../scripts/relabel-duck-net.py"

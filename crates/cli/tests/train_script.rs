@@ -12,17 +12,7 @@ use common::{arbiter_with_env, TestDir};
 
 /// Debian's python with numpy, installed when missing.
 fn python() -> &'static str {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scripts/ensure-packages.sh"
-    );
-    let installed = Command::new("bash")
-        .args([script, "python3-numpy"])
-        .status();
-    assert!(
-        installed.is_ok_and(|s| s.success()),
-        "numpy is missing and {script} could not install python3-numpy"
-    );
+    common::ensure_package("python3-numpy");
     "/usr/bin/python3"
 }
 

@@ -201,3 +201,17 @@ pub fn duck_selfplay(path: &std::path::Path, games: &str, seed: &str, threads: &
         b"",
     )
 }
+
+/// Installs Debian `package` when its program is missing (`scripts/ensure-packages.sh`), failing
+/// the test with the script's name when it cannot.
+pub fn ensure_package(package: &str) {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scripts/ensure-packages.sh"
+    );
+    let installed = Command::new("bash").args([script, package]).status();
+    assert!(
+        installed.is_ok_and(|s| s.success()),
+        "{package} is missing and {script} could not install it"
+    );
+}
