@@ -496,6 +496,47 @@ mod tests {
         }
     }
 
+    /// A stopping server returns only once END has been written to a player that reads
+    /// slowly; before, it returned with END still queued and the process ended without it.
+    #[tokio::test]
+    async fn shutting_down_waits_until_the_players_are_written_their_end() {
+        let hub = hub();
+        let request = surakarta_request(&hub);
+        let written = Arc::new(std::sync::Mutex::new(Vec::<(u64, String)>::new()));
+        let mut readers = Vec::new();
+        for id in [1, 2] {
+            let (player, mut inbox) = peer(id);
+            let message = Message::new(crate::protocol::READY, "p", "", "5");
+            hub.send(5, ready_event(player, message, request.clone()));
+            let written = written.clone();
+            readers.push(tokio::spawn(async move {
+                while let Some(line) = inbox.next().await {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    written.lock().unwrap().push((id, line.to_string()));
+                    inbox.written(&line);
+                }
+            }));
+        }
+        settle_playing(&hub).await;
+        hub.shut_down(Duration::ZERO).await;
+        let lines = written.lock().unwrap().clone();
+        let end =
+            |(_, l): &&(u64, String)| Message::parse(l).is_ok_and(|m| m.op == crate::protocol::END);
+        let ended: Vec<u64> = lines.iter().filter(end).map(|(id, _)| *id).collect();
+        assert_eq!(ended.len(), 2, "{lines:?}");
+        readers.iter().for_each(|r| r.abort());
+    }
+
+    async fn settle_playing(hub: &Hub) {
+        for _ in 0..500 {
+            if hub.rooms().await.iter().any(|r| r.status == "playing") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("no game started");
+    }
+
     /// Waits until refused rooms have closed (at most a few seconds).
     async fn settle(hub: &Hub, expected: usize) {
         for _ in 0..200 {

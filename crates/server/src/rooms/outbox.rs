@@ -46,6 +46,8 @@ struct Shared {
     queued: AtomicUsize,
     closed: AtomicBool,
     close_now: Notify,
+    /// Woken when the queue empties or the writer stops, for [`Outbox::flushed`].
+    drained: Notify,
     dropped: AtomicU64,
 }
 
@@ -109,6 +111,20 @@ impl Outbox {
     pub fn dropped(&self) -> u64 {
         self.shared.dropped.load(Ordering::Relaxed)
     }
+
+    /// Resolves once every queued line is written or the connection is gone: a stopping server
+    /// waits for it so its last words (END) reach the client before the process ends.
+    pub async fn flushed(&self) {
+        loop {
+            let drained = self.shared.drained.notified();
+            tokio::pin!(drained);
+            drained.as_mut().enable();
+            if self.is_closed() || self.shared.queued.load(Ordering::Relaxed) == 0 {
+                return;
+            }
+            drained.await;
+        }
+    }
 }
 
 impl Inbox {
@@ -134,12 +150,22 @@ impl Inbox {
 
     /// Marks a line as written (its bytes leave the queue).
     pub fn written(&self, line: &str) {
-        self.shared.queued.fetch_sub(cost(line), Ordering::Relaxed);
+        let size = cost(line);
+        if self.shared.queued.fetch_sub(size, Ordering::Relaxed) == size {
+            self.shared.drained.notify_waiters();
+        }
     }
 
     /// The writer has stopped: nothing more can be sent.
     pub fn close(&self) {
         self.shared.closed.store(true, Ordering::Relaxed);
+        self.shared.drained.notify_waiters();
+    }
+}
+
+impl Drop for Inbox {
+    fn drop(&mut self) {
+        self.shared.drained.notify_waiters();
     }
 }
 
@@ -188,6 +214,34 @@ mod tests {
             );
             assert!(lines * (text + 1 + LINE_OVERHEAD) > ESSENTIAL_LIMIT - 1000);
         }
+    }
+
+    #[tokio::test]
+    async fn flushed_waits_for_the_writer_and_not_for_a_writer_that_is_gone() {
+        let (out, mut inbox) = outbox();
+        out.send(line(10), Kind::Essential);
+        out.send(line(20), Kind::Essential);
+        let waiting = tokio::spawn({
+            let out = out.clone();
+            async move { out.flushed().await }
+        });
+        let first = inbox.next().await.unwrap();
+        inbox.written(&first);
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished(), "flushed with a line still queued");
+        let second = inbox.next().await.unwrap();
+        inbox.written(&second);
+        tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("flushed once both lines are written")
+            .unwrap();
+        out.send(line(5), Kind::Essential);
+        let gone = tokio::spawn(async move { out.flushed().await });
+        drop(inbox);
+        tokio::time::timeout(Duration::from_secs(5), gone)
+            .await
+            .expect("flushed once the writer is gone")
+            .unwrap();
     }
 
     #[tokio::test]

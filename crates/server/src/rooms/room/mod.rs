@@ -308,6 +308,7 @@ impl Room {
                 if self.running.as_ref().is_some_and(|r| !r.game.is_over()) {
                     self.interrupt("the server is shutting down").await;
                 }
+                self.flush_everyone().await;
                 let _ = done.send(());
             }
         }
@@ -339,6 +340,18 @@ impl Room {
             self.send_to(&other, relay.clone());
         }
         self.tell_spectators(&relay);
+    }
+
+    /// Waits (a bounded time) until every member and spectator has been written what was
+    /// queued for them, so a stopping server does not end before its END messages leave.
+    async fn flush_everyone(&self) {
+        const LONGEST_FLUSH: Duration = Duration::from_secs(2);
+        let peers = self.members.iter().map(|m| &m.peer);
+        let everyone = peers.chain(self.spectators.values());
+        let flushed = futures_util::future::join_all(everyone.map(|p| p.outbox.flushed()));
+        if tokio::time::timeout(LONGEST_FLUSH, flushed).await.is_err() {
+            tracing::warn!("a client of a stopping room did not read its last messages");
+        }
     }
 
     async fn drop_broken(&mut self) {
