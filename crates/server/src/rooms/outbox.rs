@@ -163,9 +163,11 @@ impl Inbox {
     }
 }
 
+/// A writer dropped without `close` has stopped too. `drop` runs before the receiver goes, so
+/// the flag (not the channel) is what tells a woken [`Outbox::flushed`] the writer is gone.
 impl Drop for Inbox {
     fn drop(&mut self) {
-        self.shared.drained.notify_waiters();
+        self.close();
     }
 }
 
