@@ -23,9 +23,9 @@ pub const THREAT_INPUTS: usize = 2 * INPUTS;
 /// The most hidden units a network file may have (the sums live on the stack).
 const MAX_HIDDEN: usize = 64;
 
-/// The network built into the binary (taught half by Fairy-Stockfish's scores, half by our
-/// search's: it plays 1 s games far better than one taught by our search alone, see
-/// docs/strength.md); `ARBITER_DUCK_NET=FILE` replaces it, for trying a newly trained one
+/// The network built into the binary, taught half by Fairy-Stockfish's scores and half by our
+/// search's, which scores more against Fairy-Stockfish than one taught by our search alone
+/// (docs/strength.md); `ARBITER_DUCK_NET=FILE` replaces it, for trying a newly trained one
 /// without building again.
 static NET: LazyLock<Result<Net, String>> =
     LazyLock::new(|| match std::env::var_os("ARBITER_DUCK_NET") {
