@@ -201,7 +201,8 @@ impl<G: Evaluate> Context<'_, G> {
     /// again at full depth when they beat alpha anyway — and with the full window when they land
     /// inside it.
     /// A move that puts the opponent in danger (Duck Chess: attacks its captain) is searched a
-    /// ply deeper, so the answer to the threat is seen; so is a recapture where the game names
+    /// ply deeper, so the answer to the threat is seen, unless the opponent just takes the
+    /// piece at a profit ([`Evaluate::hangs`]); so is a recapture where the game names
     /// one (Surakarta: +27 ± 21 Elo, docs/tuning.md), so an exchange is seen to its end.
     /// `None` when the node lets the move be pruned and it puts the opponent in no danger.
     fn search_move(
@@ -224,7 +225,7 @@ impl<G: Evaluate> Context<'_, G> {
         self.played[ply + 1] = Some(mv);
         self.piece_to[ply + 1] = self.statistics.then(|| pos.statistics_slots(mv).1);
         let extended = ply < 2 * self.root_depth as usize
-            && (threatens
+            && (threatens && !pos.hangs(mv, &child)
                 || !self.ab.config.plain
                     && self.played[ply].is_some_and(|prev| pos.recaptures(prev, mv)));
         let next = depth - 1 + i32::from(extended);

@@ -327,6 +327,15 @@ impl Evaluate for Position {
             && exchange::exchange(self, mv, &price) < 0
     }
 
+    /// A capture the exchange says loses, or a quiet move to a point where the opponent takes
+    /// the piece at a profit.
+    fn hangs(&self, mv: arbiter_duck::Move, after: &Position) -> bool {
+        if self.piece_at(mv.to).is_some() {
+            return self.losing_capture(mv);
+        }
+        exchange::takes_at_profit(after, mv.to, &exchange_price())
+    }
+
     const STATISTICS: Option<(usize, usize)> = Some((2 * SQUARES * SQUARES, 14 * SQUARES));
 
     fn statistics_slots(&self, mv: arbiter_duck::Move) -> (usize, usize) {

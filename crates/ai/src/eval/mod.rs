@@ -135,6 +135,13 @@ pub trait Evaluate: Game {
         false
     }
 
+    /// Whether `mv` (played from here, leading to `after`) gives its piece away: the search
+    /// does not extend a threat made by a piece the opponent simply takes, as Stockfish extends
+    /// only checks that do not lose material. By default no move does.
+    fn hangs(&self, _mv: Self::Move, _after: &Self) -> bool {
+        false
+    }
+
     /// Whether `mv` captures on the point where `previous`, the move just played, landed: a
     /// recapture, which the search extends a ply so a chain of them is seen to its end
     /// (Surakarta's exchanges run along one circuit point). By default no move is.

@@ -52,6 +52,19 @@ pub(super) fn exchange_with(
     gains[0]
 }
 
+/// Whether the side to move wins material by taking the piece on `target` (its cheapest
+/// attacker first, then the exchange played out).
+pub(super) fn takes_at_profit(
+    board: &Position,
+    target: Square,
+    value: &dyn Fn(PieceKind) -> i32,
+) -> bool {
+    let mut cheapest_first = PieceKind::ALL;
+    cheapest_first.sort_by_key(|&k| value(k));
+    cheapest_attacker(board, target, &cheapest_first)
+        .is_some_and(|from| exchange(board, Move::new(from, target), value) > 0)
+}
+
 /// The first piece of the side to move, in `kinds` order (the lowest point among one kind's),
 /// that can capture on `target`.
 fn cheapest_attacker(board: &Position, target: Square, kinds: &[PieceKind]) -> Option<Square> {
@@ -148,6 +161,36 @@ mod tests {
         ]);
         let price = exchange_price();
         assert_eq!(see(&pos, "a1-a5"), price(Horse) - price(Car) + price(Car));
+    }
+
+    /// `pieces` as [`board`] puts them, with blue to move: the side that answers red's move.
+    fn blue_to_move(pieces: &[(Side, PieceKind, &str)]) -> Position {
+        let mut pos = board(pieces);
+        pos.set_side_to_move(Side::Second);
+        pos
+    }
+
+    #[test]
+    fn an_undefended_piece_is_taken_at_a_profit_and_a_defended_soldier_is_not() {
+        use PieceKind::*;
+        use Side::*;
+        let price = exchange_price();
+        let hanging = blue_to_move(&[(First, Soldier, "b5"), (Second, Car, "b9")]);
+        assert!(takes_at_profit(&hanging, square("b5"), &price));
+        let defended = blue_to_move(&[
+            (First, Soldier, "b5"),
+            (First, Soldier, "b4"),
+            (Second, Car, "b9"),
+        ]);
+        assert!(!takes_at_profit(&defended, square("b5"), &price));
+        let cheaper_attacker = blue_to_move(&[
+            (First, Horse, "b5"),
+            (First, Soldier, "b4"),
+            (Second, Elephant, "d7"),
+        ]);
+        assert!(takes_at_profit(&cheaper_attacker, square("b5"), &price));
+        let unattacked = blue_to_move(&[(First, Horse, "b5"), (Second, Car, "c9")]);
+        assert!(!takes_at_profit(&unattacked, square("b5"), &price));
     }
 
     /// The attacker the legal moves give: the cheapest capture on `target`, then the kinds'
