@@ -204,7 +204,8 @@ impl<G: Evaluate> Context<'_, G> {
     /// ply deeper, so the answer to the threat is seen, unless the opponent just takes the
     /// piece at a profit ([`Evaluate::hangs`]); so is a recapture where the game names
     /// one (Surakarta: +27 ± 21 Elo, docs/tuning.md), so an exchange is seen to its end.
-    /// `None` when the node lets the move be pruned and it puts the opponent in no danger.
+    /// `None` when the node lets the move be pruned and it puts the opponent in no danger (or
+    /// only with a piece the opponent takes at a profit: +7 ± 9 Elo, docs/tuning.md).
     fn search_move(
         &mut self,
         pos: &G,
@@ -217,7 +218,7 @@ impl<G: Evaluate> Context<'_, G> {
         let (depth, ply) = (node.depth, node.ply);
         let mut child = pos.clone();
         child.play(mv);
-        let threatens = !self.ab.config.plain && child.in_danger();
+        let threatens = !self.ab.config.plain && child.in_danger() && !pos.hangs(mv, &child);
         if latitude.prune && !threatens {
             return None;
         }
@@ -225,7 +226,7 @@ impl<G: Evaluate> Context<'_, G> {
         self.played[ply + 1] = Some(mv);
         self.piece_to[ply + 1] = self.statistics.then(|| pos.statistics_slots(mv).1);
         let extended = ply < 2 * self.root_depth as usize
-            && (threatens && !pos.hangs(mv, &child)
+            && (threatens
                 || !self.ab.config.plain
                     && self.played[ply].is_some_and(|prev| pos.recaptures(prev, mv)));
         let next = depth - 1 + i32::from(extended);
