@@ -218,15 +218,15 @@ impl<G: Evaluate> Context<'_, G> {
         let (depth, ply) = (node.depth, node.ply);
         let mut child = pos.clone();
         child.play(mv);
-        let threatens = !self.ab.config.plain && child.in_danger() && !pos.hangs(mv, &child);
-        if latitude.prune && !threatens {
+        let sound_threat = !self.ab.config.plain && child.in_danger() && !pos.hangs(mv, &child);
+        if latitude.prune && !sound_threat {
             return None;
         }
         self.ab.table.prefetch(child.hash());
         self.played[ply + 1] = Some(mv);
         self.piece_to[ply + 1] = self.statistics.then(|| pos.statistics_slots(mv).1);
         let extended = ply < 2 * self.root_depth as usize
-            && (threatens
+            && (sound_threat
                 || !self.ab.config.plain
                     && self.played[ply].is_some_and(|prev| pos.recaptures(prev, mv)));
         let next = depth - 1 + i32::from(extended);

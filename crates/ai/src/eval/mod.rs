@@ -136,8 +136,9 @@ pub trait Evaluate: Game {
     }
 
     /// Whether `mv` (played from here, leading to `after`) gives its piece away: the search
-    /// does not extend a threat made by a piece the opponent simply takes, as Stockfish extends
-    /// only checks that do not lose material. By default no move does.
+    /// neither extends nor spares from pruning a threat made by a piece the opponent simply
+    /// takes, as Stockfish extends only checks that do not lose material. By default no move
+    /// does.
     fn hangs(&self, _mv: Self::Move, _after: &Self) -> bool {
         false
     }

@@ -14,8 +14,7 @@ const LONGEST: usize = 34;
 /// The material `mv` (a capture) wins for the side to move, with `value` pricing each kind
 /// (the captain at [`CAPTAIN`]).
 pub(super) fn exchange(pos: &Position, mv: Move, value: &dyn Fn(PieceKind) -> i32) -> i32 {
-    let mut cheapest_first = PieceKind::ALL;
-    cheapest_first.sort_by_key(|&k| value(k));
+    let cheapest_first = cheapest_first(value);
     exchange_with(pos, mv, value, &|board, target| {
         cheapest_attacker(board, target, &cheapest_first)
     })
@@ -59,10 +58,15 @@ pub(super) fn takes_at_profit(
     target: Square,
     value: &dyn Fn(PieceKind) -> i32,
 ) -> bool {
-    let mut cheapest_first = PieceKind::ALL;
-    cheapest_first.sort_by_key(|&k| value(k));
-    cheapest_attacker(board, target, &cheapest_first)
+    cheapest_attacker(board, target, &cheapest_first(value))
         .is_some_and(|from| exchange(board, Move::new(from, target), value) > 0)
+}
+
+/// Every kind, the cheapest by `value` first: the order recaptures are tried in.
+fn cheapest_first(value: &dyn Fn(PieceKind) -> i32) -> [PieceKind; PieceKind::ALL.len()] {
+    let mut kinds = PieceKind::ALL;
+    kinds.sort_by_key(|&k| value(k));
+    kinds
 }
 
 /// The first piece of the side to move, in `kinds` order (the lowest point among one kind's),
