@@ -1,6 +1,7 @@
-// Playing online and watching, over the course protocol on the server's WebSocket. A reload or a
-// dropped connection rejoins the same seat (a token kept in this tab); leaving a running game
-// asks first. Players offer each other draws and takebacks, abort before both have moved, and
+// Playing online and watching, over the course protocol on the server's WebSocket. A reload, a
+// dropped connection or another tab of the same browser takes the same seat back (a token this
+// browser keeps per room; the tab it replaces watches from then on); a page coming back never
+// seeks a game by itself (READY's `resume`); leaving a running game asks first. Players offer each other draws and takebacks, abort before both have moved, and
 // claim the game when the opponent's connection has been gone a while (the extension's OFFER).
 
 import { GameView } from "./game.js";
@@ -45,6 +46,7 @@ class NetworkView extends GameView {
   adoptSettings(m) {
     if (m.game && gameDef(m.game)) this.settings = settingsFrom(m, m.game);
     if (m.clock_ms) this.clockMs = Number(m.clock_ms);
+    if (m.clock_ms) this.incrementMs = Number(m.increment_ms) || 0;
     this.timeoutMs = Number(m.timeout_ms) || this.timeoutMs || 3000;
   }
 
@@ -65,15 +67,17 @@ class NetworkView extends GameView {
     const name = PROTOCOL.end_reasons[Number(m.data2)] || "NONE";
     const why = name === "ILLIGAL_MOVE" ? (PROTOCOL.move_reasons[Number(m.data1)] || "").toLowerCase().replace(/_/g, " ") : m.error;
     let reason = endWords(name, loser, why) || (this.view && this.view.end) || name.toLowerCase().replace(/_/g, " ");
-    // A player whose connection dropped did not resign: the seat ran out, or the game was claimed.
-    if (name === "RESIGN" && away && loser !== null) {
+    // A player whose connection dropped and did not come back, or whose game was claimed.
+    if (name === "LEFT" && away && loser !== null) {
       reason = this.claimed
         ? `${loser} left the game and ${this.claimed} claimed the win`
         : `${loser} left the game and did not come back in time`;
     }
     this.claimed = null;
-    // An aborted or interrupted game has no result.
-    const title = name === "ABORTED" ? "Aborted" : name === "INTERRUPTED" ? "Interrupted" : null;
+    this.firstMoveUntil = null;
+    if (Array.isArray(m.clocks)) this.syncClocks(m);
+    // An aborted, interrupted or abandoned game has no result.
+    const title = { ABORTED: "Aborted", INTERRUPTED: "Interrupted", ABANDONED: "Abandoned" }[name] || null;
     this.outcome = { winner, reason, title };
     this.showRatings(m.ratings);
     this.draw();
@@ -96,6 +100,8 @@ class NetworkView extends GameView {
     const running = v.status === "ongoing" && !this.outcome && !this.lost ? this.colours().indexOf(v.to_move) : null;
     if (this.clocksMs) {
       const ms = [...this.clocksMs];
+      // A first move off the clock: the clock waits (the status counts the first move down).
+      if (this.firstMoveUntil) return { ms, running: null, countdown: true };
       if (running !== null && this.clocksAt) ms[running] -= Date.now() - this.clocksAt;
       return { ms, running, countdown: true };
     }
@@ -107,6 +113,13 @@ class NetworkView extends GameView {
   // The side to move's time starts: all of it, or `leftMs` when the room says how much is left
   // (a page that joins mid-move).
   startDeadline(leftMs = null) {
+    // The side to move plays its first move off the clock: it has `first_move_ms` for it.
+    this.firstMoveUntil = Number.isFinite(this.firstMoveMs) ? Date.now() + this.firstMoveMs : null;
+    this.firstMoveMs = null;
+    if (this.firstMoveUntil) {
+      this.deadline = this.firstMoveUntil;
+      return;
+    }
     const ms = Number.isFinite(leftMs) ? leftMs : this.timeoutMs;
     this.deadline = ms ? Date.now() + ms : null;
     // With a clock per move, each turn may warn of low time once.
@@ -126,8 +139,8 @@ class NetworkView extends GameView {
         if (m.data1 === "away") this.opponentAway(m.data2, Number(m.data3));
         else if (m.data1 === "back") this.opponentBack(m.data2);
         else if (m.data1 === "restored") {
-          this.note("The server running this game stopped; another one carries it on from the last stored move. The pause was charged to no one's clock.");
-        }
+          this.note("The server stopped while this game was played; it carries on from the last stored move. The pause was charged to no one's clock.");
+        } else this.seatNotice(m.data1, m.data3);
         return true;
       case OP.OFFER:
         this.offerMessage(m);
@@ -135,6 +148,22 @@ class NetworkView extends GameView {
       default:
         return false;
     }
+  }
+
+  // NOTICE `moved` (this browser's seat is now played in another tab) or `unseated` (the seat is
+  // gone, and why): only a player's page hears them.
+  seatNotice() {}
+
+  // The time the side to move has for a first move off the clock, from the room's message.
+  firstMoveFrom(m) {
+    this.firstMoveMs = Number.isFinite(Number(m.first_move_ms)) && m.first_move_ms !== undefined ? Number(m.first_move_ms) : null;
+  }
+
+  // While the side to move plays its first move off the clock.
+  firstMoveWords() {
+    if (!this.firstMoveUntil || this.outcome) return "";
+    const left = Math.max(0, Math.ceil((this.firstMoveUntil - Date.now()) / 1000));
+    return ` — first move within ${left} s, or the game is aborted`;
   }
 
   // A player's connection dropped: the seat is kept `seconds`, and after a while (10 s, or the
@@ -302,6 +331,7 @@ class NetworkView extends GameView {
 
   // A move from the room (the opponent's, or the game watched).
   async moved(m) {
+    this.firstMoveFrom(m);
     const text = `${m.data1}-${m.data2}`;
     const move = this.view && this.view.legal.find((x) => x.text === text);
     this.moves.push(text);
@@ -318,6 +348,28 @@ class NetworkView extends GameView {
   }
 }
 
+// The seat this browser holds in `room`, shared by all its tabs (any of them takes the seat
+// back): its token and whether a game was played with it.
+function seatOf(room) {
+  const key = `arbiter-seat-${room}`;
+  let seat = null;
+  try {
+    seat = JSON.parse(localStorage.getItem(key) || "null");
+  } catch {
+    seat = null;
+  }
+  if (!seat || typeof seat.token !== "string") seat = { token: randomToken(), played: false };
+  const held = {
+    token: seat.token,
+    played: Boolean(seat.played),
+    save() {
+      localStorage.setItem(key, JSON.stringify({ token: this.token, played: this.played }));
+    },
+  };
+  held.save();
+  return held;
+}
+
 export class OnlineView extends NetworkView {
   constructor(params) {
     super(params);
@@ -325,9 +377,13 @@ export class OnlineView extends NetworkView {
     this.tc = timeControl(params.get("tc") || "");
     // A training room: asked for here, and on once the room says both players asked.
     this.training = params.get("training") === "1";
-    const key = `arbiter-seat-${this.room}`;
-    this.token = sessionStorage.getItem(key) || randomToken();
-    sessionStorage.setItem(key, this.token);
+    this.seat = seatOf(this.room);
+    this.token = this.seat.token;
+    // A page seeks a game only when its player asks: opening a room never played in from this
+    // browser, Rematch, or "Play here again"; coming back (a reload, a lost connection) only
+    // takes back the seat it holds.
+    this.seeking = !this.seat.played;
+    this.unseated = null;
     this.started = false;
     // Guest names replaced after a room refused them as another's (a few at most).
     this.renamed = 0;
@@ -419,7 +475,7 @@ export class OnlineView extends NetworkView {
     if (!this.resignButton) return;
     const live = this.playing() && !this.lost;
     this.resignButton.disabled = !live;
-    this.rematchButton.disabled = this.lost || this.refused || !this.started || this.playing();
+    this.rematchButton.disabled = this.lost || this.refused || this.unseated || !this.started || this.playing();
     this.drawButton.disabled = !this.mayOffer("draw");
     this.takebackButton.disabled = !this.mayOffer("takeback") || !this.hasMoveToTakeBack();
     // Abort: only before both players have moved.
@@ -571,23 +627,31 @@ export class OnlineView extends NetworkView {
 
   statusText() {
     if (this.refused) return this.refused;
+    if (this.unseated) return `You no longer hold a seat in room ${this.room}: ${this.unseated}.`;
     if (this.lost) return "The connection to the server was lost — reconnecting…";
     if (!this.started && this.rematching) return "Rematch asked: waiting for your opponent…";
     if (!this.started) return `Waiting for an opponent in room ${this.room}… share the link.`;
     let text = super.statusText();
     if (this.pendingResign) text += " — you will resign when your turn comes";
-    return text;
+    return text + this.firstMoveWords();
   }
 
   connect() {
     this.connection = new Connection({
-      onOpen: () => this.sendReady(),
+      onOpen: () => this.reconnected(),
       onMessage: (m) => this.message(m),
       onLost: () => this.connectionLost(),
     });
   }
 
-  sendReady() {
+  // On every (re)connection: a seek while this page seeks and has no game yet, else only the
+  // seat back (`resume`): an idle page never starts a game by itself.
+  reconnected() {
+    if (this.unseated) return;
+    this.sendReady(!(this.seeking && !this.started));
+  }
+
+  sendReady(resume = false) {
     this.lost = false;
     this.hideBanner();
     this.myName = playerName();
@@ -595,6 +659,7 @@ export class OnlineView extends NetworkView {
     const extra = {
       ...gameOptions(this.settings), token: this.token, secret: nameSecret(), ...(this.tc ? this.tc.keys : {}),
       ...(this.training ? { training: 1 } : {}), ...(this.params.get("rated") === "1" ? { rated: 1 } : {}),
+      ...(resume ? { resume: 1 } : {}),
     };
     const colour = this.rematching ? "" : this.params.get("colour") || "";
     this.connection.send(OP.READY, playerName(), colour, String(this.room), extra);
@@ -607,7 +672,7 @@ export class OnlineView extends NetworkView {
     this.lost = true;
     this.deadline = null;
     this.draw();
-    if (this.refused) return;
+    if (this.refused || this.unseated) return;
     this.retry = setTimeout(() => this.connect(), 2000);
   }
 
@@ -647,11 +712,47 @@ export class OnlineView extends NetworkView {
     return this.mySide === 0 ? [this.myName, this.opponentName] : [this.opponentName, this.myName];
   }
 
+  // NOTICE `moved`: the seat went to another tab of this browser; this tab watches the room.
+  // NOTICE `unseated`: the seat is gone (the wait or the rematch window is over): the page stops
+  // and asks its player before seeking again.
+  seatNotice(what, why) {
+    if (what === "moved") {
+      this.disposed = true;
+      if (this.connection) this.connection.close();
+      location.replace(`#/watch?room=${encodeURIComponent(this.room)}&moved=1`);
+      return;
+    }
+    if (what !== "unseated") return;
+    this.unseated = why || "your seat is gone";
+    this.seeking = false;
+    this.rematching = false;
+    if (this.connection) this.connection.close();
+    const again = h("button", { id: "play-again", class: "small", onclick: () => this.playAgain() }, "Play in this room again");
+    this.showBanner(`You no longer hold a seat in room ${this.room}: ${this.unseated}.`,
+      h("span", {}, again, " ", h("a", { href: "#/" }, "Home")));
+    this.draw();
+  }
+
+  // Asked by the player: a new seek in this room.
+  playAgain() {
+    this.unseated = null;
+    this.seeking = true;
+    this.started = false;
+    this.outcome = null;
+    this.hideBanner();
+    this.connect();
+    this.draw();
+  }
+
   // A game starts (or this page takes its seat back: the room's STATE follows).
   async gameStarts(m) {
     this.ratingsLine.hidden = true;
     this.adoptSettings(m);
+    this.firstMoveFrom(m);
     this.started = true;
+    this.seeking = false;
+    this.seat.played = true;
+    this.seat.save();
     this.mySide = this.colours().indexOf(m.data2);
     this.opponent = m.data1 || "anonymous";
     this.opponentName = m.data1;
@@ -683,6 +784,7 @@ export class OnlineView extends NetworkView {
       this.clocksMs = snap.clocks;
       this.clocksAt = Date.now();
     }
+    this.firstMoveFrom(snap);
     this.startDeadline(snap.turn_left_ms);
     await this.refresh();
     this.offerFromSnapshot(snap);
@@ -707,10 +809,13 @@ export class OnlineView extends NetworkView {
       return;
     }
     this.deadline = null;
-    if (this.clocksMs) {
-      this.clocksMs[this.mySide] -= Date.now() - this.clocksAt;
-      this.clocksAt = Date.now();
+    // This side's clock as the server charges it: the time used, and the increment earned (a
+    // first move off the clock costs nothing and earns nothing).
+    if (this.clocksMs && !this.firstMoveUntil) {
+      this.clocksMs[this.mySide] += (this.incrementMs || 0) - (Date.now() - this.clocksAt);
     }
+    if (this.clocksMs) this.clocksAt = Date.now();
+    this.firstMoveUntil = null;
     this.moves.push(move.text);
     await this.refresh({ animate: move });
     this.startDeadline();
@@ -742,6 +847,7 @@ export class OnlineView extends NetworkView {
     this.outcome = null;
     this.started = false;
     this.rematching = true;
+    this.seeking = true;
     this.sendReady();
     if (!asked) this.note("You asked for a rematch; waiting for your opponent.");
   }
@@ -767,6 +873,13 @@ export class WatchView extends NetworkView {
     this.controls.replaceChildren(...this.commonButtons());
     this.chat = h("div", { id: "chat", class: "chat", "aria-live": "polite" });
     this.extra.replaceChildren(this.chat);
+    // A tab whose seat another tab of this browser took: it watches, and says so.
+    this.movedHere = params.get("moved") === "1";
+    if (this.movedHere) {
+      this.showBanner("Your game in this room goes on in another tab of this browser; this tab watches it.",
+        h("a", { href: `#/online?room=${encodeURIComponent(this.room)}`, id: "take-seat" }, "Play it here"));
+      this.banner.dataset.kind = "moved";
+    }
     this.connect();
   }
 
@@ -774,7 +887,7 @@ export class WatchView extends NetworkView {
     this.connection = new Connection({
       onOpen: () => {
         this.lost = false;
-        this.hideBanner();
+        if (!this.movedHere) this.hideBanner();
         this.connection.send(OP.WATCH, String(this.room));
       },
       onMessage: (m) => this.message(m),
@@ -789,7 +902,7 @@ export class WatchView extends NetworkView {
   statusText() {
     if (this.lost) return "The connection was lost — reconnecting…";
     if (!this.started) return this.waiting || "Waiting for a game to start in this room…";
-    return super.statusText();
+    return super.statusText() + this.firstMoveWords();
   }
 
   async message(m) {
@@ -808,6 +921,7 @@ export class WatchView extends NetworkView {
       this.started = snap.status !== "waiting";
       this.clocksMs = snap.clocks || null;
       this.clocksAt = Date.now();
+      this.firstMoveFrom(snap);
       if (snap.status === "playing") this.startDeadline(snap.turn_left_ms);
       const away = snap.status === "playing" && (snap.away || [])[0];
       if (away && !this.away) this.opponentAway(away, NaN);

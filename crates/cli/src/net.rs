@@ -97,6 +97,11 @@ pub struct ServeArgs {
     /// come back, its clock running, before that counts as leaving the game.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     seat_grace: u64,
+    /// How long a page (a seat held with a seat token) has for its first move: before it its
+    /// clock does not run, and missing it aborts the game without a result, as on lichess.
+    /// Course clients' first moves are on the course's clock.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    first_move_seconds: u64,
     /// Connections held at once (TCP, HTTP and WebSocket together).
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     max_connections: usize,
@@ -224,6 +229,7 @@ fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
             wait_timeout: seconds(args.wait_timeout.max(1)),
             rematch_window: seconds(args.rematch_window.max(1)),
             seat_grace: seconds(args.seat_grace),
+            first_move: seconds(args.first_move_seconds.max(1)),
         },
         max_db_bytes: args.max_db_mib.map(|m| m.saturating_mul(1 << 20)),
         max_connections: args.max_connections,

@@ -30,7 +30,11 @@ pub enum MoveReason {
 /// Why a game ended, with its protocol code. The project's extensions: `Interrupted` (code 7),
 /// the server stopped or crashed while the game ran; `Agreed` (8), a draw both players agreed
 /// to; `Aborted` (9), a game stopped before both players moved, without a result. The last two
-/// only end games between clients of the extension (they are offered with OFFER).
+/// only end games between clients of the extension (they are offered with OFFER). `Left` (10),
+/// a player left the game (a LEAVE, a dropped course client, a seat not taken back in time or
+/// claimed by the opponent): the course counts it as a resignation, and a course client is told
+/// `RESIGN`, but it is stored and shown as what happened; `Abandoned` (11), both players were
+/// gone (no result).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EndReason {
     None = 0,
@@ -43,6 +47,8 @@ pub enum EndReason {
     Interrupted = 7,
     Agreed = 8,
     Aborted = 9,
+    Left = 10,
+    Abandoned = 11,
 }
 
 macro_rules! named_enum {
@@ -109,6 +115,8 @@ named_enum!(EndReason {
     Interrupted => "INTERRUPTED",
     Agreed => "AGREED",
     Aborted => "ABORTED",
+    Left => "LEFT",
+    Abandoned => "ABANDONED",
 });
 
 impl MoveReason {
@@ -132,7 +140,8 @@ impl MoveReason {
 
 impl EndReason {
     /// The record notation's end letter (`S`, `C`, `R`, `T`, `I`; the project's own: `X` for
-    /// an interrupted game, `D` for a draw the players agreed, `A` for an aborted one); `None`
+    /// an interrupted game, `D` for a draw the players agreed, `A` for an aborted one, `L` for a
+    /// game a player left, `N` for one nobody finished); `None`
     /// while the game goes on. A trapped side is recorded as resigning: the course expects
     /// it to resign.
     pub fn letter(self) -> Option<char> {
@@ -146,6 +155,18 @@ impl EndReason {
             EndReason::Interrupted => Some('X'),
             EndReason::Agreed => Some('D'),
             EndReason::Aborted => Some('A'),
+            EndReason::Left => Some('L'),
+            EndReason::Abandoned => Some('N'),
+        }
+    }
+
+    /// The code a course client is told in END: the course has no word for leaving (a player
+    /// who leaves resigns, by its protocol), so `Left` is told as `RESIGN`; every other reason
+    /// by its own code.
+    pub fn course_code(self) -> u8 {
+        match self {
+            EndReason::Left => EndReason::Resign.code(),
+            other => other.code(),
         }
     }
 
@@ -160,6 +181,8 @@ impl EndReason {
             'X' => EndReason::Interrupted,
             'D' => EndReason::Agreed,
             'A' => EndReason::Aborted,
+            'L' => EndReason::Left,
+            'N' => EndReason::Abandoned,
             _ => return None,
         })
     }
@@ -175,6 +198,8 @@ pub fn outside_end_text(reason: EndReason, loser: &str) -> String {
         EndReason::Interrupted => "the game was interrupted: the server stopped".into(),
         EndReason::Agreed => "drawn by agreement".into(),
         EndReason::Aborted => "the game was aborted".into(),
+        EndReason::Left => format!("{loser} left the game"),
+        EndReason::Abandoned => "both players left: no result".into(),
         other => other.name().to_lowercase().replace('_', " "),
     }
 }

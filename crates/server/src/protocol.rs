@@ -32,7 +32,7 @@ pub const COURSE_GAME: &str = "surakarta";
 
 /// Extension keys of a READY that are not game options (a client's own information).
 pub fn is_client_key(key: &str) -> bool {
-    matches!(key, "token" | "client" | "secret")
+    matches!(key, "token" | "client" | "secret" | "resume")
 }
 
 /// The `data3` of a MOVE that ends the game.

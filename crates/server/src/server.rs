@@ -94,6 +94,7 @@ impl Default for ServerConfig {
                 wait_timeout: Duration::from_secs(600),
                 rematch_window: Duration::from_secs(120),
                 seat_grace: Duration::from_secs(30),
+                first_move: Duration::from_secs(30),
             },
             rate_limit: 200,
             max_db_bytes: None,
@@ -221,6 +222,10 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         None => RetryEnds::wrap(store.clone()),
     };
     let hub = Hub::new(storage.clone(), registry.clone(), setup);
+    if config.cluster.is_none() {
+        // Before anyone connects: a page coming back finds its game where it was.
+        hub.restore_stored_games().await;
+    }
     let cluster = join_cluster(&config, &hub, &registry, &storage).await?;
     let tcp_conn = config.conn_config(registry);
     let web_conn = ConnConfig {

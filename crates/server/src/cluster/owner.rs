@@ -10,12 +10,11 @@ use super::gateway::{ACCEPTED, ATTACH_FIRST};
 use super::resend::{SentLog, SharedLog, RESEND};
 use super::wire::{Command, ConnRef, Delivery};
 use super::{lock, node_subject, room_subject, Cluster, Owned};
-use crate::games::{GameSettings, Registry};
+use crate::games::Registry;
 use crate::protocol;
 use crate::rooms::outbox::{outbox, Inbox};
 use crate::rooms::RestoredGame;
 use crate::rooms::{next_conn_id, Peer};
-use crate::storage::LiveGame;
 
 /// A command that only asks who owns the room (the gateway's watchdog).
 pub(super) const PING: &[u8] = b"ping";
@@ -93,7 +92,7 @@ impl Cluster {
             }
         };
         let Some(hub) = self.hub() else { return };
-        let restored = restored_game(live, &self.registry)
+        let restored = RestoredGame::from_live(live, &self.registry, true)
             .and_then(|g| hub.restore(room, g).map_err(|e| e.to_string()));
         if let Err(e) = restored {
             tracing::error!("room {room}: not taken over: {e}");
@@ -291,18 +290,4 @@ struct Flags {
 /// with its op.
 fn is_chat(line: &str) -> bool {
     protocol::Message::line_has_op(line, protocol::CHAT)
-}
-
-/// A stored running game as a room restores it.
-fn restored_game(live: LiveGame, registry: &Registry) -> Result<RestoredGame, String> {
-    let settings = GameSettings::from_stored(registry, &live.settings)
-        .map_err(|e| format!("game {}: stored settings {}: {e}", live.id, live.settings))?;
-    Ok(RestoredGame {
-        game_id: live.id,
-        settings,
-        names: live.players,
-        tokens: live.seat_tokens,
-        started_at_ms: live.started_at,
-        moves: live.moves.into_iter().map(|m| (m.text, m.at)).collect(),
-    })
 }

@@ -201,6 +201,41 @@ impl Hub {
         Ok(true)
     }
 
+    /// One server started again: each game its store holds without an end carries on in its
+    /// room, as a cluster node takes a room over (pages come back with their seat tokens;
+    /// course clients cannot, and their games end as a disconnect does). How many were.
+    pub async fn restore_stored_games(&self) -> usize {
+        let (store, registry, ..) = self.context.get().cloned().expect("hub has a context");
+        let rooms = match store.live_rooms().await {
+            Ok(rooms) => rooms,
+            Err(e) => {
+                tracing::error!("the games left running cannot be read: {e}");
+                return 0;
+            }
+        };
+        let mut restored = 0;
+        for room in rooms {
+            let live = match store.live_game(room).await {
+                Ok(Some(live)) => live,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::error!("room {room}: its running game cannot be read: {e}");
+                    continue;
+                }
+            };
+            let taken = RestoredGame::from_live(live, &registry, false)
+                .and_then(|g| self.restore(room, g).map_err(|e| e.to_string()));
+            match taken {
+                Ok(_) => restored += 1,
+                Err(e) => tracing::error!("room {room}: its running game not restored: {e}"),
+            }
+        }
+        if restored > 0 {
+            tracing::warn!("restored {restored} games left running by the last server");
+        }
+        restored
+    }
+
     /// Drops room `id` without a word to anyone (another node owns it now): its task ends once
     /// it has nothing left to do, and its writes are refused by the store's fencing anyway.
     pub fn abandon(&self, id: u32) {

@@ -31,6 +31,10 @@ pub struct RoomInfo {
     /// left, not the whole.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turn_left_ms: Option<u64>,
+    /// While the side to move plays its first move off the clock (a page's seat): what it has
+    /// left for it before the game is aborted, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_move_ms: Option<u64>,
     /// Players whose connection dropped and whose seats are held.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub away: Vec<String>,
@@ -67,6 +71,9 @@ pub struct SeatTimes {
     /// A player with a seat token whose connection drops during a game keeps its seat this
     /// long (its clock running) to come back, before that counts as leaving.
     pub seat_grace: Duration,
+    /// A page's first move is off the clock (lichess's rule): it has this long for it, and
+    /// missing it aborts the game (docs/protocol.md, "Clocks").
+    pub first_move: Duration,
 }
 
 /// How rooms are run: where records go, how long seats are kept, the settings' defaults.
@@ -90,6 +97,7 @@ impl RoomSetup {
                 wait_timeout: Duration::from_secs(60),
                 rematch_window: Duration::from_secs(60),
                 seat_grace: Duration::from_secs(5),
+                first_move: Duration::from_secs(30),
             },
             defaults: SettingsDefaults {
                 timeout_ms: 3000,

@@ -216,6 +216,22 @@ impl GameStore for MemoryStore {
         Box::pin(async move { Ok(live) })
     }
 
+    fn live_rooms(&self) -> BoxFuture<'_, StorageResult<Vec<u32>>> {
+        let mut rooms: Vec<u32> = self
+            .games()
+            .into_iter()
+            .filter(|g| g.ended_at.is_none())
+            .filter(|g| {
+                self.secrets_of(g.id)
+                    .is_some_and(|(owner, _)| owner.is_none())
+            })
+            .map(|g| g.room)
+            .collect();
+        rooms.sort_unstable();
+        rooms.dedup();
+        Box::pin(async move { Ok(rooms) })
+    }
+
     fn check_name(
         &self,
         name: String,

@@ -72,6 +72,9 @@ pub trait GameStore: Send + Sync + 'static {
     /// The newest game of room `room` that has no end (a page's own game never counts), with
     /// everything a room's next owner needs to carry it on.
     fn live_game(&self, room: u32) -> BoxFuture<'_, StorageResult<Option<LiveGame>>>;
+    /// The rooms that have a game without an end (pages' own games never count), in order: a
+    /// server started again carries their games on.
+    fn live_rooms(&self) -> BoxFuture<'_, StorageResult<Vec<u32>>>;
     /// Looks `name` up; with a secret's hash, claims it for that secret (or confirms it is its).
     fn check_name(
         &self,

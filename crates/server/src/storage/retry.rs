@@ -167,6 +167,10 @@ impl GameStore for RetryEnds {
     fn live_game(&self, room: u32) -> BoxFuture<'_, StorageResult<Option<LiveGame>>> {
         self.inner.live_game(room)
     }
+
+    fn live_rooms(&self) -> BoxFuture<'_, StorageResult<Vec<u32>>> {
+        self.inner.live_rooms()
+    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,9 @@
 //! The running game: starting it, judging and storing moves, clocks, resignation and the end.
 
-use std::time::Duration;
-
 use arbiter_core::{EndReason, MoveReason, Side};
 use tokio::time::Instant;
 
+use super::clock::{Expiry, GameClocks};
 use super::{Room, Running};
 use crate::games::GameSettings;
 use crate::protocol::{self, Message, Winner};
@@ -34,32 +33,37 @@ impl Room {
             m.ready = false;
             m.evict_at = None;
         }
-        let clocks = settings
-            .clock
-            .map(|c| [Duration::from_millis(c.initial_ms); 2]);
-        let mut running = Running {
+        // A page holds its seat with a token: its first move is off the clock.
+        let pages = [first, second].map(|i| self.members[i].token.is_some());
+        let clock = GameClocks::new(&settings, pages, self.ctx.setup.seats.first_move);
+        self.running = Some(Running {
             game: self.ctx.registry.start(&settings),
             id,
             players: [self.members[first].peer.id, self.members[second].peer.id],
             names,
-            deadline: None,
-            clocks,
-            turn_started: Instant::now(),
+            clock,
             offers: Default::default(),
-        };
-        running.deadline = Some(running.turn_deadline());
-        self.running = Some(running);
+        });
         self.restored = false;
         // Before anyone hears of the game, so the first move can never race the flag.
         self.mark_awaited();
         for (me, opponent) in [(first, second), (second, first)] {
             let peer = self.members[me].peer.clone();
             let side = self.members[me].side.expect("just set");
-            let m = ready_message(&settings, &self.members[opponent].name, side, self.id);
+            let mut m = ready_message(&settings, &self.members[opponent].name, side, self.id);
+            with_first_move(&mut m, self.running.as_ref());
             self.send_to(&peer, m);
         }
         let snapshot = self.snapshot();
         self.tell_spectators(&snapshot);
+        self.told_to_move();
+    }
+
+    /// The side to move has been told it may: its time runs from now.
+    pub(super) fn told_to_move(&mut self) {
+        if let Some(running) = self.running.as_mut().filter(|r| !r.game.is_over()) {
+            running.clock.told(Instant::now());
+        }
     }
 
     /// The members who play first and second: requested colours are honoured; with none, a
@@ -141,13 +145,22 @@ impl Room {
         if self.restored && repeated && running.game.to_move() != side {
             return;
         }
+        let in_turn = running.game.to_move() == side;
         let verdict = running.game.play(from, to, side);
-        running.charge_mover(side);
+        // The mover's time stops as its move arrives; the opponent's starts once it is told.
+        let arrived = Instant::now();
+        let mut clock_before = running.clock.clone();
+        clock_before.pause(arrived);
+        if in_turn {
+            running.clock.moved(arrived);
+        } else {
+            running.clock.pause(arrived);
+        }
         let ply = running.game.moves.len();
         let (id, text) = (running.id, running.game.moves[ply - 1].clone());
         // Stored before anyone hears of it: a move the database refuses is never forwarded.
         if let Err(e) = self.store_move(id, ply, &text, verdict.reason).await {
-            return self.move_not_stored(id, ply, e).await;
+            return self.move_not_stored(id, ply, e, clock_before).await;
         }
         // Before the move is forwarded, so the answer can never race the flag.
         self.mark_awaited();
@@ -163,6 +176,7 @@ impl Room {
                 .extra
                 .insert("clocks".into(), clocks.to_vec().into());
         }
+        with_first_move(&mut forward, self.running.as_ref());
         if let Some(opponent) = self.opponent_of(peer.id) {
             self.send_to(&opponent, forward.clone());
         }
@@ -173,20 +187,25 @@ impl Room {
                 self.finish(reason, winner, Some(verdict.reason), None)
                     .await
             }
-            None => {
-                let running = self.running.as_mut().expect("still running");
-                running.deadline = Some(running.turn_deadline());
-            }
+            None => self.told_to_move(),
         }
     }
 
     /// The store refused move `ply`: it never happened for anyone. A cluster's room is handed
     /// over (a former owner's write was fenced, or the store stayed away past the lease);
     /// one server cannot go on with the game.
-    async fn move_not_stored(&mut self, id: i64, ply: usize, e: StorageError) {
+    async fn move_not_stored(
+        &mut self,
+        id: i64,
+        ply: usize,
+        e: StorageError,
+        clock_before: GameClocks,
+    ) {
         tracing::error!("room {}: move {ply} of game {id} not stored: {e}", self.id);
         if let Some(r) = self.running.as_mut() {
             r.game.forget_last();
+            // The mover's turn goes on; the time the store took is charged to no one.
+            r.clock = clock_before;
         }
         if matches!(e, StorageError::Fenced { .. }) || self.is_fenced() {
             // Another node carries the game on from the store, without this move.
@@ -204,16 +223,24 @@ impl Room {
             .await;
     }
 
-    pub(super) async fn time_out(&mut self) {
-        let Some(running) = self.running.as_ref() else {
-            return;
-        };
-        if running.game.is_over() {
+    /// The side to act's time is up: it loses on time, or, when it was its first move off the
+    /// clock (a page's), the game is aborted without a result.
+    pub(super) async fn time_up(&mut self, expiry: Expiry) {
+        if self.running.as_ref().is_none_or(|r| r.game.is_over()) {
             return;
         }
-        let late = running.game.to_move();
-        self.finish(EndReason::Timeout, Some(late.opponent()), None, None)
-            .await;
+        match expiry {
+            Expiry::Timeout(late) => {
+                self.finish(EndReason::Timeout, Some(late.opponent()), None, None)
+                    .await
+            }
+            Expiry::Abort(late) => {
+                let name = self.running.as_ref().expect("running").names[late.index()].clone();
+                let why = format!("{name} did not play a first move");
+                self.finish(EndReason::Aborted, None, None, Some(&why))
+                    .await
+            }
+        }
     }
 
     /// Ends the running game: the end stored and the record written, then END to both players
@@ -241,7 +268,7 @@ impl Room {
         let Some((reason, winner)) = running.game.end else {
             return;
         };
-        running.deadline = None;
+        running.clock.pause(Instant::now());
         let (id, record, plies) = (running.id, running.game.record(), running.game.moves.len());
         let winner = Winner::of(winner);
         let rematch_until = Instant::now() + self.ctx.setup.seats.rematch_window;
@@ -262,6 +289,9 @@ impl Room {
         let ratings = self.count_rating(reason, winner).await;
         self.write_records(id, &record).await;
         let mut end = end_message(reason, winner, move_reason, plies);
+        if let Some(clocks) = self.running.as_ref().and_then(Running::clocks_now) {
+            end.extra.insert("clocks".into(), clocks.to_vec().into());
+        }
         if let Some(error) = error {
             end.extra.insert("error".into(), error.into());
         }
@@ -270,7 +300,7 @@ impl Room {
         }
         let players: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
         for peer in players {
-            self.send_to(&peer, end.clone());
+            self.send_to(&peer, end_told_to(&peer, &end));
         }
         self.tell_spectators(&end);
     }
@@ -301,6 +331,27 @@ impl Room {
                 .await;
         }
     }
+}
+
+/// The extension key `first_move_ms` when the side to act now plays its first move off the
+/// clock: the time it has for it before the game is aborted.
+fn with_first_move(m: &mut Message, running: Option<&Running>) {
+    if let Some(ms) = running.and_then(Running::first_move_ms) {
+        m.extra.insert("first_move_ms".into(), ms.into());
+    }
+}
+
+/// END as `peer` reads it: a course client is told a reason its protocol has no word for in
+/// the course's words (a player who left resigned); the extension's clients get it as it is.
+pub(super) fn end_told_to(peer: &Peer, end: &Message) -> Message {
+    let mut end = end.clone();
+    if !peer.extension.load(std::sync::atomic::Ordering::Relaxed) {
+        let reason = end.data2.parse().ok().and_then(EndReason::from_code);
+        if let Some(reason) = reason {
+            end.data2 = reason.course_code().to_string();
+        }
+    }
+    end
 }
 
 /// The END of a game that ended for `reason` after `plies` moves.

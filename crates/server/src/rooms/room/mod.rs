@@ -14,6 +14,7 @@ use arbiter_core::Side;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+mod clock;
 mod durable;
 mod game;
 mod names;
@@ -30,6 +31,7 @@ use super::guard::SeatClaim;
 use super::RoomContext;
 use crate::games::{GameSettings, Match};
 use crate::protocol::{self, Message};
+use clock::{Expiry, GameClocks};
 pub use restore::{RestoreError, RestoredGame};
 
 struct Member {
@@ -56,64 +58,33 @@ struct Running {
     /// Connection of the first and second player.
     players: [ConnId; 2],
     names: [String; 2],
-    deadline: Option<Instant>,
-    /// With a game clock: what each side has left when its turn starts, and when the turn
-    /// of the side to move started.
-    clocks: Option<[Duration; 2]>,
-    turn_started: Instant,
+    /// Every second the game charges or forgives goes through here.
+    clock: GameClocks,
     offers: offers::Offers,
 }
 
 impl Running {
-    /// The clocks now, in milliseconds, the running one counted down.
+    /// The game clocks now, in milliseconds, the running one counted down.
     fn clocks_now(&self) -> Option<[u64; 2]> {
-        let mut left = self.clocks?;
-        // No deadline: a taken-over game waiting for its side to move (see `restore`).
-        if !self.game.is_over() && self.deadline.is_some() {
-            let side = self.game.to_move().index();
-            left[side] = left[side].saturating_sub(self.turn_started.elapsed());
-        }
-        Some(left.map(|d| d.as_millis() as u64))
+        self.clock.shown_ms(Instant::now())
     }
 
     /// What the side to move has left now for its move, in milliseconds, while the game runs.
     fn turn_left_ms(&self) -> Option<u64> {
-        let deadline = self.deadline.filter(|_| !self.game.is_over())?;
-        Some(
-            deadline
-                .saturating_duration_since(Instant::now())
-                .as_millis() as u64,
-        )
+        (!self.game.is_over()).then(|| self.clock.turn_left_ms(Instant::now()))
     }
 
-    /// When the side to move runs out of time.
-    fn turn_deadline(&self) -> Instant {
-        let allowed = match self.clocks {
-            Some(left) => left[self.game.to_move().index()],
-            None => Duration::from_millis(self.game.settings.timeout_ms),
-        };
-        self.turn_started + allowed
+    /// While the side to act plays its first move off the clock (a page's): what it has left
+    /// for it, in milliseconds.
+    fn first_move_ms(&self) -> Option<u64> {
+        let side = self.game.to_move();
+        let pending = !self.game.is_over() && self.clock.first_move_pending(side);
+        pending.then(|| self.clock.turn_left_ms(Instant::now()))
     }
 
-    /// The turn ends now without a move (a takeback): the side to move is charged the time it
-    /// has used, without an increment.
-    fn settle_turn(&mut self) {
-        let now = Instant::now();
-        if let Some(clocks) = self.clocks.as_mut() {
-            let side = self.game.to_move().index();
-            clocks[side] = clocks[side].saturating_sub(now - self.turn_started);
-        }
-        self.turn_started = now;
-    }
-
-    /// The mover's move arrived now: its clock is charged and credited the increment.
-    fn charge_mover(&mut self, mover: Side) {
-        let now = Instant::now();
-        if let (Some(clocks), Some(clock)) = (self.clocks.as_mut(), self.game.settings.clock) {
-            let left = clocks[mover.index()].saturating_sub(now - self.turn_started);
-            clocks[mover.index()] = left + Duration::from_millis(clock.increment_ms);
-        }
-        self.turn_started = now;
+    /// When the side to act runs out of time (and what that means), while the game runs.
+    fn deadline(&self) -> Option<(Instant, Expiry)> {
+        self.clock.deadline().filter(|_| !self.game.is_over())
     }
 }
 
@@ -205,20 +176,20 @@ impl Room {
 
     /// The clock of the running game or the first seat to expire, whichever comes first.
     fn next_deadline(&self) -> Option<Instant> {
-        let clock = self.running.as_ref().and_then(|r| r.deadline);
+        let clock = self
+            .running
+            .as_ref()
+            .and_then(Running::deadline)
+            .map(|d| d.0);
         let seats = self.members.iter().filter_map(|m| m.evict_at);
         clock.into_iter().chain(seats).min()
     }
 
     async fn on_deadline(&mut self) {
         let now = Instant::now();
-        if self
-            .running
-            .as_ref()
-            .and_then(|r| r.deadline)
-            .is_some_and(|d| d <= now)
-        {
-            self.time_out().await;
+        let due = self.running.as_ref().and_then(Running::deadline);
+        if let Some((_, expiry)) = due.filter(|(at, _)| *at <= now) {
+            self.time_up(expiry).await;
         }
         while let Some(i) = self
             .members

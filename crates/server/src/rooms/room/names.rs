@@ -12,6 +12,13 @@ use crate::rooms::Peer;
 use crate::storage::players::secret_hash;
 use crate::storage::{NameClaim, RatedGame, Rating};
 
+/// A page's guest name (`guest` and digits): never rated, so the lobby never lists a guest's
+/// seek as rated.
+fn is_guest_name(name: &str) -> bool {
+    name.strip_prefix("guest")
+        .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
 impl Room {
     /// Whether `name` may take a seat: refused (and told why) when another player holds it,
     /// or when a rated room is asked for by a player who does not hold it.
@@ -30,6 +37,10 @@ impl Room {
             .await;
         let refusal = match claim {
             Ok(NameClaim::Taken) => format!("the name {name} is held by another player"),
+            Ok(_) if request.rated && is_guest_name(name) => {
+                "a rated game needs a name of your own, not a guest's (choose one on the home page)"
+                    .into()
+            }
             Ok(NameClaim::Free) if request.rated => {
                 "a rated game needs a name of your own (choose one on the home page)".into()
             }
@@ -54,7 +65,11 @@ impl Room {
     ) -> Option<serde_json::Value> {
         let running = self.running.as_ref()?;
         let settings = &running.game.settings;
-        if !settings.rated || matches!(reason, EndReason::Aborted | EndReason::Interrupted) {
+        let no_result = matches!(
+            reason,
+            EndReason::Aborted | EndReason::Interrupted | EndReason::Abandoned
+        );
+        if !settings.rated || no_result {
             return None;
         }
         let class = settings.rating_class();

@@ -267,9 +267,8 @@ impl Room {
         }
         let registry = self.ctx.registry.clone();
         let running = self.running.as_mut().expect("a running game");
-        running.settle_turn();
+        running.clock.took_back(keep, Instant::now());
         running.game = running.game.truncated(&registry, keep);
-        running.deadline = Some(running.turn_deadline());
         self.mark_awaited();
         let snapshot = self.snapshot();
         let players: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
@@ -277,6 +276,7 @@ impl Room {
             self.send_to(&peer, snapshot.clone());
         }
         self.tell_spectators(&snapshot);
+        self.told_to_move();
         Ok(())
     }
 
@@ -304,7 +304,7 @@ impl Room {
             return Err(OfferRefusal::NothingToClaim);
         }
         self.announce("claim", "", name);
-        self.finish(EndReason::Resign, Some(side), None, None).await;
+        self.finish(EndReason::Left, Some(side), None, None).await;
         Ok(())
     }
 

@@ -8,10 +8,12 @@ use std::time::Duration;
 use arbiter_core::Side;
 use tokio::time::Instant;
 
+use super::clock::GameClocks;
 use super::{Member, Room, Running};
-use crate::games::GameSettings;
+use crate::games::{GameSettings, Registry};
 use crate::rooms::outbox::outbox;
 use crate::rooms::{next_conn_id, Peer, RoomContext};
+use crate::storage::LiveGame;
 
 /// A game that was running when its room's owner stopped, as the store kept it.
 #[derive(Clone, Debug)]
@@ -25,6 +27,31 @@ pub struct RestoredGame {
     pub started_at_ms: i64,
     /// Every stored move (`FROM-TO`) with when it was stored, in ms since the epoch.
     pub moves: Vec<(String, i64)>,
+    /// Whether a seat without a token (a course client's) can be taken back: in a cluster its
+    /// gateway seats the client again; after one server restarted its socket is gone, and its
+    /// game ends as a disconnect does.
+    pub course_clients_return: bool,
+}
+
+impl RestoredGame {
+    /// A stored game without an end, as a room takes it over.
+    pub fn from_live(
+        live: LiveGame,
+        registry: &Registry,
+        course_clients_return: bool,
+    ) -> Result<RestoredGame, String> {
+        let settings = GameSettings::from_stored(registry, &live.settings)
+            .map_err(|e| format!("game {}: stored settings {}: {e}", live.id, live.settings))?;
+        Ok(RestoredGame {
+            game_id: live.id,
+            settings,
+            names: live.players,
+            tokens: live.seat_tokens,
+            started_at_ms: live.started_at,
+            moves: live.moves.into_iter().map(|m| (m.text, m.at)).collect(),
+            course_clients_return,
+        })
+    }
 }
 
 /// Why a stored game cannot be taken over.
@@ -51,15 +78,20 @@ impl Room {
             .into_iter()
             .map(|side| away_member(&stored, side, grace))
             .collect();
+        // Nobody's time runs until the side to move is back (`resume_clock`).
+        let clock = GameClocks::restored(
+            &stored.settings,
+            stored.tokens.clone().map(|t| t.is_some()),
+            ctx.setup.seats.first_move,
+            stored.moves.len(),
+            clocks_at_last_move(&stored, &movers),
+        );
         let running = Running {
             players: [members[0].peer.id, members[1].peer.id],
             names: stored.names.clone(),
-            clocks: clocks_at_last_move(&stored, &movers),
+            clock,
             game,
             id: stored.game_id,
-            // The clock stands until the side to move is back (`resume_clock`).
-            deadline: None,
-            turn_started: Instant::now(),
             offers: Default::default(),
         };
         let mut room = Room::new(id, ctx);
@@ -92,9 +124,8 @@ impl Room {
         let Some(running) = self.running.as_mut() else {
             return;
         };
-        if running.deadline.is_none() && !running.game.is_over() && running.game.to_move() == side {
-            running.turn_started = Instant::now();
-            running.deadline = Some(running.turn_deadline());
+        if !running.game.is_over() && running.game.to_move() == side {
+            running.clock.told(Instant::now());
         }
     }
 }
@@ -136,6 +167,12 @@ fn replay(
 /// A seat whose player is not connected: a closed stand-in that the player's READY with its
 /// token replaces.
 fn away_member(stored: &RestoredGame, side: Side, grace: Duration) -> Member {
+    let token = stored.tokens[side.index()].clone();
+    // A course client that cannot come back has left: its seat ends at once.
+    let grace = match token.is_some() || stored.course_clients_return {
+        true => grace,
+        false => Duration::ZERO,
+    };
     let (out, _) = outbox();
     out.close();
     let peer = Peer {
@@ -157,21 +194,25 @@ fn away_member(stored: &RestoredGame, side: Side, grace: Duration) -> Member {
         settings: stored.settings.clone(),
         side: Some(side),
         evict_at: Some(Instant::now() + grace),
-        token: stored.tokens[side.index()].clone(),
+        token,
         _claim: None,
         away: true,
     }
 }
 
 /// Each side's game clock as of the last stored move: the time between stored moves is charged
-/// to the side that was to move, with the increment; the time since is not charged at all.
+/// to the side that was to move, with the increment (a page's first move is off the clock); the
+/// time since is not charged at all.
 fn clocks_at_last_move(stored: &RestoredGame, movers: &[Side]) -> Option<[Duration; 2]> {
     let clock = stored.settings.clock?;
     let mut left = [clock.initial_ms as i64; 2];
     let mut turn_started = stored.started_at_ms;
-    for ((_, at), side) in stored.moves.iter().zip(movers) {
+    for (ply, ((_, at), side)) in stored.moves.iter().zip(movers).enumerate() {
         let mover = side.index();
-        left[mover] = left[mover] - (at - turn_started).max(0) + clock.increment_ms as i64;
+        let free_first_move = ply < 2 && stored.tokens[mover].is_some();
+        if !free_first_move {
+            left[mover] = left[mover] - (at - turn_started).max(0) + clock.increment_ms as i64;
+        }
         turn_started = *at;
     }
     Some(left.map(|ms| Duration::from_millis(ms.max(0) as u64)))

@@ -6,12 +6,22 @@ use std::sync::atomic::Ordering as AtomicOrdering;
 use arbiter_core::{EndReason, Side};
 use tokio::time::Instant;
 
-use super::game::{end_message, ready_message};
+use super::game::{end_message, end_told_to, ready_message};
 use super::{Member, Room};
 use crate::games::{GameSettings, Requested};
 use crate::protocol::{self, Message, Winner};
 use crate::rooms::guard::same_token;
 use crate::rooms::{ConnId, Peer, Refusal};
+
+/// What a READY asks of its seat.
+pub(super) struct SeatRequest {
+    name: String,
+    colour: Option<Side>,
+    request: Requested,
+    /// Only take back a seat this token holds (the extension key `resume`): a page
+    /// reconnecting never seeks a game on its own.
+    only_back: bool,
+}
 
 impl Room {
     /// A READY whose name may take a seat: with a seat token, or without.
@@ -27,28 +37,27 @@ impl Room {
         if !self.name_allowed(&peer, &name, message, &request).await {
             return;
         }
+        let seat = SeatRequest {
+            name,
+            colour,
+            request,
+            only_back: matches!(message.extra_u64("resume"), Some(Ok(1))),
+        };
         match token {
-            Some(token) => {
-                self.ready_with_token(peer, name, colour, request, token)
+            Some(token) => self.ready_with_token(peer, seat, token).await,
+            None => {
+                self.ready(peer, seat.name, colour, seat.request, None)
                     .await
             }
-            None => self.ready(peer, name, colour, request, None).await,
         }
     }
 
     /// A READY with a seat token: refused while its address (or this room, for an address that
     /// guessed wrong before) backs off; the member whose token it is takes its seat back;
     /// otherwise an ordinary READY, and a refusal counts as a wrong guess.
-    pub(super) async fn ready_with_token(
-        &mut self,
-        peer: Peer,
-        name: String,
-        colour: Option<Side>,
-        request: Requested,
-        token: String,
-    ) {
+    async fn ready_with_token(&mut self, peer: Peer, seat: SeatRequest, token: String) {
         if let Err(wait) = self.ctx.guard.may_try_token(&peer.addr, self.id) {
-            self.reject(&peer, &name, &wait.to_string());
+            self.reject(&peer, &seat.name, &wait.to_string());
             return;
         }
         // Every member's token is compared, each in constant time.
@@ -57,17 +66,38 @@ impl Room {
             found.or(same.then_some(m.peer.id))
         });
         if let Some(i) = returning.and_then(|id| self.member(id)) {
-            return self.resume(i, peer, name, colour, request).await;
+            return self.resume(i, peer, seat).await;
+        }
+        if seat.only_back {
+            // A page coming back to a seat it no longer has: it hears so, and seeks nothing.
+            return self.tell_unseated(&peer, "your seat in this room is gone");
         }
         let refused = self.member(peer.id).is_none()
             && matches!(
-                self.refusal(&peer, colour, &request),
+                self.refusal(&peer, seat.colour, &seat.request),
                 Err(Refusal::Playing | Refusal::Full)
             );
         if refused {
             self.ctx.guard.token_failed(&peer.addr, self.id);
         }
+        let SeatRequest {
+            name,
+            colour,
+            request,
+            ..
+        } = seat;
         self.ready(peer, name, colour, request, Some(token)).await;
+    }
+
+    /// An extension client hears that it holds no seat here (any more) and why, with the room
+    /// as it is: its page stops and asks its player before seeking again.
+    fn tell_unseated(&mut self, peer: &Peer, why: &str) {
+        if !peer.extension.load(AtomicOrdering::Relaxed) {
+            return;
+        }
+        let snapshot = self.snapshot();
+        self.send_to(peer, snapshot);
+        self.send_to(peer, Message::new(protocol::NOTICE, "unseated", "", why));
     }
 
     pub(super) async fn ready(
@@ -168,27 +198,29 @@ impl Room {
         Ok(settings)
     }
 
-    /// A member comes back with its seat token (a reloaded page, a new connection): it takes
-    /// its seat again and, in a running game, hears the game so far.
-    pub(super) async fn resume(
-        &mut self,
-        i: usize,
-        peer: Peer,
-        name: String,
-        colour: Option<Side>,
-        request: Requested,
-    ) {
+    /// A member comes back with its seat token (a reloaded page, a new connection, another tab
+    /// of the same browser): it takes its seat again and, in a running game, hears the game so
+    /// far; the tab it replaces, if still open, watches from now on and is told so.
+    async fn resume(&mut self, i: usize, peer: Peer, seat: SeatRequest) {
         let old = std::mem::replace(&mut self.members[i].peer, peer.clone());
         if old.id != peer.id {
-            old.outbox.close();
+            self.replaced_tab(old);
         }
         peer.seated.store(true, AtomicOrdering::Relaxed);
         let was_away = std::mem::replace(&mut self.members[i].away, false);
         let played = self.running.is_some() && self.members[i].side.is_some();
         let over = self.running.as_ref().is_some_and(|r| r.game.is_over());
-        if !played || (over && !was_away) {
+        if !seat.only_back && (!played || (over && !was_away)) {
+            // Asked anew (a rematch, a seek): ready again.
             let token = self.members[i].token.clone();
-            self.ready(peer, name, colour, request, token).await;
+            self.ready(peer, seat.name, seat.colour, seat.request, token)
+                .await;
+            return;
+        }
+        if !played {
+            // A seeker back after a dropped connection: still waiting, nothing to tell.
+            let snapshot = self.snapshot();
+            self.send_to(&peer, snapshot);
             return;
         }
         tracing::info!(
@@ -202,7 +234,8 @@ impl Room {
             running.players[side.index()] = peer.id;
         }
         if over {
-            // Its game ended while it was away: it hears how, and keeps its seat for a rematch.
+            // Its game ended (maybe while it was away): it hears how, and keeps its seat for a
+            // rematch.
             self.tell_the_game_so_far(&peer, side);
             self.tell_the_end(&peer);
             return;
@@ -215,6 +248,19 @@ impl Room {
             let name = self.members[i].name.clone();
             self.notice("back", &name, 0);
         }
+    }
+
+    /// A player's seat moved to another connection of the same browser: a page still open
+    /// there watches the room from now on (NOTICE `moved`); a closed one is let go.
+    fn replaced_tab(&mut self, old: Peer) {
+        old.seated.store(false, AtomicOrdering::Relaxed);
+        old.changed.notify_one();
+        if old.outbox.is_closed() || !old.extension.load(AtomicOrdering::Relaxed) {
+            old.outbox.close();
+            return;
+        }
+        self.send_to(&old, Message::new(protocol::NOTICE, "moved", "", ""));
+        self.spectators.insert(old.id, old);
     }
 
     /// A course client seated again after its room changed owner: the opponent's moves it has
@@ -260,7 +306,7 @@ impl Room {
         if let Some((reason, winner)) = running.game.end {
             let plies = running.game.moves.len();
             let end = end_message(reason, Winner::of(winner), None, plies);
-            self.send_to(peer, end);
+            self.send_to(peer, end_told_to(peer, &end));
         }
     }
 
@@ -279,12 +325,20 @@ impl Room {
         if self.members[i].away {
             return;
         }
-        let in_game = self
-            .running
-            .as_ref()
-            .is_some_and(|r| !r.game.is_over() && r.players.contains(&conn));
-        if in_game && message.is_none() && self.members[i].token.is_some() {
+        let (in_game, after_game) = match &self.running {
+            Some(r) if r.players.contains(&conn) => (!r.game.is_over(), r.game.is_over()),
+            _ => (false, false),
+        };
+        let page_dropped = message.is_none() && self.members[i].token.is_some();
+        if page_dropped && in_game {
             self.hold_seat(i);
+            return;
+        }
+        if page_dropped && after_game {
+            // A reloaded page after its game keeps its seat for the rest of the rematch window.
+            let member = &mut self.members[i];
+            member.away = true;
+            member.peer.seated.store(false, AtomicOrdering::Relaxed);
             return;
         }
         let leaver = self.members.remove(i);
@@ -299,7 +353,7 @@ impl Room {
         }
         if in_game {
             let side = leaver.side.expect("players have sides");
-            self.finish(EndReason::Resign, Some(side.opponent()), None, None)
+            self.finish(EndReason::Left, Some(side.opponent()), None, None)
                 .await;
         }
         if self.members.is_empty() {
@@ -324,15 +378,33 @@ impl Room {
         self.notice("away", &name, grace.as_secs());
     }
 
-    /// Frees a seat whose time ran out; the other member hears of it. A player who did not
-    /// come back to a running game has left it: that is a resignation.
+    /// Frees a seat whose time ran out; the member (a page) and the other member hear of it.
+    /// A player who did not come back to a running game has left it (LEFT), and when its
+    /// opponent is gone too, nobody finished it (ABANDONED, no result).
     pub(super) async fn evict(&mut self, i: usize) {
         let quit_game =
             self.members[i].away && self.running.as_ref().is_some_and(|r| !r.game.is_over());
         if let Some(side) = self.members[i].side.filter(|_| quit_game) {
-            self.finish(EndReason::Resign, Some(side.opponent()), None, None)
-                .await;
+            // The other seat's player cannot come back either.
+            let now = Instant::now();
+            let both_gone = self
+                .members
+                .iter()
+                .all(|m| m.away && m.evict_at.is_some_and(|t| t <= now));
+            if both_gone {
+                self.finish(EndReason::Abandoned, None, None, None).await;
+            } else {
+                self.finish(EndReason::Left, Some(side.opponent()), None, None)
+                    .await;
+            }
         }
+        let why = match (self.members[i].away, &self.running) {
+            (true, _) => "you did not come back in time",
+            (false, Some(_)) => "the time to ask for a rematch is over",
+            (false, None) => "nobody came to play: the wait is over",
+        };
+        let evicted = self.members[i].peer.clone();
+        self.tell_unseated(&evicted, why);
         let member = self.members.remove(i);
         tracing::info!(
             "room {}: {} ({}) lost its seat after waiting",

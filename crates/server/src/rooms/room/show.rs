@@ -52,6 +52,7 @@ impl Room {
             game_id: self.running.as_ref().map(|r| r.id),
             clocks: self.running.as_ref().and_then(Running::clocks_now),
             turn_left_ms: self.running.as_ref().and_then(Running::turn_left_ms),
+            first_move_ms: self.running.as_ref().and_then(Running::first_move_ms),
             away: self
                 .members
                 .iter()

@@ -475,6 +475,22 @@ impl PgStore {
         }))
     }
 
+    async fn live_rooms(&self) -> StorageResult<Vec<u32>> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                "SELECT DISTINCT room FROM games WHERE ended_at IS NULL AND owner IS NULL
+                 ORDER BY room",
+                &[],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| u32::try_from(r.get::<_, i64>(0)).ok())
+            .collect())
+    }
+
     async fn live_game(&self, room: u32) -> StorageResult<Option<LiveGame>> {
         let client = self.client().await?;
         let stmt = client
@@ -546,6 +562,10 @@ impl GameStore for PgStore {
 
     fn live_game(&self, room: u32) -> BoxFuture<'_, StorageResult<Option<LiveGame>>> {
         Box::pin(PgStore::live_game(self, room))
+    }
+
+    fn live_rooms(&self) -> BoxFuture<'_, StorageResult<Vec<u32>>> {
+        Box::pin(PgStore::live_rooms(self))
     }
 
     fn check_name(

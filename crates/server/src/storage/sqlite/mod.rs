@@ -48,7 +48,9 @@ pub struct Store {
     _lock: Arc<File>,
 }
 
-/// Closes every game without an end as interrupted, its record ending in ` X#`.
+/// Closes as interrupted (its record ending in ` X#`) every game without an end that no room can
+/// carry on: all but the newest of each room. The newest are restored when the server starts
+/// (a room plays one game at a time), so a server killed and started again loses no game.
 const CLOSE_INTERRUPTED: &str = "
 UPDATE games SET
     ended_at = ?1,
@@ -56,7 +58,12 @@ UPDATE games SET
     winner = 2,
     record = trim(coalesce((SELECT group_concat(text, ' ' ORDER BY ply) FROM moves
                             WHERE moves.game_id = games.id), '') || ' X#')
-WHERE ended_at IS NULL AND owner IS NULL";
+WHERE ended_at IS NULL AND owner IS NULL
+  AND id NOT IN (SELECT max(id) FROM games WHERE ended_at IS NULL AND owner IS NULL GROUP BY room)";
+
+/// The rooms whose newest game has no end.
+const LIVE_ROOMS: &str = "
+SELECT DISTINCT room FROM games WHERE ended_at IS NULL AND owner IS NULL ORDER BY room";
 
 const READERS: usize = 4;
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
@@ -368,6 +375,16 @@ impl GameStore for Store {
         self.read_later(move |store| store.live_game(room))
     }
 
+    fn live_rooms(&self) -> BoxFuture<'_, StorageResult<Vec<u32>>> {
+        self.read_later(|store| {
+            store.readers.read(|conn| {
+                let mut stmt = conn.prepare_cached(LIVE_ROOMS)?;
+                let rooms = stmt.query_map([], |r| r.get(0))?;
+                Ok(rooms.collect::<Result<Vec<u32>, _>>()?)
+            })
+        })
+    }
+
     fn check_name(
         &self,
         name: String,
@@ -539,7 +556,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_second_server_is_refused_and_running_games_are_closed_on_opening() {
+    async fn a_second_server_is_refused_and_only_the_newest_game_of_a_room_is_kept_running() {
         let (_dir, path) = temp("reopen");
         let id = {
             let store = Store::open(&path, &StoreOptions::default()).unwrap();
@@ -553,6 +570,10 @@ mod tests {
                     .await
                     .unwrap();
             }
+            // The room's newer game, which the next server carries on.
+            store.start_game(duck(1, ["a", "b"])).await.unwrap();
+            store.start_game(duck(2, ["c", "d"])).await.unwrap();
+            store.flush().await;
             id
         };
         // The first store is gone (its writer may still hold the file a moment).
@@ -570,5 +591,8 @@ mod tests {
         assert_eq!(game.end_reason.as_deref(), Some("INTERRUPTED"));
         assert_eq!(game.record.as_deref(), Some("a0-a1 a9-a8 X#"));
         assert_eq!(game.winner, Some(Winner::Nobody));
+        // The newest game of each room is left for the server to restore.
+        assert_eq!(store.live_rooms().await.unwrap(), [1, 2]);
+        assert_eq!(store.live_game(1).unwrap().unwrap().id, id + 1);
     }
 }

@@ -100,6 +100,8 @@ impl Session {
                 Some(token.ok_or(Refused::Token)?.to_string())
             }
         };
+        // `resume`: only take back the seat the token holds (checked here, read by the room).
+        yes_or_no(message, "resume")?;
         if extended || token.is_some() {
             self.peer.extension.store(true, Ordering::Relaxed);
         }

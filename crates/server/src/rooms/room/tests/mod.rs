@@ -34,6 +34,7 @@ const WAIT: Duration = Duration::from_secs(600);
 const REMATCH: Duration = Duration::from_secs(120);
 const GRACE: Duration = Duration::from_secs(30);
 const MOVE_TIME: Duration = Duration::from_millis(3000);
+const FIRST_MOVE: Duration = Duration::from_secs(20);
 const MS: Duration = Duration::from_millis(1);
 
 /// A connection as the room sees it, and what the room queued for it.
@@ -134,6 +135,7 @@ impl Table {
         let setup = RoomSetup {
             records: Records::default(),
             seats: SeatTimes {
+                first_move: FIRST_MOVE,
                 wait_timeout: WAIT,
                 rematch_window: REMATCH,
                 seat_grace: GRACE,
@@ -187,6 +189,22 @@ impl Table {
             colour,
             request,
             token: token.map(String::from),
+        };
+        self.room.step(event).await;
+    }
+
+    /// A page coming back with its token that only takes its seat back (READY's `resume`).
+    async fn come_back(&mut self, c: &Client, token: &str) {
+        let request = self.request("surakarta", &[]);
+        let mut message = Message::new(READY, c.name, "", "1");
+        message.extra.insert("resume".into(), 1.into());
+        let event = RoomEvent::Ready {
+            peer: c.peer.clone(),
+            message,
+            name: c.name.into(),
+            colour: None,
+            request,
+            token: Some(token.into()),
         };
         self.room.step(event).await;
     }

@@ -201,11 +201,11 @@ async fn the_game_can_be_claimed_once_the_opponent_has_been_away_long_enough() {
     offer(&mut t, &alice, "claim", "").await;
     let heard = alice.heard();
     assert_eq!(offer_of(&heard[0]), ("claim", "", "alice"));
-    assert_eq!(
-        end_of(&heard[1]),
-        end(None, EndReason::Resign, Winner::First)
-    );
-    assert_eq!(t.store.games()[0].end_reason.as_deref(), Some("RESIGN"));
+    // A claimed game is one its opponent left: stored and told so, not as a resignation.
+    assert_eq!(end_of(&heard[1]), end(None, EndReason::Left, Winner::First));
+    assert_eq!(t.store.games()[0].end_reason.as_deref(), Some("LEFT"));
+    let record = t.store.games()[0].record.clone().unwrap_or_default();
+    assert!(record.ends_with(" L#"), "{record}");
 }
 
 #[tokio::test(start_paused = true)]

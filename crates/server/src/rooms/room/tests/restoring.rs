@@ -23,12 +23,16 @@ fn stored_game(t: &Table) -> RestoredGame {
         tokens: [Some(ALICE_TOKEN.into()), Some(BOB_TOKEN.into())],
         started_at_ms: 1_000_000,
         moves: vec![("A2-A3".into(), 1_004_000), ("F5-E4".into(), 1_011_000)],
+        course_clients_return: true,
     }
 }
 
 fn restored_table() -> Table {
     let t = Table::new();
-    let stored = stored_game(&t);
+    let mut stored = stored_game(&t);
+    // Past both first moves (off the clock for pages): black thinks 9 s, white 4 s.
+    stored.moves.push(("B2-B3".into(), 1_020_000));
+    stored.moves.push(("A5-A4".into(), 1_024_000));
     let ctx = t.room.ctx.clone();
     Table {
         room: Room::restored(1, ctx, stored).unwrap(),
@@ -49,15 +53,19 @@ async fn a_player_back_with_its_token_hears_the_game_and_the_clocks_of_the_last_
     let heard = alice.heard();
     assert_eq!(fields(&heard[0]).0, READY);
     let state: serde_json::Value = serde_json::from_str(&heard[1].data1).unwrap();
-    assert_eq!(state["moves"], serde_json::json!(["A2-A3", "F5-E4"]));
+    assert_eq!(
+        state["moves"],
+        serde_json::json!(["A2-A3", "F5-E4", "B2-B3", "A5-A4"])
+    );
+    // Each side's first move cost nothing (pages); then 9 s and 4 s, with 1 s increments.
     assert_eq!(
         state["clocks"],
-        serde_json::json!([57_000, 54_000]),
+        serde_json::json!([52_000, 57_000]),
         "{state}"
     );
     assert_eq!(fields(&heard[2]), (NOTICE, "restored", "", ""));
     assert!(alice.awaited() && alice.seated());
-    t.play(&alice, "B2", "B3").await;
+    t.play(&alice, "C2", "C3").await;
     assert_eq!(
         t.store.games().len(),
         0,
@@ -66,7 +74,7 @@ async fn a_player_back_with_its_token_hears_the_game_and_the_clocks_of_the_last_
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_player_who_never_comes_back_has_resigned_after_the_seat_grace() {
+async fn a_player_who_never_comes_back_has_left_after_the_seat_grace() {
     let mut t = restored_table();
     let mut bob = Client::page(12, "bob");
     let request = t.request("surakarta", &[]);
@@ -76,8 +84,66 @@ async fn a_player_who_never_comes_back_has_resigned_after_the_seat_grace() {
     let heard = bob.heard();
     assert_eq!(
         end_of(&heard[0]),
-        end(None, EndReason::Resign, Winner::Second)
+        end(None, EndReason::Left, Winner::Second)
     );
+}
+
+/// Nobody comes back to a restored game: nobody finished it, so it has no result (it was
+/// stored as a loss for the side to move).
+#[tokio::test(start_paused = true)]
+async fn a_restored_game_nobody_comes_back_to_is_abandoned_without_a_result() {
+    use crate::storage::{GameStore, NewGame};
+    let t = Table::new();
+    let mut stored = stored_game(&t);
+    let new_game = NewGame {
+        room: 1,
+        game: "surakarta".into(),
+        settings: "{}".into(),
+        players: ["alice".into(), "bob".into()],
+        owner: None,
+        seat_tokens: [None, None],
+        fence: None,
+    };
+    stored.game_id = t.store.start_game(new_game).await.unwrap();
+    let mut t = Table {
+        room: Room::restored(1, t.room.ctx.clone(), stored).unwrap(),
+        store: t.store,
+    };
+    t.advance(GRACE).await;
+    let game = &t.store.games()[0];
+    assert_eq!(game.end_reason.as_deref(), Some("ABANDONED"), "{game:?}");
+    assert_eq!(game.winner, Some(Winner::Nobody), "no one won");
+    let record = game.record.as_deref().unwrap_or_default();
+    assert!(record.ends_with(" N#"), "{record}");
+}
+
+/// One server started again: a course client's socket died with it and it cannot come back,
+/// so its game ends at once as its leaving does; the page opposite wins.
+#[tokio::test(start_paused = true)]
+async fn after_a_restart_a_course_clients_seat_ends_at_once_as_a_disconnect() {
+    use crate::storage::{GameStore, NewGame};
+    let t = Table::new();
+    let mut stored = stored_game(&t);
+    stored.tokens[1] = None;
+    stored.course_clients_return = false;
+    let new_game = NewGame {
+        room: 1,
+        game: "surakarta".into(),
+        settings: "{}".into(),
+        players: ["alice".into(), "bob".into()],
+        owner: None,
+        seat_tokens: [Some(ALICE_TOKEN.into()), None],
+        fence: None,
+    };
+    stored.game_id = t.store.start_game(new_game).await.unwrap();
+    let mut t = Table {
+        room: Room::restored(1, t.room.ctx.clone(), stored).unwrap(),
+        store: t.store,
+    };
+    t.advance(MS).await;
+    let game = &t.store.games()[0];
+    assert_eq!(game.end_reason.as_deref(), Some("LEFT"), "{game:?}");
+    assert_eq!(game.winner, Some(Winner::First));
 }
 
 #[test]
