@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arbiter_server::storage::postgres::testing::TestPostgres;
+use arbiter_pgtest::TestPostgres;
 use common::{arbiter, http, start_server, start_server_on, TestDir};
 
 fn temp_dir(name: &str) -> TestDir {

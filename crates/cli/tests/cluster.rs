@@ -6,9 +6,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use arbiter_server::cluster::testing::TestNats;
+use arbiter_pgtest::TestNats;
+use arbiter_pgtest::TestPostgres;
 use arbiter_server::protocol::{END, MOVE, READY, RESIGN, STATE, WATCH};
-use arbiter_server::storage::postgres::testing::TestPostgres;
 use common::cluster::{
     moves_of, page_seat, signal, started_between, stored_game, temp, token, Node, Player,
 };

@@ -17,9 +17,9 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_core::{Game as _, MoveList};
-use arbiter_server::cluster::testing::TestNats;
+use arbiter_pgtest::TestNats;
+use arbiter_pgtest::TestPostgres;
 use arbiter_server::protocol::{END, MOVE, READY, REJECT, RESIGN, STATE};
-use arbiter_server::storage::postgres::testing::TestPostgres;
 use arbiter_surakarta::Position;
 use common::cluster::{moves_of, stored_game, temp, Node};
 use rand::rngs::SmallRng;

@@ -13,9 +13,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use arbiter_server::cluster::testing::TestNats;
+use arbiter_pgtest::TestNats;
+use arbiter_pgtest::TestPostgres;
 use arbiter_server::protocol::{MOVE, READY, STATE};
-use arbiter_server::storage::postgres::testing::TestPostgres;
 use common::cluster::{moves_of, page_seat, started_between, stored_game, temp, Node, Player};
 use serde_json::json;
 

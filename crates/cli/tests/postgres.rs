@@ -8,7 +8,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arbiter_server::storage::postgres::testing::TestPostgres;
+use arbiter_pgtest::TestPostgres;
 use common::{arbiter, free_port, http, start_server_on, TestDir};
 
 fn temp(name: &str) -> TestDir {

@@ -13,6 +13,8 @@
 //! // … arbiter serve --db <url>, or PgStore::connect(&url) …
 //! ```
 //!
+//! [`TestNats`] is a nats-server of a test's own, the same way (the cluster tests).
+//!
 //! [`TestDir`] is a test's own temporary folder, removed when the test ends and kept (its path
 //! printed) when the test failed.
 
@@ -21,8 +23,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+mod nats;
 mod temp_dir;
 
+pub use nats::TestNats;
 pub use temp_dir::TestDir;
 
 /// A running test server; stopped (and its folder removed) when dropped.

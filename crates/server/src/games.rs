@@ -264,17 +264,20 @@ impl GameSettings {
 
 impl GameSettings {
     /// Settings as they were stored (their JSON, see [`Serialize`] below).
-    pub fn from_stored(registry: &Registry, json: &str) -> Result<GameSettings, String> {
-        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
-        let map = value.as_object().ok_or("not an object")?;
+    pub fn from_stored(
+        registry: &Registry,
+        json: &str,
+    ) -> Result<GameSettings, StoredSettingsError> {
+        let value: serde_json::Value = serde_json::from_str(json)?;
+        let map = value.as_object().ok_or(StoredSettingsError::NotAnObject)?;
         let number = |key: &str| map.get(key).and_then(serde_json::Value::as_u64);
-        let name = map.get("game").and_then(|g| g.as_str()).ok_or("no game")?;
-        let game = registry.definition(name).map_err(|e| e.to_string())?;
+        let name = map.get("game").and_then(|g| g.as_str());
+        let game = registry.definition(name.ok_or(StoredSettingsError::NoGame)?)?;
         let mut options = Vec::new();
         for option in game.options {
             if let Some(value) = number(option.name) {
                 let value =
-                    u32::try_from(value).map_err(|_| format!("{} too large", option.name))?;
+                    u32::try_from(value).map_err(|_| StoredSettingsError::TooLarge(option.name))?;
                 options.push((option.name, value));
             }
         }
@@ -282,7 +285,7 @@ impl GameSettings {
             initial_ms,
             increment_ms: number("increment_ms").unwrap_or(0),
         });
-        let timeout_ms = number("timeout_ms").ok_or("no timeout_ms")?;
+        let timeout_ms = number("timeout_ms").ok_or(StoredSettingsError::NoTimeout)?;
         let requested = Requested {
             game,
             options,
@@ -296,8 +299,27 @@ impl GameSettings {
             timeout_ms,
             max_no_capture_round: None,
         };
-        requested.fresh(&defaults).map_err(|e| e.to_string())
+        Ok(requested.fresh(&defaults)?)
     }
+}
+
+/// Why stored settings cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum StoredSettingsError {
+    #[error("not JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("not an object")]
+    NotAnObject,
+    #[error("no game")]
+    NoGame,
+    #[error("no timeout_ms")]
+    NoTimeout,
+    #[error("{0} too large")]
+    TooLarge(&'static str),
+    #[error(transparent)]
+    Game(#[from] UnknownGame),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
 }
 
 impl Serialize for GameSettings {

@@ -201,6 +201,21 @@ pub enum StartError {
     },
 }
 
+/// The rooms; one server restores the games its last run left running before anyone connects,
+/// so a page coming back finds its game where it was (a cluster's nodes take rooms over).
+async fn new_hub(
+    config: &ServerConfig,
+    storage: &Storage,
+    registry: &Arc<Registry>,
+    setup: RoomSetup,
+) -> Arc<Hub> {
+    let hub = Hub::new(storage.clone(), registry.clone(), setup);
+    if config.cluster.is_none() {
+        hub.restore_stored_games().await;
+    }
+    hub
+}
+
 /// Binds both listeners (port 0 picks a free port), then opens the database and starts serving
 /// the games of catalogue `C`. Nothing is created on disk when a port is taken.
 pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, StartError> {
@@ -221,11 +236,7 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         Some(_) => store.clone(),
         None => RetryEnds::wrap(store.clone()),
     };
-    let hub = Hub::new(storage.clone(), registry.clone(), setup);
-    if config.cluster.is_none() {
-        // Before anyone connects: a page coming back finds its game where it was.
-        hub.restore_stored_games().await;
-    }
+    let hub = new_hub(&config, &storage, &registry, setup).await;
     let cluster = join_cluster(&config, &hub, &registry, &storage).await?;
     let tcp_conn = config.conn_config(registry);
     let web_conn = ConnConfig {

@@ -6,11 +6,11 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arbiter_server::cluster::leases::{Leases, MemoryLeases};
-use arbiter_server::cluster::testing::TestNats;
+use arbiter_pgtest::TestNats;
 use arbiter_server::cluster::{Cluster, ClusterConfig};
 use arbiter_server::games::Registry;
 use arbiter_server::protocol::{END, MOVE, READY, RESIGN, STATE, WATCH};
+use arbiter_server::storage::leases::{Leases, MemoryLeases};
 use common::{server, Client, TestServer};
 
 async fn node(nats: &TestNats, name: &str, leases: Arc<dyn Leases>) -> (TestServer, Arc<Cluster>) {

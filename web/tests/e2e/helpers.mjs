@@ -54,11 +54,13 @@ async function stopServer(child, dir, log) {
 
 // The server binds ports the system picks (`:0`) and says which on standard error, so no other
 // process can take a port between our choosing it and the server binding it. `stop()` stops it
-// and removes its folder (see `removeUnlessFailed`).
-export async function startServer(extra = [], bin = arbiterBin) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "arbiter-e2e-"));
+// and removes its folder (see `removeUnlessFailed`). `again`: `{ dir, http }` of a server that
+// was killed, to start another on its database and its HTTP port (the pages reconnect there).
+export async function startServer(extra = [], bin = arbiterBin, again = null) {
+  const dir = again ? again.dir : mkdtempSync(path.join(os.tmpdir(), "arbiter-e2e-"));
   folders.add(dir);
-  const child = spawn(bin, ["serve", "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0",
+  const httpAt = again ? `127.0.0.1:${again.http}` : "127.0.0.1:0";
+  const child = spawn(bin, ["serve", "--tcp", "127.0.0.1:0", "--http", httpAt,
     "--db", path.join(dir, "games.sqlite"), ...extra], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RUST_LOG: "warn" } });
   let log = "";
   let exited = false;

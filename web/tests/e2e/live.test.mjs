@@ -62,8 +62,13 @@ test("an ordinary move sounds on both pages; the tab title says whose move it is
 });
 
 test("low time beeps once on the page whose clock runs low, not on the opponent's", { timeout: 60000 }, async () => {
-  // 3 s a move: under a quarter of it left (0.75 s), black's page beeps, then black loses on time.
+  // 3 s a move, once both first moves (off the clock) are played: under a quarter of it left
+  // (0.75 s), black's page beeps, then black loses on time.
   const [black, white] = await seatedPair(session.browser, session.server.url, 3202, { query: "&tc=3s", prepare: countTones });
+  await typeMove(black, "B2-B3");
+  await waitPly(white, 1);
+  await typeMove(white, "B5-B4");
+  await waitPly(black, 2);
   await waitStatus(black, /^You lost/, 10000);
   await waitStatus(white, /^You won/, 10000);
   // One warning: two beeps of the low-time tone.

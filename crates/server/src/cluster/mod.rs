@@ -1,5 +1,5 @@
 //! Many nodes, one owner per room (docs/cluster.md). Every node accepts every client; each room
-//! runs on the one node that holds its lease ([`leases`]). A client's events go through the
+//! runs on the one node that holds its lease ([`crate::storage::leases`]). A client's events go through the
 //! hub's router ([`crate::rooms::Elsewhere`]), here: to the local hub when this node owns the
 //! room, else over NATS to the owner (request/reply on the room's subject, which only the owner
 //! subscribes to; a former owner that lingers stays silent and gives the room up). A room
@@ -10,8 +10,6 @@
 //! (deliveries for a node's clients), `arbiter.rooms` (every node's list of its rooms),
 //! `arbiter.alive` (every node's heartbeat).
 
-pub mod leases;
-pub mod testing;
 pub mod wire;
 
 mod attach;
@@ -29,8 +27,8 @@ use tokio::sync::mpsc;
 
 use crate::games::Registry;
 use crate::rooms::{ConnId, Elsewhere, Hub, Peer, RoomEvent};
+use crate::storage::leases::Leases;
 use crate::storage::{Fence, Storage};
-use leases::Leases;
 
 /// How a node joins a cluster.
 #[derive(Clone, Debug)]
@@ -57,16 +55,19 @@ impl ClusterConfig {
     }
 
     /// A node's name must be one NATS subject token.
-    pub fn check_node_name(name: &str) -> Result<(), String> {
+    pub fn check_node_name(name: &str) -> Result<(), BadNodeName> {
         let fits = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
         if name.is_empty() || name.len() > 64 || !name.chars().all(fits) {
-            return Err(format!(
-                "`{name}`: a node's name is 1 to 64 letters, digits, - and _"
-            ));
+            return Err(BadNodeName(name.to_string()));
         }
         Ok(())
     }
 }
+
+/// A node name that cannot be a NATS subject token.
+#[derive(Debug, thiserror::Error)]
+#[error("`{0}`: a node's name is 1 to 64 letters, digits, - and _")]
+pub struct BadNodeName(String);
 
 /// Why a node could not join its cluster.
 #[derive(Debug, thiserror::Error)]

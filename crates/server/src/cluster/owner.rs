@@ -10,7 +10,6 @@ use super::gateway::{ACCEPTED, ATTACH_FIRST};
 use super::resend::{SentLog, SharedLog, RESEND};
 use super::wire::{Command, ConnRef, Delivery};
 use super::{lock, node_subject, room_subject, Cluster, Owned};
-use crate::games::Registry;
 use crate::protocol;
 use crate::rooms::outbox::{outbox, Inbox};
 use crate::rooms::RestoredGame;
@@ -92,8 +91,8 @@ impl Cluster {
             }
         };
         let Some(hub) = self.hub() else { return };
-        let restored = RestoredGame::from_live(live, &self.registry, true)
-            .and_then(|g| hub.restore(room, g).map_err(|e| e.to_string()));
+        let restored =
+            RestoredGame::from_live(live, &self.registry, true).and_then(|g| hub.restore(room, g));
         if let Err(e) = restored {
             tracing::error!("room {room}: not taken over: {e}");
         }

@@ -223,8 +223,8 @@ impl Hub {
                     continue;
                 }
             };
-            let taken = RestoredGame::from_live(live, &registry, false)
-                .and_then(|g| self.restore(room, g).map_err(|e| e.to_string()));
+            let taken =
+                RestoredGame::from_live(live, &registry, false).and_then(|g| self.restore(room, g));
             match taken {
                 Ok(_) => restored += 1,
                 Err(e) => tracing::error!("room {room}: its running game not restored: {e}"),

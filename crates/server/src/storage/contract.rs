@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use super::postgres::testing::{TestDir, TestPostgres};
 use super::*;
-use crate::cluster::leases::Leases;
+use crate::storage::leases::Leases;
+use arbiter_pgtest::{TestDir, TestPostgres};
 
 mod players;
 

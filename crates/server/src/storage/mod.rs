@@ -19,6 +19,7 @@
 //! A write's future completes once the write is durable: a room forwards a move only then.
 
 mod error;
+pub mod leases;
 #[cfg(test)]
 pub mod memory;
 pub mod migrations;

@@ -147,15 +147,7 @@ impl Room {
         }
         let in_turn = running.game.to_move() == side;
         let verdict = running.game.play(from, to, side);
-        // The mover's time stops as its move arrives; the opponent's starts once it is told.
-        let arrived = Instant::now();
-        let mut clock_before = running.clock.clone();
-        clock_before.pause(arrived);
-        if in_turn {
-            running.clock.moved(arrived);
-        } else {
-            running.clock.pause(arrived);
-        }
+        let clock_before = running.move_arrived(in_turn);
         let ply = running.game.moves.len();
         let (id, text) = (running.id, running.game.moves[ply - 1].clone());
         // Stored before anyone hears of it: a move the database refuses is never forwarded.
@@ -164,19 +156,7 @@ impl Room {
         }
         // Before the move is forwarded, so the answer can never race the flag.
         self.mark_awaited();
-        let marker = if verdict.end.is_some() {
-            protocol::END_MARKER
-        } else {
-            ""
-        };
-        let mut forward = Message::new(protocol::MOVE, from, to, marker);
-        // The extension: each side's clock after the move, for pages that show it.
-        if let Some(clocks) = self.running.as_ref().and_then(Running::clocks_now) {
-            forward
-                .extra
-                .insert("clocks".into(), clocks.to_vec().into());
-        }
-        with_first_move(&mut forward, self.running.as_ref());
+        let forward = self.forwarded(from, to, verdict.end.is_some());
         if let Some(opponent) = self.opponent_of(peer.id) {
             self.send_to(&opponent, forward.clone());
         }
@@ -189,6 +169,20 @@ impl Room {
             }
             None => self.told_to_move(),
         }
+    }
+
+    /// The MOVE forwarded to the opponent and the spectators, with (the extension) each side's
+    /// clock after it and the next side's first-move time.
+    fn forwarded(&self, from: &str, to: &str, ends: bool) -> Message {
+        let marker = if ends { protocol::END_MARKER } else { "" };
+        let mut forward = Message::new(protocol::MOVE, from, to, marker);
+        if let Some(clocks) = self.running.as_ref().and_then(Running::clocks_now) {
+            forward
+                .extra
+                .insert("clocks".into(), clocks.to_vec().into());
+        }
+        with_first_move(&mut forward, self.running.as_ref());
+        forward
     }
 
     /// The store refused move `ply`: it never happened for anyone. A cluster's room is handed

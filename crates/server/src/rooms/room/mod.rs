@@ -82,6 +82,20 @@ impl Running {
         pending.then(|| self.clock.turn_left_ms(Instant::now()))
     }
 
+    /// A move arrived now: the mover's time stops (charged when it was its turn; the other
+    /// side's starts once it is told). The clocks as they were, for a move the store refuses.
+    fn move_arrived(&mut self, in_turn: bool) -> GameClocks {
+        let arrived = Instant::now();
+        let mut before = self.clock.clone();
+        before.pause(arrived);
+        if in_turn {
+            self.clock.moved(arrived);
+        } else {
+            self.clock.pause(arrived);
+        }
+        before
+    }
+
     /// When the side to act runs out of time (and what that means), while the game runs.
     fn deadline(&self) -> Option<(Instant, Expiry)> {
         self.clock.deadline().filter(|_| !self.game.is_over())

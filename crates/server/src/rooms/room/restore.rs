@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::clock::GameClocks;
 use super::{Member, Room, Running};
-use crate::games::{GameSettings, Registry};
+use crate::games::{GameSettings, Registry, StoredSettingsError};
 use crate::rooms::outbox::outbox;
 use crate::rooms::{next_conn_id, Peer, RoomContext};
 use crate::storage::LiveGame;
@@ -39,9 +39,14 @@ impl RestoredGame {
         live: LiveGame,
         registry: &Registry,
         course_clients_return: bool,
-    ) -> Result<RestoredGame, String> {
-        let settings = GameSettings::from_stored(registry, &live.settings)
-            .map_err(|e| format!("game {}: stored settings {}: {e}", live.id, live.settings))?;
+    ) -> Result<RestoredGame, RestoreError> {
+        let settings = GameSettings::from_stored(registry, &live.settings).map_err(|source| {
+            RestoreError::Settings {
+                game: live.id,
+                json: live.settings.clone(),
+                source,
+            }
+        })?;
         Ok(RestoredGame {
             game_id: live.id,
             settings,
@@ -56,12 +61,20 @@ impl RestoredGame {
 
 /// Why a stored game cannot be taken over.
 #[derive(Debug, thiserror::Error)]
-#[error("game {game}: stored move {ply} `{text}` {why}")]
-pub struct RestoreError {
-    game: i64,
-    ply: usize,
-    text: String,
-    why: &'static str,
+pub enum RestoreError {
+    #[error("game {game}: stored move {ply} `{text}` {why}")]
+    Move {
+        game: i64,
+        ply: usize,
+        text: String,
+        why: &'static str,
+    },
+    #[error("game {game}: stored settings {json}: {source}")]
+    Settings {
+        game: i64,
+        json: String,
+        source: StoredSettingsError,
+    },
 }
 
 impl Room {
@@ -140,7 +153,7 @@ fn replay(
     let mut game = ctx.registry.start(&stored.settings);
     let mut movers = Vec::with_capacity(stored.moves.len());
     for (ply, (text, _)) in stored.moves.iter().enumerate() {
-        let refused = |why| RestoreError {
+        let refused = |why| RestoreError::Move {
             game: stored.game_id,
             ply: ply + 1,
             text: text.clone(),

@@ -1,6 +1,6 @@
 //! Room leases in PostgreSQL: the `room_leases` table (room, node, epoch, expires_at), on the
 //! database's clock (`now()`), with exactly the rules of [`MemoryLeases`]
-//! (crate::cluster::leases::MemoryLeases):
+//! (crate::storage::leases::MemoryLeases):
 //!
 //! * a claim takes a room nobody holds (epoch 1) or whose lease lapsed (epoch + 1); a node
 //!   claiming a room it holds keeps its epoch and extends the lease; another node's live lease
@@ -17,7 +17,7 @@ use deadpool_postgres::Pool;
 use futures_util::future::BoxFuture;
 
 use super::{pool, pool_error_text, PgStore};
-use crate::cluster::leases::{LeaseError, Leases};
+use crate::storage::leases::{LeaseError, Leases};
 use crate::storage::StorageResult;
 
 /// Connections a lease store of its own keeps at most.
@@ -170,8 +170,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::cluster::leases::lease_rules;
-    use crate::storage::postgres::testing::TestPostgres;
+    use crate::storage::leases::lease_rules;
+    use arbiter_pgtest::TestPostgres;
 
     #[tokio::test]
     async fn database_leases_follow_the_rules_of_memory_leases() {

@@ -7,12 +7,11 @@
 //!   every node shares, so the moves of a game that changed owner are measured alike.
 //! * A fenced write reads the room's lease `FOR SHARE` in its own transaction: a newer claim
 //!   ([`PgLeases`]) waits for the write to commit, and a write after the claim sees its epoch.
-//! * Unlike SQLite, opening the store closes no running game: other nodes may be playing them,
-//!   and a room's next owner carries its game on ([`GameStore::live_game`]).
+//! * Opening the store closes no running game: other nodes may be playing them, and a room's
+//!   next owner carries its game on ([`GameStore::live_game`]).
 
 mod leases;
 mod players;
-pub use arbiter_pgtest as testing;
 mod url;
 
 use std::time::Duration;

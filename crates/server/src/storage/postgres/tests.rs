@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::cluster::leases::Leases;
-use testing::TestPostgres;
+use crate::storage::leases::Leases;
+use arbiter_pgtest::TestPostgres;
 
 fn new_game(room: u32) -> NewGame {
     NewGame {

@@ -5,7 +5,9 @@
 //! * Each write of a batch runs in its own savepoint: a write that fails fails alone, and the
 //!   rooms whose writes succeeded are not held back by it.
 //! * An OS lock on the database file itself keeps a second server off it, by any path.
-//! * On opening, games a crash or a stop left without an end are closed as `INTERRUPTED`.
+//! * On opening, the newest game without an end of each room is kept for the server to carry on
+//!   (a restart loses no game); older ones, which no room can carry on, are closed as
+//!   `INTERRUPTED`.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! Who owns a room: a lease (room, node, epoch, expiry) that its owner renews and that lapses
+//! Who owns a room (kept with the games, read by [`crate::cluster`]): a lease (room, node, epoch, expiry) that its owner renews and that lapses
 //! when the owner stops renewing it. A node that takes a lapsed lease gets the next epoch, so
 //! every owner of a room has its own number and a write can be fenced by it.
 //!
