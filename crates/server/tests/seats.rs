@@ -95,14 +95,14 @@ async fn a_page_that_reloads_mid_game_takes_its_seat_back() {
 }
 
 #[tokio::test]
-async fn a_seat_not_taken_back_in_time_is_a_resignation() {
+async fn a_seat_not_taken_back_in_time_has_left_the_game() {
     let s = server_with(|c| c.seats.seat_grace = Duration::from_millis(300)).await;
     let (red, mut blue) = seated_pair(&s, "41", "5678").await;
     drop(red);
     assert_eq!(next_of(&mut blue, NOTICE).await.data1, "away");
     let end = next_of(&mut blue, END).await;
-    // Resigned (4): blue (1) wins.
-    assert_eq!((end.data2.as_str(), end.data3.as_str()), ("4", "1"));
+    // Left (10), told so to a client of the extension: blue (1) wins.
+    assert_eq!((end.data2.as_str(), end.data3.as_str()), ("10", "1"));
 }
 
 #[tokio::test]

@@ -31,6 +31,9 @@ pub(super) struct Attachment {
     epoch: u64,
     /// The seat token was made by this gateway (a course client).
     hidden_token: bool,
+    /// A course client's last MOVE and the ply it meant it as, sent again after its seat when
+    /// the room changes owner: the former owner may have taken it and never stored it.
+    last_move: Option<(Message, usize)>,
 }
 
 impl Cluster {
@@ -59,9 +62,10 @@ impl Cluster {
                     token,
                 }
             }
-            RoomEvent::Move { peer, message } => {
+            RoomEvent::Move { peer, message, .. } => {
                 peer.knows_a_move();
-                RoomEvent::Move { peer, message }
+                let ply = self.note_move(conn, room, &peer, &message);
+                RoomEvent::Move { peer, message, ply }
             }
             RoomEvent::Watch { peer, message } => {
                 self.attach_watcher(conn, room, &peer, &message);
@@ -115,9 +119,38 @@ impl Cluster {
             peer: peer.clone(),
             epoch: 0,
             hidden_token,
+            last_move: None,
         };
         attached.insert((conn, room), attachment);
         token
+    }
+
+    /// A course client's MOVE: remembered with the ply it means (the moves its game had, its
+    /// own included), which travels with it. `None` for a page (it resyncs from a snapshot).
+    fn note_move(&self, conn: ConnId, room: u32, peer: &Peer, message: &Message) -> Option<usize> {
+        let mut attached = lock(&self.attachments);
+        let seat = attached
+            .get_mut(&(conn, room))
+            .filter(|a| a.hidden_token && is_seat(a))?;
+        let ply = peer.moves_known.load(Ordering::Relaxed);
+        seat.last_move = Some((message.clone(), ply));
+        Some(ply)
+    }
+
+    /// A course client's last move, to send again to a room's new owner after its seat.
+    pub(super) fn last_move(&self, conn: ConnId, room: u32) -> Option<Command> {
+        let a = lock(&self.attachments).get(&(conn, room))?.clone();
+        let (message, ply) = a.last_move?;
+        Some(Command {
+            room,
+            conn: self.conn_ref(conn, Some(&a.peer)),
+            event: WireEvent::Move {
+                message,
+                ply: Some(ply),
+            },
+            seq: 0,
+            epoch: a.epoch,
+        })
     }
 
     /// A WATCH, unless the connection already plays in the room.
@@ -133,6 +166,7 @@ impl Cluster {
             peer: peer.clone(),
             epoch: 0,
             hidden_token: false,
+            last_move: None,
         };
         attached.insert((conn, room), attachment);
     }

@@ -154,11 +154,26 @@ impl Cluster {
     /// learns the game from the snapshot its seat brings; its command from before would land
     /// after that snapshot and contradict it, so it is dropped — the page sees its turn again.
     async fn attach_again(self: &Arc<Self>, command: Command, peer: Option<Peer>) {
-        if let Some(attachment) = self.attachment(command.conn.id, command.room) {
-            self.command(attachment, peer.clone()).await;
-        }
+        self.send_attachment_again(command.conn.id, command.room, peer.clone())
+            .await;
         if !command.conn.extension {
             self.command(command, peer).await;
+        }
+    }
+
+    /// Seats `conn` again in the new owner's room and, for a course client, sends its last move
+    /// again (with its ply: played only when the former owner never stored it).
+    pub(super) async fn send_attachment_again(
+        self: &Arc<Self>,
+        conn: ConnId,
+        room: u32,
+        peer: Option<Peer>,
+    ) {
+        if let Some(attachment) = self.attachment(conn, room) {
+            self.command(attachment, peer.clone()).await;
+        }
+        if let Some(last_move) = self.last_move(conn, room) {
+            self.command(last_move, peer).await;
         }
     }
 
@@ -222,7 +237,10 @@ impl Cluster {
         };
         let peer = lock(&self.local_peers).get(&conn).cloned();
         if let Some(peer) = peer {
-            self.deliver_own(attachment, Some(peer));
+            self.deliver_own(attachment, Some(peer.clone()));
+            if let Some(last_move) = self.last_move(conn, room) {
+                self.deliver_own(last_move, Some(peer));
+            }
         }
     }
 
@@ -282,7 +300,9 @@ impl Cluster {
         peer.awaited.store(delivery.awaited, Ordering::Relaxed);
         let was_seated = peer.seated.swap(delivery.seated, Ordering::Relaxed);
         if let Some(line) = delivery.line {
-            if Message::line_has_op(&line, protocol::MOVE) {
+            if Message::line_has_op(&line, protocol::READY) {
+                peer.moves_known.store(0, Ordering::Relaxed);
+            } else if Message::line_has_op(&line, protocol::MOVE) {
                 peer.knows_a_move();
             }
             let kind = if delivery.lossy {

@@ -116,10 +116,8 @@ impl Cluster {
                 };
                 for &conn in conns {
                     if self.moved_on(conn, room, epoch) {
-                        if let Some(attachment) = self.attachment(conn, room) {
-                            let peer = lock(&self.local_peers).get(&conn).cloned();
-                            self.command(attachment, peer).await;
-                        }
+                        let peer = lock(&self.local_peers).get(&conn).cloned();
+                        self.send_attachment_again(conn, room, peer).await;
                     }
                 }
             }

@@ -63,6 +63,9 @@ pub enum WireEvent {
     },
     Move {
         message: Message,
+        /// See [`RoomEvent::Move`]'s `ply`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ply: Option<usize>,
     },
     Resign {
         message: Message,
@@ -193,7 +196,9 @@ impl WireEvent {
                 };
                 (Some(peer), wire)
             }
-            RoomEvent::Move { peer, message } => (Some(peer), WireEvent::Move { message }),
+            RoomEvent::Move { peer, message, ply } => {
+                (Some(peer), WireEvent::Move { message, ply })
+            }
             RoomEvent::Resign { peer, message } => (Some(peer), WireEvent::Resign { message }),
             RoomEvent::Chat { peer, message } => (Some(peer), WireEvent::Chat { message }),
             RoomEvent::Offer { peer, message } => (Some(peer), WireEvent::Offer { message }),
@@ -228,7 +233,7 @@ impl WireEvent {
                     token,
                 }
             }
-            WireEvent::Move { message } => RoomEvent::Move { peer, message },
+            WireEvent::Move { message, ply } => RoomEvent::Move { peer, message, ply },
             WireEvent::Resign { message } => RoomEvent::Resign { peer, message },
             WireEvent::Chat { message } => RoomEvent::Chat { peer, message },
             WireEvent::Offer { message } => RoomEvent::Offer { peer, message },

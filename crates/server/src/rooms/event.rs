@@ -51,6 +51,16 @@ impl Peer {
     pub fn knows_a_move(&self) {
         self.moves_known.fetch_add(1, Ordering::Relaxed);
     }
+
+    /// Counts the moves of the peer's current game in a message it is sent: a READY starts a
+    /// game (none known yet), a MOVE is one more.
+    pub fn counts(&self, m: &Message) {
+        if m.op == protocol::READY {
+            self.moves_known.store(0, Ordering::Relaxed);
+        } else if m.op == protocol::MOVE {
+            self.knows_a_move();
+        }
+    }
 }
 
 /// How long a field of a message may be in the log.
@@ -92,9 +102,7 @@ fn kind_of(m: &Message) -> Kind {
 /// Sends a message and logs it; false when the connection cannot take it (gone or not reading).
 pub fn send(peer: &Peer, m: Message, move_no: Option<usize>) -> bool {
     log_message(move_no, "sent", &peer.addr, &m);
-    if m.op == protocol::MOVE {
-        peer.knows_a_move();
-    }
+    peer.counts(&m);
     peer.outbox.send(m.to_line().into(), kind_of(&m))
 }
 
@@ -113,6 +121,11 @@ pub enum RoomEvent {
     Move {
         peer: Peer,
         message: Message,
+        /// The ply the client meant this move as, when a cluster gateway says so (a course
+        /// client's moves): a move sent again to a room's next owner is played only if it is
+        /// exactly the next move (its former owner never stored it), and is not a second move
+        /// if it was stored.
+        ply: Option<usize>,
     },
     Resign {
         peer: Peer,

@@ -100,6 +100,7 @@ impl GameClocks {
     }
 
     /// Whether some side's time runs now.
+    #[cfg(test)]
     pub(super) fn is_running(&self) -> bool {
         self.since.is_some()
     }

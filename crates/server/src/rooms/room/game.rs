@@ -124,11 +124,13 @@ impl Room {
         }
     }
 
-    pub(super) async fn play(&mut self, peer: &Peer, from: &str, to: &str) {
+    pub(super) async fn play(&mut self, peer: &Peer, from: &str, to: &str, ply: Option<usize>) {
         let Some(running) = self.running.as_mut() else {
             return;
         };
-        if running.game.is_over() {
+        // A move meant as another ply than the next: stored already, or not this game's.
+        let not_next = ply.is_some_and(|p| p != running.game.moves.len() + 1);
+        if running.game.is_over() || not_next {
             return;
         }
         let Some(side) = running

@@ -255,9 +255,9 @@ impl Room {
                 self.on_ready(peer, &message, name, colour, request, token)
                     .await;
             }
-            RoomEvent::Move { peer, message } => {
+            RoomEvent::Move { peer, message, ply } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);
-                self.play(&peer, &message.data1, &message.data2).await;
+                self.play(&peer, &message.data1, &message.data2, ply).await;
             }
             RoomEvent::Resign { peer, message } => {
                 log_message(self.move_no(), "recv", &peer.addr, &message);

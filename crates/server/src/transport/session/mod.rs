@@ -315,7 +315,11 @@ impl Session {
         }
         let peer = self.peer.clone();
         let event = match message.op {
-            protocol::MOVE => RoomEvent::Move { peer, message },
+            protocol::MOVE => RoomEvent::Move {
+                peer,
+                message,
+                ply: None,
+            },
             protocol::RESIGN => RoomEvent::Resign { peer, message },
             protocol::OFFER => RoomEvent::Offer { peer, message },
             _ => RoomEvent::Chat { peer, message },

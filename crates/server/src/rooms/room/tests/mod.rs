@@ -218,7 +218,11 @@ impl Table {
         let peer = c.peer.clone();
         let message = Message::new(op, data1, data2, "");
         let event = match op {
-            MOVE => RoomEvent::Move { peer, message },
+            MOVE => RoomEvent::Move {
+                peer,
+                message,
+                ply: None,
+            },
             RESIGN => RoomEvent::Resign { peer, message },
             CHAT => RoomEvent::Chat { peer, message },
             OFFER => RoomEvent::Offer { peer, message },
@@ -234,6 +238,16 @@ impl Table {
 
     async fn play(&mut self, c: &Client, from: &str, to: &str) {
         self.send(c, MOVE, from, to).await;
+    }
+
+    /// A move a cluster gateway sends with the ply its course client meant it as.
+    async fn play_as_ply(&mut self, c: &Client, from: &str, to: &str, ply: usize) {
+        let event = RoomEvent::Move {
+            peer: c.peer.clone(),
+            message: Message::new(MOVE, from, to, ""),
+            ply: Some(ply),
+        };
+        self.room.step(event).await;
     }
 
     /// The connection closed.

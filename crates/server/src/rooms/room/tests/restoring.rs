@@ -223,3 +223,37 @@ async fn a_course_client_seated_again_hears_only_the_moves_it_missed() {
     t.ready_with(&again, None, request, Some(BOB_TOKEN)).await;
     assert!(again.heard().is_empty());
 }
+
+/// A course client's move sent again by its gateway to the room's next owner, with the ply it
+/// meant: a move the former owner stored is not played twice, one it never stored is played,
+/// and one meant for another ply is not taken.
+#[tokio::test(start_paused = true)]
+async fn a_move_sent_again_with_its_ply_is_played_once_and_only_as_that_ply() {
+    let t = Table::new();
+    let stored = stored_game(&t);
+    let ctx = t.room.ctx.clone();
+    let mut t = Table {
+        room: Room::restored(1, ctx, stored).unwrap(),
+        store: t.store,
+    };
+    let (mut alice, mut bob) = (Client::new(11, "alice"), Client::new(12, "bob"));
+    for (c, token) in [(&alice, ALICE_TOKEN), (&bob, BOB_TOKEN)] {
+        c.peer.moves_known.store(2, Ordering::Relaxed);
+        let request = t.request("surakarta", &[]);
+        t.ready_with(c, None, request, Some(token)).await;
+    }
+    alice.heard();
+    bob.heard();
+    // Bob's F5-E4 (ply 2) was stored by the former owner: not a second move.
+    t.play_as_ply(&bob, "F5", "E4", 2).await;
+    assert_eq!(t.room.info().moves.len(), 2);
+    // Alice's B2-B3 as ply 3, which the former owner took and never stored: played.
+    t.play_as_ply(&alice, "B2", "B3", 3).await;
+    assert_eq!(t.room.info().moves.len(), 3);
+    assert_eq!(fields(&bob.one()), (MOVE, "B2", "B3", ""));
+    // The same move again, and one meant for a ply the game is not at: nothing.
+    t.play_as_ply(&alice, "B2", "B3", 3).await;
+    t.play_as_ply(&bob, "A5", "A4", 6).await;
+    assert_eq!(t.room.info().moves.len(), 3);
+    alice.silent();
+}
