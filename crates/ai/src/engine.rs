@@ -31,6 +31,30 @@ pub fn game_line(options: &Options) -> String {
     line
 }
 
+/// The side whose clock `go wtime` gives: the side called white (Surakarta's), else the side
+/// that moves first (red in Duck Chess and RC-02, as white is in chess).
+pub fn white_side(def: &arbiter_core::GameDef) -> arbiter_core::Side {
+    let second = arbiter_core::Side::Second;
+    if def.side(second).name.eq_ignore_ascii_case("white") {
+        second
+    } else {
+        arbiter_core::Side::First
+    }
+}
+
+/// What a game clock keeps back for the time it takes to pass a move on.
+const MOVE_OVERHEAD: Duration = Duration::from_millis(20);
+
+/// The time to think about one move with `left` on the clock and `increment` added after it:
+/// a share of what is left (`moves_to_go`, else 25 more moves), most of the increment, never
+/// more than half of what is left.
+pub fn clock_budget(left: Duration, increment: Duration, moves_to_go: Option<u64>) -> Duration {
+    let usable = left.saturating_sub(MOVE_OVERHEAD);
+    let moves = moves_to_go.unwrap_or(25).clamp(1, 1000) as u32;
+    let budget = usable / moves + increment * 3 / 4;
+    budget.min(usable / 2).max(Duration::from_millis(1))
+}
+
 type Output = Arc<Mutex<Box<dyn Write + Send>>>;
 
 fn say(out: &Output, line: &str) {
@@ -66,6 +90,8 @@ trait Session: Send {
     fn show(&self) -> String;
     /// The evaluation weights `setoption` may set for this game.
     fn weight_names(&self) -> &'static [&'static str];
+    /// Whether the side to move is the one `go wtime` gives the time of.
+    fn white_to_move(&self) -> bool;
 }
 
 struct GameSession<G: FullGame> {
@@ -178,6 +204,10 @@ impl<G: FullGame> Session for GameSession<G> {
 
     fn weight_names(&self) -> &'static [&'static str] {
         <G::Weights as EvalWeights>::names()
+    }
+
+    fn white_to_move(&self) -> bool {
+        self.current.side_to_move() == white_side(G::definition())
     }
 
     fn show(&self) -> String {
@@ -318,6 +348,23 @@ struct Engine {
 }
 
 const DEFAULT_MOVETIME_MS: u64 = 1000;
+
+/// The clocks of `go wtime W btime B winc I binc J movestogo N` (white first).
+#[derive(Default)]
+struct GoClock {
+    time: [Option<Duration>; 2],
+    increment: [Duration; 2],
+    moves_to_go: Option<u64>,
+}
+
+impl GoClock {
+    /// The time for this move from the mover's clock, if `go` gave it.
+    fn budget(&self, white_to_move: bool) -> Option<Duration> {
+        let i = usize::from(!white_to_move);
+        let left = self.time[i]?;
+        Some(clock_budget(left, self.increment[i], self.moves_to_go))
+    }
+}
 /// An `analyze` without `movetime` stops after this long anyway (or at `stop`).
 const ANALYZE_CAP_MS: u64 = 10_000;
 use arbiter_core::text::MAX_LINE_BYTES;
@@ -491,8 +538,9 @@ impl Engine {
         Ok(())
     }
 
-    fn parse_limits(args: &[&str]) -> Result<(Limits, bool, u32), EngineError> {
+    fn parse_limits(args: &[&str]) -> Result<(Limits, bool, u32, GoClock), EngineError> {
         let mut limits = Limits::default();
+        let mut clock = GoClock::default();
         let mut infinite = false;
         let mut losing = 3;
         let mut i = 0;
@@ -516,17 +564,29 @@ impl Engine {
                 "movetime" => limits.time = Some(Duration::from_millis(n)),
                 "iterations" => limits.iterations = Some(n),
                 "losing" => losing = n.clamp(1, 8) as u32,
+                "wtime" => clock.time[0] = Some(Duration::from_millis(n)),
+                "btime" => clock.time[1] = Some(Duration::from_millis(n)),
+                "winc" => clock.increment[0] = Duration::from_millis(n),
+                "binc" => clock.increment[1] = Duration::from_millis(n),
+                "movestogo" => clock.moves_to_go = Some(n),
                 other => return Err(EngineError::UnknownLimit(other.to_string())),
             }
             i += 2;
         }
-        Ok((limits, infinite, losing))
+        Ok((limits, infinite, losing, clock))
     }
 
     fn go(&mut self, args: &[&str]) -> Result<(), EngineError> {
-        let (mut limits, infinite, _) = Self::parse_limits(args)?;
+        let (mut limits, infinite, _, clock) = Self::parse_limits(args)?;
         if limits == Limits::default() && !infinite {
-            limits = self.spec.limits(Some(DEFAULT_MOVETIME_MS));
+            let white = self.with_session(|s| Ok(s.white_to_move()))?;
+            limits = match clock.budget(white) {
+                Some(budget) => Limits {
+                    time: Some(budget),
+                    ..Limits::default()
+                },
+                None => self.spec.limits(Some(DEFAULT_MOVETIME_MS)),
+            };
         }
         if infinite {
             limits.iterations = limits.iterations.or(Some(u64::MAX));
@@ -539,7 +599,7 @@ impl Engine {
     }
 
     fn analyze(&mut self, args: &[&str]) -> Result<(), EngineError> {
-        let (mut limits, _, losing) = Self::parse_limits(args)?;
+        let (mut limits, _, losing, _) = Self::parse_limits(args)?;
         if limits == Limits::default() {
             limits = Limits::time(DEFAULT_MOVETIME_MS);
         }

@@ -4,21 +4,28 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
 
-use arbiter_ai::engine::game_line;
-use arbiter_ai::{FullGame, Limits, PlayerKind, PlayerSpec};
+use arbiter_ai::engine::{game_line, white_side};
+use arbiter_ai::{FullGame, Limits, PlayerKind};
 use arbiter_core::{MoveList, Side};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::adjudication::{Adjudication, Adjudicator, Verdict};
-use crate::contestant::{default_limits, Contestant, EngineLimit, External, Internal};
+use crate::adjudication::{Adjudicator, Verdict};
+use crate::clock::Clock;
+use crate::contestant::{
+    default_limits, ClockView, Contestant, EngineLimit, Internal, Seat,
+};
+use crate::engine::{EngineLog, EngineSetup, External};
 use crate::openings::seeded_order;
 use crate::pentanomial::between as pentanomial_between;
+use crate::record::{record_text, result_text, Header};
+use crate::report::{live_line, sprt_report};
 use crate::{
-    record_text, ArenaConfig, ArenaError, Ending, Entrant, Forfeit, GameOutcome, PairTotals,
-    PentanomialTotals, PlayerTotals, Report, Sprt, SprtVerdict, Tally,
+    ArenaConfig, ArenaError, Ending, Entrant, Forfeit, GameOutcome, PairTotals,
+    PentanomialTotals, PlayerTotals, Progress, Report, SprtReport, SprtVerdict, Tally,
 };
 
 pub(crate) struct Job {
@@ -89,62 +96,66 @@ fn opening<G: FullGame>(start: &G, plies: u32, seed: u64) -> (G, Vec<String>) {
     (start.clone(), Vec::new())
 }
 
-/// Plays one game; the first contestant moves first.
+/// Plays one game from `from` (reached from the start by `opening_moves`); the first
+/// contestant moves first. `None` when the arena was interrupted during it.
 fn play_game<G: FullGame>(
-    start: &G,
+    ctx: &RunContext<G>,
     opening_moves: &[String],
     from: &G,
-    contestants: &mut [Box<dyn Contestant<G>>; 2],
-    (max_plies, adjudication): (u32, Adjudication),
-) -> (Ending, Vec<String>) {
+    contestants: &mut [&mut dyn Contestant<G>; 2],
+) -> Option<(Ending, Vec<String>)> {
     let mut pos = from.clone();
     let mut history: Vec<String> = opening_moves.to_vec();
-    let first_side = start.side_to_move();
-    let mut adjudicator = Adjudicator::new(adjudication);
+    let first_side = ctx.start.side_to_move();
+    let mut adjudicator = Adjudicator::new(ctx.config.adjudication);
+    let mut clock = ctx.config.time_control.map(Clock::new);
+    let white = white_side(G::definition());
     // The adjudicator's verdict on the last move, which the rules' own ending overrides.
     let mut verdict = None;
     loop {
+        if ctx.interrupted() {
+            return None;
+        }
         if let Some(end) = pos.end() {
             let ending = Ending::Rules {
                 winner: end.winner,
                 reason: end.reason,
                 text: end.text,
             };
-            return (ending, history);
+            return Some((ending, history));
         }
         if let Some(Verdict { winner, why }) = verdict {
-            return (Ending::Adjudicated { winner, why }, history);
+            return Some((Ending::Adjudicated { winner, why }, history));
         }
-        if history.len() as u32 >= max_plies {
-            let why = format!("draw by the {max_plies}-ply limit");
-            return (Ending::Adjudicated { winner: None, why }, history);
+        if history.len() as u32 >= ctx.max_plies {
+            let why = format!("draw by the {}-ply limit", ctx.max_plies);
+            return Some((Ending::Adjudicated { winner: None, why }, history));
         }
         let side = pos.side_to_move();
         let who = usize::from(side != first_side);
-        let choice = match contestants[who].choose(start, &history, &pos) {
+        let view = clock.as_ref().map(|clock| ClockView { clock, white });
+        let began = Instant::now();
+        let chosen = contestants[who].choose(&history, &pos, view);
+        let chosen = match clock.as_mut() {
+            Some(clock) => on_the_clock(clock, side, began.elapsed(), chosen),
+            None => chosen,
+        };
+        let forfeit = |forfeit| {
+            let ending = Ending::Forfeit {
+                loser: side,
+                forfeit,
+            };
+            Some((ending, history.clone()))
+        };
+        let choice = match chosen {
             Ok(choice) => choice,
-            Err(forfeit) => {
-                return (
-                    Ending::Forfeit {
-                        loser: side,
-                        forfeit,
-                    },
-                    history,
-                )
-            }
+            Err(error) => return forfeit(error),
         };
         let mut legal = MoveList::new();
         pos.legal_moves(&mut legal);
         if !legal.contains(&choice.mv) {
             let why = format!("{} is not legal here", pos.format_move(choice.mv));
-            let forfeit = Forfeit::Illegal(why);
-            return (
-                Ending::Forfeit {
-                    loser: side,
-                    forfeit,
-                },
-                history,
-            );
+            return forfeit(Forfeit::Illegal(why));
         }
         history.push(pos.format_move(choice.mv));
         pos.play(choice.mv);
@@ -152,73 +163,179 @@ fn play_game<G: FullGame>(
     }
 }
 
-/// Starts an outside engine once and shakes hands with it, so that a command that is not
-/// there or does not speak the protocol stops the tournament before it begins.
-fn check_engine<G: FullGame>(
-    start: &G,
-    name: &str,
-    command: &str,
-    config: &ArenaConfig,
-) -> Result<(), ArenaError> {
-    External::start(
-        command,
-        &game_line(&start.options()),
-        EngineLimit::of(config),
-    )
-    .map(drop)
-    .map_err(|forfeit| ArenaError::Engine {
-        name: name.to_string(),
-        why: match forfeit {
-            Forfeit::Crashed(why) => why,
-            other => other.to_string(),
-        },
-    })
+/// A move made on the clock: charged to `side`, lost on time when it took longer than the
+/// time left (an engine that did not answer by then too).
+fn on_the_clock<M>(
+    clock: &mut Clock,
+    side: Side,
+    used: Duration,
+    chosen: Result<M, Forfeit>,
+) -> Result<M, Forfeit> {
+    let had = clock.left[side.index()];
+    match (chosen, clock.charge(side, used)) {
+        (Err(Forfeit::TimedOut), _) | (Ok(_), Err(_)) => Err(Forfeit::OutOfTime { used, had }),
+        (chosen, _) => chosen,
+    }
 }
 
-/// Runs a tournament from `start`, calling `progress(done, total, outcome)` after each game.
+/// What every game of a run shares.
+pub(crate) struct RunContext<'a, G> {
+    pub(crate) start: &'a G,
+    pub(crate) entrants: &'a [Entrant],
+    pub(crate) config: &'a ArenaConfig,
+    pub(crate) openings: Openings<G>,
+    pub(crate) max_plies: u32,
+    /// How each outside engine is started (`None` for arbiter's own players).
+    pub(crate) setups: Vec<Option<EngineSetup>>,
+    /// Set by Ctrl-C: games stop, players stop searching, engines are ended.
+    pub(crate) stop: Arc<AtomicBool>,
+}
+
+impl<'a, G: FullGame> RunContext<'a, G> {
+    pub(crate) fn new(
+        start: &'a G,
+        entrants: &'a [Entrant],
+        config: &'a ArenaConfig,
+    ) -> Result<RunContext<'a, G>, ArenaError> {
+        let log = match &config.engine_log {
+            Some(path) => Some(Arc::new(EngineLog::create(path).map_err(|error| {
+                ArenaError::EngineLog {
+                    path: path.clone(),
+                    error,
+                }
+            })?)),
+            None => None,
+        };
+        let setups = entrants
+            .iter()
+            .map(|e| match &e.spec.kind {
+                PlayerKind::Command(command) => Some(EngineSetup {
+                    name: e.name.clone(),
+                    command: command.clone(),
+                    game_line: game_line(&start.options()),
+                    options: e.options.clone(),
+                    log: log.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        Ok(RunContext {
+            start,
+            entrants,
+            config,
+            openings: Openings::new(start, config)?,
+            max_plies: config.max_plies.unwrap_or_else(|| start.max_plies()),
+            setups,
+            stop: config.interrupt.clone().unwrap_or_default(),
+        })
+    }
+
+    fn interrupted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// The outside engines one slot (a game played at a time) keeps between its games: one
+/// process for each engine entrant, told `newgame` before each game, started again only
+/// after it failed a game.
+pub(crate) struct Slot {
+    engines: Vec<Option<External>>,
+}
+
+impl Slot {
+    pub(crate) fn new(entrants: usize) -> Slot {
+        Slot {
+            engines: (0..entrants).map(|_| None).collect(),
+        }
+    }
+
+    /// Entrant `i`'s engine, ready for a new game: the slot's own, or a fresh one when it has
+    /// none or the one it had no longer answers.
+    fn ready(&mut self, setup: &EngineSetup, i: usize) -> Result<External, Forfeit> {
+        if let Some(mut engine) = self.engines[i].take() {
+            if engine.new_game().is_ok() {
+                return Ok(engine);
+            }
+        }
+        let mut engine = External::start(setup)?;
+        engine.new_game()?;
+        Ok(engine)
+    }
+}
+
+/// Starts an outside engine once, shakes hands and starts a game with it, so that a command
+/// that is not there, does not speak the protocol or refuses an option stops the tournament
+/// before it begins.
+fn check_engine(setup: &EngineSetup) -> Result<(), ArenaError> {
+    let failed = |why: String| ArenaError::Engine {
+        name: setup.name.clone(),
+        why,
+    };
+    let mut engine = External::start(setup).map_err(|forfeit| match forfeit {
+        Forfeit::Crashed(why) => failed(why),
+        other => failed(other.to_string()),
+    })?;
+    let errors = engine.new_game().map_err(|f| failed(f.to_string()))?;
+    if !errors.is_empty() {
+        return Err(failed(format!("it answered {}", errors.join(" / "))));
+    }
+    Ok(())
+}
+
+/// Runs a tournament from `start`, calling `progress` after each game. The games of
+/// `config.done` (a run being resumed) count as played.
 pub fn run<G: FullGame>(
     start: &G,
     entrants: &[Entrant],
     config: &ArenaConfig,
-    progress: &mut dyn FnMut(usize, usize, &GameOutcome),
+    progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, ArenaError> {
-    check_entrants(start, entrants, config)?;
+    let ctx = RunContext::new(start, entrants, config)?;
+    check_entrants(&ctx)?;
+    let done = &config.done;
     if let Some(dir) = &config.out_dir {
         std::fs::create_dir_all(dir).map_err(|error| ArenaError::Records {
             path: dir.clone(),
             error,
         })?;
-        write_index(dir, entrants, &[])?;
+        write_index(dir, entrants, done)?;
     }
-    let openings = Openings::new(start, config)?;
-    let jobs = schedule(entrants.len(), config.games as usize);
+    let jobs: Vec<Job> = schedule(entrants.len(), config.games as usize)
+        .into_iter()
+        .filter(|job| !done.iter().any(|o| o.index == job.index))
+        .collect();
     let next = AtomicUsize::new(0);
     let halt = AtomicBool::new(false);
-    let max_plies = config.max_plies.unwrap_or_else(|| start.max_plies());
     let (tx, rx) = mpsc::channel::<GameOutcome>();
     let mut results = Results {
         entrants,
         config,
-        total: jobs.len(),
+        total: jobs.len() + done.len(),
         halt: &halt,
         progress,
-        outcomes: Vec::new(),
-        sprt_note: None,
+        outcomes: done.clone(),
+        sprt_decided: None,
         record_error: None,
     };
+    results.ask_sprt();
+    let finished = AtomicBool::new(false);
     std::thread::scope(|scope| {
+        let ctx = &ctx;
+        scope.spawn(|| end_engines_when_interrupted(&ctx.stop, &finished));
         for _ in 0..config.concurrency.max(1) {
             let tx = tx.clone();
-            let (jobs, next, halt, openings) = (&jobs, &next, &halt, &openings);
-            scope.spawn(move || loop {
-                if halt.load(Ordering::Relaxed) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = jobs.get(i) else { break };
-                let outcome = run_job(start, entrants, config, openings, job, max_plies);
-                if tx.send(outcome).is_err() {
-                    break;
+            let (jobs, next, halt) = (&jobs, &next, &halt);
+            scope.spawn(move || {
+                let mut slot = Slot::new(entrants.len());
+                while !halt.load(Ordering::Relaxed) && !ctx.interrupted() {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    let Some(outcome) = run_job(ctx, &mut slot, job) else {
+                        break;
+                    };
+                    if tx.send(outcome).is_err() {
+                        break;
+                    }
                 }
             });
         }
@@ -226,38 +343,57 @@ pub fn run<G: FullGame>(
         for outcome in rx {
             results.receive(outcome);
         }
+        finished.store(true, Ordering::Relaxed);
     });
-    let (outcomes, sprt_note) = results.finish()?;
+    let interrupted = ctx.interrupted();
+    let (outcomes, sprt) = results.finish()?;
     if let Some(dir) = &config.out_dir {
         write_index(dir, entrants, &outcomes)?;
     }
-    Ok(build_report::<G>(entrants, outcomes, sprt_note))
+    let mut report = build_report::<G>(entrants, outcomes, sprt);
+    report.interrupted = interrupted;
+    report.planned = schedule(entrants.len(), config.games as usize).len();
+    Ok(report)
+}
+
+/// Until the run is over: once `stop` is set, ends every outside engine (and again any started
+/// since), so that no game waits for one.
+fn end_engines_when_interrupted(stop: &AtomicBool, finished: &AtomicBool) {
+    while !finished.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) {
+            crate::engine::end_all_engines();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Refuses fewer than two entrants, two of one name, and players that cannot be built or
 /// engines that cannot be started.
-pub(crate) fn check_entrants<G: FullGame>(
-    start: &G,
-    entrants: &[Entrant],
-    config: &ArenaConfig,
-) -> Result<(), ArenaError> {
+pub(crate) fn check_entrants<G: FullGame>(ctx: &RunContext<G>) -> Result<(), ArenaError> {
+    let entrants = ctx.entrants;
     if entrants.len() < 2 {
         return Err(ArenaError::TooFewPlayers);
+    }
+    if ctx.config.sprt.is_some() && entrants.len() != 2 {
+        return Err(ArenaError::SprtNotTwoPlayers(entrants.len()));
     }
     for (i, e) in entrants.iter().enumerate() {
         if entrants[..i].iter().any(|o| o.name == e.name) {
             return Err(ArenaError::DuplicateName(e.name.clone()));
         }
-        match &e.spec.kind {
-            PlayerKind::Command(command) => check_engine(start, &e.name, command, config)?,
-            _ => drop(e.spec.build::<G>(0)?),
+        match &ctx.setups[i] {
+            Some(setup) => check_engine(setup)?,
+            None if !e.options.is_empty() => {
+                return Err(ArenaError::OptionsForPlayer(e.name.clone()))
+            }
+            None => drop(e.spec.build::<G>(0)?),
         }
     }
     Ok(())
 }
 
 /// Every game of the round robin: `games` for each pair, colours swapped on each opening.
-fn schedule(entrants: usize, games: usize) -> Vec<Job> {
+pub(crate) fn schedule(entrants: usize, games: usize) -> Vec<Job> {
     let mut jobs = Vec::new();
     for a in 0..entrants {
         for b in a + 1..entrants {
@@ -282,20 +418,24 @@ struct Results<'a, 'p> {
     total: usize,
     /// Set to stop the workers: a record could not be written, or the SPRT decided.
     halt: &'a AtomicBool,
-    progress: &'p mut dyn FnMut(usize, usize, &GameOutcome),
+    progress: &'p mut dyn FnMut(&Progress),
     outcomes: Vec<GameOutcome>,
-    sprt_note: Option<String>,
+    /// The SPRT's state when it decided: the first decision stands, games still running then
+    /// do not change it.
+    sprt_decided: Option<SprtReport>,
     record_error: Option<ArenaError>,
 }
 
 impl Results<'_, '_> {
-    /// Writes the game's record file, reports progress and asks the SPRT.
+    /// Writes the game's record file (and its engines' stderr), reports progress and asks the
+    /// SPRT.
     fn receive(&mut self, mut outcome: GameOutcome) {
         if let Some(dir) = &self.config.out_dir {
             let path = dir.join(record_file_name(self.entrants, &outcome));
             match std::fs::write(&path, format!("{}\n", outcome.record)) {
                 // Named and indexed only once its record is there.
                 Ok(()) => {
+                    self.write_stderr(&path, &outcome);
                     outcome.record_file = Some(path);
                     self.append_to_index(dir, &outcome);
                 }
@@ -303,21 +443,51 @@ impl Results<'_, '_> {
             }
         }
         self.outcomes.push(outcome);
+        self.ask_sprt();
         let last = self.outcomes.last().expect("just pushed");
-        (self.progress)(self.outcomes.len(), self.total, last);
-        // The first decision stands: games still running when it came do not change it.
-        if let (Some(sprt), 2, None) = (self.config.sprt, self.entrants.len(), &self.sprt_note) {
-            let (pairs, _) = pentanomial_between(&self.outcomes, 0, 1);
-            let llr = pairs.log_likelihood_ratio(sprt.elo0, sprt.elo1);
-            if sprt.verdict_of_llr(llr) != SprtVerdict::Continue {
-                self.sprt_note = Some(sprt_note(sprt, llr, self.outcomes.len(), pairs.pairs()));
-                self.halt.store(true, Ordering::Relaxed);
-            }
+        let sprt = self.sprt_now();
+        (self.progress)(&Progress {
+            done: self.outcomes.len(),
+            total: self.total,
+            outcome: last,
+            live: live_line(self.entrants, &self.outcomes, sprt.as_ref()),
+        });
+    }
+
+    /// The SPRT's state now: as it decided, or on the games so far.
+    fn sprt_now(&self) -> Option<SprtReport> {
+        self.sprt_decided.clone().or_else(|| {
+            let sprt = self.config.sprt?;
+            Some(sprt_report(sprt, &self.outcomes))
+        })
+    }
+
+    /// Stops the run once the SPRT decides.
+    fn ask_sprt(&mut self) {
+        let Some(sprt) = self.config.sprt else { return };
+        if self.sprt_decided.is_some() || self.entrants.len() != 2 {
+            return;
+        }
+        let report = sprt_report(sprt, &self.outcomes);
+        if report.verdict != SprtVerdict::Continue {
+            self.sprt_decided = Some(report);
+            self.halt.store(true, Ordering::Relaxed);
         }
     }
-}
 
-impl Results<'_, '_> {
+    /// `game-0007-a-vs-b.stderr` beside the record: what its engines wrote on standard error
+    /// during the game, a line each with the engine's name (no file when they wrote nothing).
+    fn write_stderr(&mut self, record: &Path, outcome: &GameOutcome) {
+        if outcome.stderr.is_empty() {
+            return;
+        }
+        let path = record.with_extension("stderr");
+        let text: String = outcome.stderr.iter().map(|l| format!("{l}\n")).collect();
+        if let Err(error) = std::fs::write(&path, text) {
+            self.stop_on_write_error(path, error);
+        }
+    }
+
     /// Adds a finished game to `games.tsv` at once, so a run stopped early (an SPRT cut short,
     /// Ctrl-C) still leaves an index of every game it finished; the end rewrites it in
     /// schedule order.
@@ -340,40 +510,17 @@ impl Results<'_, '_> {
         self.halt.store(true, Ordering::Relaxed);
     }
 
-    /// The outcomes in schedule order and the SPRT's decision; the first record that could not
+    /// The outcomes in schedule order and the SPRT's state; the first record that could not
     /// be written is an error.
-    fn finish(self) -> Result<(Vec<GameOutcome>, Option<String>), ArenaError> {
+    fn finish(self) -> Result<(Vec<GameOutcome>, Option<SprtReport>), ArenaError> {
         if let Some(error) = self.record_error {
             return Err(error);
         }
+        let sprt = self.sprt_now();
         let mut outcomes = self.outcomes;
         outcomes.sort_by_key(|o| o.index);
-        let undecided = match (self.config.sprt, self.entrants.len()) {
-            (Some(sprt), 2) if self.sprt_note.is_none() => {
-                let (pairs, _) = pentanomial_between(&outcomes, 0, 1);
-                let llr = pairs.log_likelihood_ratio(sprt.elo0, sprt.elo1);
-                Some(sprt_note(sprt, llr, outcomes.len(), pairs.pairs()))
-            }
-            _ => None,
-        };
-        Ok((outcomes, self.sprt_note.or(undecided)))
+        Ok((outcomes, sprt))
     }
-}
-
-/// The SPRT's state in words: decided or not, after how many games and pairs, with the
-/// pentanomial log-likelihood ratio and its bounds.
-fn sprt_note(sprt: Sprt, llr: f64, games: usize, pairs: u32) -> String {
-    let (lower, upper) = Sprt::bounds();
-    let verdict = match sprt.verdict_of_llr(llr) {
-        SprtVerdict::AcceptH1 => "H1 accepted",
-        SprtVerdict::AcceptH0 => "H0 accepted",
-        SprtVerdict::Continue => "no decision",
-    };
-    format!(
-        "{verdict} after {games} games, {pairs} pairs (pentanomial LLR {llr:.2}, bounds \
-         {lower:.2}..{upper:.2}, H0 Elo {}, H1 Elo {})",
-        sprt.elo0, sprt.elo1
-    )
 }
 
 /// The name of a game's record file: `game-0007-a-vs-b.txt` (the game's number from 1).
@@ -423,74 +570,143 @@ pub fn index_line(entrants: &[Entrant], o: &GameOutcome) -> String {
     line
 }
 
-/// Entrant `entrant`'s contestant for one game: its player, or its engine started afresh.
-fn contestant<G: FullGame>(
-    start: &G,
-    spec: &PlayerSpec,
-    config: &ArenaConfig,
+/// Entrant `entrant`'s player for one game, built afresh with its seed.
+fn internal<G: FullGame>(
+    ctx: &RunContext<G>,
+    entrant: usize,
     seed: u64,
-) -> Result<Box<dyn Contestant<G>>, Forfeit> {
-    match &spec.kind {
-        PlayerKind::Command(command) => Ok(Box::new(External::start(
-            command,
-            &game_line(&start.options()),
-            EngineLimit::of(config),
-        )?)),
-        _ => {
-            let player = spec
-                .build::<G>(seed)
-                .map_err(|e| Forfeit::Crashed(e.to_string()))?;
-            let own = spec.resolve(G::definition().id).limits(None);
-            let limits = if own == Limits::default() {
-                default_limits(config)
-            } else {
-                own
-            };
-            Ok(Box::new(Internal { player, limits }))
+) -> Result<Internal<G>, Forfeit> {
+    let spec = &ctx.entrants[entrant].spec;
+    let player = spec
+        .build::<G>(seed)
+        .map_err(|e| Forfeit::Crashed(e.to_string()))?;
+    let own = spec.resolve(G::definition().id).limits(None);
+    Ok(Internal {
+        player,
+        own_limits: (own != Limits::default()).then_some(own),
+        arena_limits: default_limits(ctx.config),
+        stop: ctx.stop.clone(),
+    })
+}
+
+/// One entrant's side of a game: its player, or the slot's engine (entrant, engine, limit).
+enum Taken<G: FullGame> {
+    Internal(Internal<G>),
+    External(usize, External, EngineLimit),
+}
+
+impl<G: FullGame> Contestant<G> for Taken<G> {
+    fn choose(
+        &mut self,
+        history: &[String],
+        current: &G,
+        clock: Option<ClockView>,
+    ) -> Result<crate::contestant::Choice<G::Move>, Forfeit> {
+        match self {
+            Taken::Internal(player) => player.choose(history, current, clock),
+            Taken::External(_, engine, limit) => {
+                let mut seat = Seat {
+                    engine,
+                    limit: limit.clone(),
+                };
+                seat.choose(history, current, clock)
+            }
         }
     }
 }
 
-pub(crate) fn run_job<G: FullGame>(
-    start: &G,
-    entrants: &[Entrant],
-    config: &ArenaConfig,
-    openings: &Openings<G>,
-    job: &Job,
-    max_plies: u32,
-) -> GameOutcome {
-    let (from, opening_moves) = openings.get(start, config.seed, job.opening);
-    let game_seed = config.seed ^ (job.index as u64).wrapping_mul(0x2545_F491_4F6C_DD1D);
-    let make = |entrant: usize, salt: u64| {
-        contestant(start, &entrants[entrant].spec, config, game_seed ^ salt)
-    };
-    let (ending, moves) = match (make(job.first, 1), make(job.second, 2)) {
-        (Ok(a), Ok(b)) => {
-            let mut pair = [a, b];
-            let limits = (max_plies, config.adjudication);
-            play_game(start, &opening_moves, &from, &mut pair, limits)
+impl<G: FullGame> Taken<G> {
+    fn get(
+        ctx: &RunContext<G>,
+        slot: &mut Slot,
+        entrant: usize,
+        seed: u64,
+    ) -> Result<Self, Forfeit> {
+        match &ctx.setups[entrant] {
+            Some(setup) => {
+                let engine = slot.ready(setup, entrant)?;
+                Ok(Taken::External(entrant, engine, EngineLimit::of(ctx.config)))
+            }
+            None => Ok(Taken::Internal(internal(ctx, entrant, seed)?)),
         }
-        (Err(forfeit), _) => (
-            Ending::Forfeit {
-                loser: start.side_to_move(),
-                forfeit,
-            },
-            opening_moves.clone(),
-        ),
-        (_, Err(forfeit)) => (
-            Ending::Forfeit {
-                loser: start.side_to_move().opponent(),
-                forfeit,
-            },
-            opening_moves.clone(),
-        ),
-    };
-    game_outcome(job, start.side_to_move(), ending, moves)
+    }
+
+    /// Gives an engine back to the slot (unless it failed the game), with what it wrote on
+    /// stderr during the game.
+    fn give_back(self, slot: &mut Slot, ctx: &RunContext<G>, failed: bool, stderr: &mut Vec<String>) {
+        if let Taken::External(entrant, mut engine, _) = self {
+            let name = &ctx.entrants[entrant].name;
+            stderr.extend(engine.take_stderr().into_iter().map(|l| format!("{name}: {l}")));
+            if !failed && !ctx.interrupted() {
+                slot.engines[entrant] = Some(engine);
+            }
+        }
+    }
 }
 
-/// The outcome of `job`'s game, which ended as `ending`; `first_side` is the first entrant's.
-fn game_outcome(job: &Job, first_side: Side, ending: Ending, moves: Vec<String>) -> GameOutcome {
-    let record = record_text(&moves, &ending);
+/// Plays game `job` with the slot's engines; `None` when the arena was interrupted.
+pub(crate) fn run_job<G: FullGame>(
+    ctx: &RunContext<G>,
+    slot: &mut Slot,
+    job: &Job,
+) -> Option<GameOutcome> {
+    let start = ctx.start;
+    let (from, opening_moves) = ctx.openings.get(start, ctx.config.seed, job.opening);
+    let game_seed = ctx.config.seed ^ (job.index as u64).wrapping_mul(0x2545_F491_4F6C_DD1D);
+    let first = Taken::get(ctx, slot, job.first, game_seed ^ 1);
+    let second = Taken::get(ctx, slot, job.second, game_seed ^ 2);
+    let first_side = start.side_to_move();
+    let (ending, moves, taken) = match (first, second) {
+        (Ok(a), Ok(b)) => {
+            let mut taken = [a, b];
+            let played = {
+                let [a, b] = &mut taken;
+                let mut pair: [&mut dyn Contestant<G>; 2] = [a, b];
+                play_game(ctx, &opening_moves, &from, &mut pair)
+            };
+            let (ending, moves) = played?;
+            (ending, moves, taken.into_iter().collect::<Vec<_>>())
+        }
+        (Err(forfeit), other) => {
+            let loser = first_side;
+            let ending = Ending::Forfeit { loser, forfeit };
+            (ending, opening_moves.clone(), other.into_iter().collect())
+        }
+        (ok, Err(forfeit)) => {
+            let loser = first_side.opponent();
+            let ending = Ending::Forfeit { loser, forfeit };
+            (ending, opening_moves.clone(), ok.into_iter().collect())
+        }
+    };
+    let failed_side = match &ending {
+        Ending::Forfeit { loser, .. } => Some(*loser),
+        _ => None,
+    };
+    let mut stderr = Vec::new();
+    for t in taken {
+        let side = match &t {
+            Taken::External(e, ..) if *e == job.first => first_side,
+            _ => first_side.opponent(),
+        };
+        t.give_back(slot, ctx, failed_side == Some(side), &mut stderr);
+    }
+    if ctx.interrupted() {
+        return None;
+    }
+    let mut outcome = game_outcome(ctx, job, &opening_moves, ending, moves);
+    outcome.stderr = stderr;
+    Some(outcome)
+}
+
+/// The outcome of `job`'s game, which ended as `ending` after `moves`.
+fn game_outcome<G: FullGame>(
+    ctx: &RunContext<G>,
+    job: &Job,
+    opening: &[String],
+    ending: Ending,
+    moves: Vec<String>,
+) -> GameOutcome {
+    let first_side = ctx.start.side_to_move();
     let entrant_of = |side: Side| {
         if side == first_side {
             job.first
@@ -498,29 +714,50 @@ fn game_outcome(job: &Job, first_side: Side, ending: Ending, moves: Vec<String>)
             job.second
         }
     };
-    let (winner, reason) = match ending {
-        Ending::Rules { winner, text, .. } => (winner.map(entrant_of), text),
-        Ending::Adjudicated { winner, why } => (winner.map(entrant_of), why),
-        Ending::Forfeit { loser, forfeit } => {
-            (Some(entrant_of(loser.opponent())), forfeit.to_string())
-        }
+    let (winner_side, reason) = match &ending {
+        Ending::Rules { winner, text, .. } => (*winner, text.clone()),
+        Ending::Adjudicated { winner, why } => (*winner, why.clone()),
+        Ending::Forfeit { loser, forfeit } => (Some(loser.opponent()), forfeit.to_string()),
     };
+    let def = G::definition();
+    let name = |i: usize| ctx.entrants[i].name.as_str();
+    let header = Header {
+        game: def.id,
+        options: ctx
+            .start
+            .options()
+            .pairs()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        sides: [
+            (def.side(first_side).name, name(job.first)),
+            (def.side(first_side.opponent()).name, name(job.second)),
+        ],
+        round: job.index + 1,
+        opening,
+        time_control: ctx.config.time_control.map(|tc| tc.to_string()),
+        result: result_text(winner_side.map(|w| if w == first_side { Side::First } else { Side::Second })),
+        termination: &reason,
+    };
+    let record = record_text(&header, &moves, &ending);
     GameOutcome {
         index: job.index,
         opening: job.opening,
         first: job.first,
         second: job.second,
-        winner,
+        winner: winner_side.map(entrant_of),
         reason,
         plies: moves.len(),
         moves,
         record,
         record_file: None,
+        stderr: Vec::new(),
     }
 }
 
 /// Results of `a` against `b`, from `a`'s side.
-fn tally_between(outcomes: &[GameOutcome], a: usize, b: usize) -> Tally {
+pub(crate) fn tally_between(outcomes: &[GameOutcome], a: usize, b: usize) -> Tally {
     let mut tally = Tally::default();
     for o in outcomes
         .iter()
@@ -538,7 +775,7 @@ fn tally_between(outcomes: &[GameOutcome], a: usize, b: usize) -> Tally {
 fn build_report<G: FullGame>(
     entrants: &[Entrant],
     outcomes: Vec<GameOutcome>,
-    sprt: Option<String>,
+    sprt: Option<SprtReport>,
 ) -> Report {
     let players = entrants
         .iter()
@@ -575,7 +812,7 @@ fn build_report<G: FullGame>(
                 draws: t.draws,
                 losses: t.losses,
                 elo: t.finite_elo(),
-                elo_error: t.finite_elo().map(|_| t.elo_error()),
+                elo_error: crate::report::tally_error(&t),
                 los: t.likelihood_of_superiority(),
                 pentanomial: PentanomialTotals::new(&pentanomial, unpaired),
             });
@@ -588,5 +825,7 @@ fn build_report<G: FullGame>(
         pairs,
         outcomes,
         sprt,
+        interrupted: false,
+        planned: 0,
     }
 }

@@ -19,6 +19,7 @@ mod arena;
 mod config_file;
 mod net;
 mod queue;
+mod resume;
 mod selfplay;
 mod tune;
 
@@ -161,7 +162,9 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let args = match config_file::expand(args.into_iter().map(Into::into).collect()) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    resume::remember(&args);
+    let args = match config_file::expand(args).and_then(resume::expand) {
         Ok(args) => args,
         Err(err) => {
             eprintln!("arbiter: {err:#}");
