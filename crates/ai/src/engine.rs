@@ -483,8 +483,7 @@ impl Engine {
     }
 
     fn find_game(&self, name: &str) -> Result<&'static arbiter_core::GameDef, EngineError> {
-        let found = self.games.iter().copied().find(|def| def.id == name);
-        found.ok_or_else(|| EngineError::UnknownGame {
+        registry::definition_in(&self.games, name).map_err(|_| EngineError::UnknownGame {
             name: arbiter_core::text::shorten(name),
             games: self.game_ids.clone(),
         })

@@ -80,6 +80,13 @@ pub struct PerftRecord {
 #[derive(Clone, Copy)]
 pub struct JudgeDef {
     pub run: fn(&mut dyn BufRead, &mut dyn Write) -> Result<(), JudgeError>,
+    /// The same judge reading its input strictly (`judge --strict`, as a contest's validator
+    /// does): each record alone on its line, nothing after the last.
+    pub strict: fn(&mut dyn BufRead, &mut dyn Write) -> Result<(), JudgeError>,
+    /// Judges a finished game's record (`judge --record FILE`) for a game of these options:
+    /// each move's verdict, then whether the record's end mark is what the rules say. `Ok(false)`
+    /// when the end mark disagrees.
+    pub record: Option<fn(&Options, &str, &mut dyn Write) -> Result<bool, JudgeError>>,
     /// The same judge, step by step, for the visualiser: what it printed after each operation
     /// and the board then.
     pub trace: fn(&str) -> Result<Vec<JudgeStep>, JudgeError>,
@@ -219,6 +226,8 @@ impl<'a> InputLines<'a> {
 pub struct GameDef {
     /// The game's name on the command line, the network and in stored games: `duck`.
     pub id: &'static str,
+    /// Other names it is found by (in any case, like the id): `p5380` for Duck Chess.
+    pub aliases: &'static [&'static str],
     pub title: &'static str,
     /// First (moves first), then second.
     pub sides: [SideDef; 2],
@@ -545,6 +554,7 @@ mod tests {
     };
     static OPTIONS: [OptionDef; 2] = [SIZE, LIMIT];
     static DEF: GameDef = GameDef {
+        aliases: &[],
         id: "toy",
         title: "Toy",
         sides: [
