@@ -106,13 +106,10 @@ pub fn definition_in(defs: &[&'static GameDef], id: &str) -> Result<&'static Gam
     let named = |d: &&GameDef| {
         d.id.eq_ignore_ascii_case(id) || d.aliases.iter().any(|a| a.eq_ignore_ascii_case(id))
     };
-    defs.iter()
-        .copied()
-        .find(named)
-        .ok_or_else(|| UnknownGame {
-            given: arbiter_core::text::shorten(id),
-            known: defs.iter().map(|d| d.id).collect::<Vec<_>>().join(", "),
-        })
+    defs.iter().copied().find(named).ok_or_else(|| UnknownGame {
+        given: arbiter_core::text::shorten(id),
+        known: defs.iter().map(|d| d.id).collect::<Vec<_>>().join(", "),
+    })
 }
 
 /// The options of game `id` with `given` set (defaults for the rest), each checked.

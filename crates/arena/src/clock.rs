@@ -24,7 +24,9 @@ impl FromStr for TimeControl {
                 format!("--tc takes BASE+INC in seconds, like 10+0.1: `{part}` is not a number")
             })?;
             if !value.is_finite() || !(0.0..=86_400.0).contains(&value) {
-                return Err(format!("--tc: the {what} must be 0 to 86400 seconds, not {part}"));
+                return Err(format!(
+                    "--tc: the {what} must be 0 to 86400 seconds, not {part}"
+                ));
             }
             Ok(Duration::from_secs_f64(value))
         };
@@ -109,7 +111,10 @@ mod tests {
     #[test]
     fn the_flag_falls_when_a_move_takes_more_than_is_left() {
         let mut clock = Clock::new("1+0.1".parse().unwrap());
-        assert_eq!(clock.charge(Side::First, Duration::from_millis(600)), Ok(()));
+        assert_eq!(
+            clock.charge(Side::First, Duration::from_millis(600)),
+            Ok(())
+        );
         assert_eq!(clock.left[0], Duration::from_millis(500));
         assert_eq!(
             clock.charge(Side::First, Duration::from_millis(501)),

@@ -17,7 +17,10 @@ pub enum Forfeit {
     Crashed(String),
     TimedOut,
     /// Its clock ran out: the time it took, and what it had.
-    OutOfTime { used: Duration, had: Duration },
+    OutOfTime {
+        used: Duration,
+        had: Duration,
+    },
     Illegal(String),
 }
 

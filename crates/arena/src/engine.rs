@@ -224,6 +224,9 @@ impl External {
 impl Drop for External {
     /// Asks the engine to quit, gives it a moment, then ends its whole process group.
     fn drop(&mut self) {
+        if let Some(log) = &self.log {
+            log.line(&self.who, '>', "quit");
+        }
         let _ = writeln!(self.stdin, "quit").and_then(|_| self.stdin.flush());
         let deadline = Instant::now() + Duration::from_millis(100);
         while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {

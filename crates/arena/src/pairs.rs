@@ -4,7 +4,8 @@
 
 use arbiter_ai::FullGame;
 
-use crate::tournament::{check_entrants, run_job, Job, RunContext, Slot};
+use crate::game::{run_job, RunContext, Slot};
+use crate::tournament::{check_entrants, Job};
 use crate::{ArenaConfig, ArenaError, Entrant, GameOutcome};
 
 /// Plays pairs of a two-player match by number; behind a trait so that a caller holding many

@@ -111,7 +111,10 @@ fn signed(value: f64) -> String {
 pub fn elo_text(elo: Option<f64>, error: Option<f64>, ahead: bool) -> String {
     match (elo, error) {
         (None, _) => format!("{}inf", if ahead { "+" } else { "-" }),
-        (Some(elo), None) => format!("{} (no interval: no spread in the results yet)", signed(elo)),
+        (Some(elo), None) => format!(
+            "{} (no interval: no spread in the results yet)",
+            signed(elo)
+        ),
         (Some(elo), Some(error)) if error < 1500.0 => {
             format!("{} ± {}", signed(elo), error.round().max(1.0))
         }

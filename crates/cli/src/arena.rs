@@ -81,7 +81,12 @@ pub struct ArenaArgs {
     sprt_beta: f64,
     /// How ELO0 and ELO1 are read: `logistic` Elo (what the table prints) or `normalized`
     /// Elo (nElo, as fastchess's default and fishtest read them).
-    #[arg(long, value_name = "MODEL", default_value = "logistic", requires = "sprt")]
+    #[arg(
+        long,
+        value_name = "MODEL",
+        default_value = "logistic",
+        requires = "sprt"
+    )]
     sprt_model: EloModel,
     /// Log every line sent to and received from the outside engines (and their stderr) to
     /// this file, with the time and the engine's name and process id.
@@ -153,7 +158,11 @@ fn engine_options(args: &ArenaArgs) -> Vec<(String, String, String)> {
         .filter_map(|text| {
             let (key, value) = text.split_once('=')?;
             let (player, name) = key.split_once('.')?;
-            Some((player.trim().into(), name.trim().into(), value.trim().into()))
+            Some((
+                player.trim().into(),
+                name.trim().into(),
+                value.trim().into(),
+            ))
         })
         .collect()
 }
@@ -161,8 +170,11 @@ fn engine_options(args: &ArenaArgs) -> Vec<(String, String, String)> {
 /// The game's arguments without the engines' options.
 fn game_args(args: &ArenaArgs) -> Option<crate::GameArgs> {
     let mut game = args.game.clone()?;
-    game.option
-        .retain(|text| !text.split_once('=').is_some_and(|(key, _)| key.contains('.')));
+    game.option.retain(|text| {
+        !text
+            .split_once('=')
+            .is_some_and(|(key, _)| key.contains('.'))
+    });
     Some(game)
 }
 
@@ -187,7 +199,10 @@ fn config(args: &ArenaArgs) -> anyhow::Result<ArenaConfig> {
                 bail!("--sprt-alpha and --sprt-beta must be above 0 with a sum below 1");
             }
             if args.players.len() != 2 {
-                bail!("--sprt needs exactly two players, not {}", args.players.len());
+                bail!(
+                    "--sprt needs exactly two players, not {}",
+                    args.players.len()
+                );
             }
             Some(Sprt {
                 elo0,
@@ -314,9 +329,14 @@ fn play<G: FullGame>(
 /// A game lost outside the rules (an engine that failed, timed out or played an illegal move):
 /// said on the terminal at once, not only in `games.tsv`.
 fn is_forfeit(reason: &str) -> bool {
-    ["engine failed", "engine did not answer", "illegal move", "lost on time"]
-        .iter()
-        .any(|start| reason.starts_with(start))
+    [
+        "engine failed",
+        "engine did not answer",
+        "illegal move",
+        "lost on time",
+    ]
+    .iter()
+    .any(|start| reason.starts_with(start))
 }
 
 /// `--json`'s file, opened before the tournament so that a path that cannot be written fails at
@@ -421,8 +441,7 @@ fn refuse_for_queue(args: &ArenaArgs, entrants: &[Entrant]) -> anyhow::Result<()
     if args.time_control.is_some() {
         bail!("--tc: a queued test is played with --time-per-move or --nodes-per-move");
     }
-    if args.sprt_alpha != 0.05 || args.sprt_beta != 0.05 || args.sprt_model != EloModel::Logistic
-    {
+    if args.sprt_alpha != 0.05 || args.sprt_beta != 0.05 || args.sprt_model != EloModel::Logistic {
         bail!("a queued test's SPRT has alpha 0.05, beta 0.05 and logistic Elo");
     }
     if entrants.iter().any(|e| !e.options.is_empty()) || args.engine_log.is_some() {

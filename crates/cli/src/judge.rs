@@ -139,13 +139,20 @@ fn compare(output: &[u8], expected: &[u8], answer: &Path) -> ExitCode {
 }
 
 /// `--record FILE`: the game's record judged move by move, its end mark checked.
-fn record<C: Catalogue>(args: &JudgeArgs, judge: JudgeDef, path: &Path) -> anyhow::Result<ExitCode> {
+fn record<C: Catalogue>(
+    args: &JudgeArgs,
+    judge: JudgeDef,
+    path: &Path,
+) -> anyhow::Result<ExitCode> {
     let Some(check) = judge.record else {
         anyhow::bail!("the {} judge does not read game records", args.game);
     };
     let mut given = Vec::new();
     given.extend(args.size.map(|v| ("size", v)));
-    given.extend(args.max_no_capture_round.map(|v| ("max_no_capture_round", v)));
+    given.extend(
+        args.max_no_capture_round
+            .map(|v| ("max_no_capture_round", v)),
+    );
     let options = registry::options::<C>(&args.game, given)?;
     let text = match open(path) {
         Ok(mut reader) => {

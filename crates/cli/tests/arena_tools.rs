@@ -35,7 +35,10 @@ fn processes_marked(marker: &str) -> Vec<String> {
         if marked {
             let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
             let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            found.push(format!("{}: {cmdline}", entry.file_name().to_string_lossy()));
+            found.push(format!(
+                "{}: {cmdline}",
+                entry.file_name().to_string_lossy()
+            ));
         }
     }
     found
@@ -73,8 +76,18 @@ fn a_hung_engine_and_its_children_are_gone_after_each_game() {
     let marker = format!("hung-{}", std::process::id());
     let out = arbiter_with_env(
         &[
-            "arena", "rc02", "--size", "4", "--player", "me=random", "--player", &hung,
-            "--games", "2", "--time-per-move", "50",
+            "arena",
+            "rc02",
+            "--size",
+            "4",
+            "--player",
+            "me=random",
+            "--player",
+            &hung,
+            "--games",
+            "2",
+            "--time-per-move",
+            "50",
         ],
         &[("ARBITER_TEST_MARK", marker.as_ref())],
         b"",
@@ -177,7 +190,14 @@ fn ctrl_c_ends_a_hung_engine_at_once_and_leaves_nothing_behind() {
     let marker = format!("sigint-hung-{}", std::process::id());
     let child = Command::new(me())
         .args(["arena", "rc02", "--size", "4", "--player", "me=random"])
-        .args(["--player", &hung, "--games", "2", "--time-per-move", "600000"])
+        .args([
+            "--player",
+            &hung,
+            "--games",
+            "2",
+            "--time-per-move",
+            "600000",
+        ])
         .env("ARBITER_TEST_MARK", &marker)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -185,8 +205,14 @@ fn ctrl_c_ends_a_hung_engine_at_once_and_leaves_nothing_behind() {
         .unwrap();
     // Wait until the engine is thinking (its `sleep` started).
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !processes_marked(&marker).iter().any(|p| p.contains("sleep")) {
-        assert!(Instant::now() < deadline, "the engine never started thinking");
+    while !processes_marked(&marker)
+        .iter()
+        .any(|p| p.contains("sleep"))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the engine never started thinking"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     interrupt(&child);
@@ -248,8 +274,18 @@ fn records_carry_players_date_opening_result_and_termination() {
     let dir = temp_dir("headers");
     let out = arbiter(
         &[
-            "arena", "duck", "--player", "a=greedy", "--player", "b=random", "--games", "2",
-            "--openings", "2", "--out", dir.to_str().unwrap(),
+            "arena",
+            "duck",
+            "--player",
+            "a=greedy",
+            "--player",
+            "b=random",
+            "--games",
+            "2",
+            "--openings",
+            "2",
+            "--out",
+            dir.to_str().unwrap(),
         ],
         b"",
     );
@@ -267,7 +303,10 @@ fn records_carry_players_date_opening_result_and_termination() {
         assert_eq!((tag("Red"), tag("Blue")), (row[1].clone(), row[2].clone()));
         let date = tag("Date");
         assert_eq!(date.len(), 10, "{date}");
-        assert!(date.starts_with("20") && date.as_bytes()[4] == b'.', "{date}");
+        assert!(
+            date.starts_with("20") && date.as_bytes()[4] == b'.',
+            "{date}"
+        );
         let opening: Vec<String> = tag("Opening").split(' ').map(String::from).collect();
         assert_eq!(opening.len(), 2, "{headers:?}");
         let played: Vec<&str> = moves.split(' ').collect();
@@ -288,7 +327,14 @@ fn our_engine_plays_on_a_clock_and_a_slow_one_loses_on_time() {
     let log = dir.join("engines.log");
     let err = against_our_engine(
         &dir,
-        &["--tc", "2+0.05", "--games", "2", "--engine-log", log.to_str().unwrap()],
+        &[
+            "--tc",
+            "2+0.05",
+            "--games",
+            "2",
+            "--engine-log",
+            log.to_str().unwrap(),
+        ],
     );
     for row in index_rows(&dir) {
         assert!(!row[5].contains("time"), "{row:?}\n{err}");
@@ -306,18 +352,35 @@ fn our_engine_plays_on_a_clock_and_a_slow_one_loses_on_time() {
     );
     let out = arbiter(
         &[
-            "arena", "surakarta", "--player", "a=alphabeta:depth=1", "--player", &engine,
-            "--tc", "1", "--games", "2", "--out", slow.to_str().unwrap(),
+            "arena",
+            "surakarta",
+            "--player",
+            "a=alphabeta:depth=1",
+            "--player",
+            &engine,
+            "--tc",
+            "1",
+            "--games",
+            "2",
+            "--out",
+            slow.to_str().unwrap(),
         ],
         b"",
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for row in index_rows(&slow) {
         assert_eq!(row[3], "a", "{row:?}");
         assert!(row[5].starts_with("lost on time"), "{row:?}");
         let (headers, moves) = record_of(&slow, &row);
         assert!(moves.ends_with(" T#"), "{moves}");
-        assert!(headers.iter().any(|h| h == "[TimeControl \"1+0\"]"), "{headers:?}");
+        assert!(
+            headers.iter().any(|h| h == "[TimeControl \"1+0\"]"),
+            "{headers:?}"
+        );
     }
 }
 
@@ -344,13 +407,30 @@ fn one_engine_process_a_slot_with_newgame_options_log_and_stderr() {
     );
     let out = arbiter(
         &[
-            "arena", "surakarta", "--player", "a=alphabeta:depth=1", "--player", &engine,
-            "--games", "4", "--time-per-move", "20", "--option", "engine.seed=7",
-            "--engine-log", log.to_str().unwrap(), "--out", dir.to_str().unwrap(),
+            "arena",
+            "surakarta",
+            "--player",
+            "a=alphabeta:depth=1",
+            "--player",
+            &engine,
+            "--games",
+            "4",
+            "--time-per-move",
+            "20",
+            "--option",
+            "engine.seed=7",
+            "--engine-log",
+            log.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
         ],
         b"",
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // One start to check the engine, one for the slot that plays the four games.
     let started = std::fs::read_to_string(&starts).unwrap();
     assert_eq!(started.lines().count(), 2, "{started}");
@@ -375,8 +455,14 @@ fn an_option_the_engine_refuses_stops_the_match_before_it_starts() {
     let engine = format!("engine=cmd:{} engine", me());
     let out = arbiter(
         &[
-            "arena", "surakarta", "--player", "a=random", "--player", &engine,
-            "--option", "engine.warp=9",
+            "arena",
+            "surakarta",
+            "--player",
+            "a=random",
+            "--player",
+            &engine,
+            "--option",
+            "engine.warp=9",
         ],
         b"",
     );
@@ -386,8 +472,14 @@ fn an_option_the_engine_refuses_stops_the_match_before_it_starts() {
     assert!(err.contains("warp"), "{err}");
     let out = arbiter(
         &[
-            "arena", "surakarta", "--player", "a=random", "--player", "b=greedy",
-            "--option", "c.hash=9",
+            "arena",
+            "surakarta",
+            "--player",
+            "a=random",
+            "--player",
+            "b=greedy",
+            "--option",
+            "c.hash=9",
         ],
         b"",
     );
@@ -399,8 +491,16 @@ fn an_option_the_engine_refuses_stops_the_match_before_it_starts() {
 fn the_live_line_shows_score_elo_and_llr() {
     let out = arbiter(
         &[
-            "arena", "surakarta", "--player", "a=alphabeta:depth=1", "--player", "b=random",
-            "--games", "4", "--sprt", "0,50",
+            "arena",
+            "surakarta",
+            "--player",
+            "a=alphabeta:depth=1",
+            "--player",
+            "b=random",
+            "--games",
+            "4",
+            "--sprt",
+            "0,50",
         ],
         b"",
     );
@@ -416,26 +516,56 @@ fn the_live_line_shows_score_elo_and_llr() {
 fn sprt_needs_two_players_and_states_its_settings() {
     let out = arbiter(
         &[
-            "arena", "surakarta", "--player", "a=random", "--player", "b=random", "--player",
-            "c=random", "--sprt", "0,10",
+            "arena",
+            "surakarta",
+            "--player",
+            "a=random",
+            "--player",
+            "b=random",
+            "--player",
+            "c=random",
+            "--sprt",
+            "0,10",
         ],
         b"",
     );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--sprt needs exactly two players, not 3"), "{err}");
+    assert!(
+        err.contains("--sprt needs exactly two players, not 3"),
+        "{err}"
+    );
 
     let dir = temp_dir("sprt-json");
     let json = dir.join("result.json");
     let out = arbiter(
         &[
-            "arena", "surakarta", "--player", "a=alphabeta:depth=1", "--player", "b=random",
-            "--games", "4", "--sprt", "0,50", "--sprt-alpha", "0.1", "--sprt-beta", "0.2",
-            "--sprt-model", "normalized", "--json", json.to_str().unwrap(),
+            "arena",
+            "surakarta",
+            "--player",
+            "a=alphabeta:depth=1",
+            "--player",
+            "b=random",
+            "--games",
+            "4",
+            "--sprt",
+            "0,50",
+            "--sprt-alpha",
+            "0.1",
+            "--sprt-beta",
+            "0.2",
+            "--sprt-model",
+            "normalized",
+            "--json",
+            json.to_str().unwrap(),
         ],
         b"",
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("normalized Elo"), "{table}");
     assert!(table.contains("alpha 0.1, beta 0.2"), "{table}");
@@ -445,12 +575,21 @@ fn sprt_needs_two_players_and_states_its_settings() {
     assert_eq!(sprt["model"], "normalized", "{sprt}");
     assert_eq!(sprt["alpha"], 0.1);
     assert_eq!(sprt["beta"], 0.2);
-    assert_eq!((sprt["elo0"].as_f64(), sprt["elo1"].as_f64()), (Some(0.0), Some(50.0)));
-    let (lower, upper) = (sprt["lower"].as_f64().unwrap(), sprt["upper"].as_f64().unwrap());
+    assert_eq!(
+        (sprt["elo0"].as_f64(), sprt["elo1"].as_f64()),
+        (Some(0.0), Some(50.0))
+    );
+    let (lower, upper) = (
+        sprt["lower"].as_f64().unwrap(),
+        sprt["upper"].as_f64().unwrap(),
+    );
     assert!((lower - (0.2f64 / 0.9).ln()).abs() < 1e-9, "{sprt}");
     assert!((upper - (0.8f64 / 0.1).ln()).abs() < 1e-9, "{sprt}");
     assert!(sprt["llr"].is_number(), "{sprt}");
-    assert!(["H0", "H1", "none"].contains(&sprt["decision"].as_str().unwrap()), "{sprt}");
+    assert!(
+        ["H0", "H1", "none"].contains(&sprt["decision"].as_str().unwrap()),
+        "{sprt}"
+    );
 }
 
 #[test]
@@ -458,8 +597,14 @@ fn two_pairs_that_score_alike_have_no_interval() {
     // Two identical players: each opening, played both ways, scores one point for each.
     let out = arbiter(
         &[
-            "arena", "surakarta", "--player", "a=alphabeta:depth=1", "--player",
-            "b=alphabeta:depth=1", "--games", "4",
+            "arena",
+            "surakarta",
+            "--player",
+            "a=alphabeta:depth=1",
+            "--player",
+            "b=alphabeta:depth=1",
+            "--games",
+            "4",
         ],
         b"",
     );

@@ -37,7 +37,10 @@ fn a_byte_order_mark_is_accepted() {
     assert_eq!(text(&out.stdout), DUCK_ANSWER);
     let out = arbiter(&["judge", "rc02"], "\u{feff}4 0\n".as_bytes());
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let out = arbiter(&["judge", "surakarta"], "\u{feff}new 6 40\nstate\n".as_bytes());
+    let out = arbiter(
+        &["judge", "surakarta"],
+        "\u{feff}new 6 40\nstate\n".as_bytes(),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
@@ -52,7 +55,10 @@ fn numbers_out_of_range_are_refused_by_name() {
         assert_eq!(out.status.code(), Some(2), "{input:?}");
         let err = text(&out.stderr);
         assert!(err.contains("line 1"), "{err}");
-        assert!(err.contains(needle) && err.contains("out of range"), "{err}");
+        assert!(
+            err.contains(needle) && err.contains("out of range"),
+            "{err}"
+        );
     }
 }
 
@@ -69,7 +75,11 @@ fn strict_refuses_extra_tokens_and_trailing_input_naming_the_line() {
     ] {
         let lenient = arbiter(&["judge", game], input.as_bytes());
         if game != "surakarta" {
-            assert!(lenient.status.success(), "{input:?}: {}", text(&lenient.stderr));
+            assert!(
+                lenient.status.success(),
+                "{input:?}: {}",
+                text(&lenient.stderr)
+            );
         }
         let out = arbiter(&["judge", game, "--strict"], input.as_bytes());
         assert_eq!(out.status.code(), Some(2), "{input:?}");
@@ -135,7 +145,11 @@ fn the_rc02_judge_answers_as_soon_as_the_answer_is_known() {
     let line = rx.recv_timeout(Duration::from_secs(10));
     drop(stdin);
     let _ = child.wait();
-    assert_eq!(line.as_deref(), Ok("0\n"), "no answer before the input ended");
+    assert_eq!(
+        line.as_deref(),
+        Ok("0\n"),
+        "no answer before the input ended"
+    );
 }
 
 #[test]
@@ -144,16 +158,31 @@ fn a_missing_file_and_a_directory_exit_alike() {
     let missing = arbiter(&["judge", "duck", "/nonexistent/game.in"], b"");
     let directory = arbiter(&["judge", "duck", dir.to_str().unwrap()], b"");
     assert_eq!(missing.status.code(), Some(2), "{}", text(&missing.stderr));
-    assert_eq!(directory.status.code(), Some(2), "{}", text(&directory.stderr));
-    assert!(text(&directory.stderr).contains("cannot read"), "{}", text(&directory.stderr));
+    assert_eq!(
+        directory.status.code(),
+        Some(2),
+        "{}",
+        text(&directory.stderr)
+    );
+    assert!(
+        text(&directory.stderr).contains("cannot read"),
+        "{}",
+        text(&directory.stderr)
+    );
 }
 
 #[test]
 fn surakarta_ranges_agree_with_arbiter_games() {
     let games = text(&arbiter(&["games"], b"").stdout);
-    assert!(games.contains("max_no_capture_round (default 40, from 1 to 1000000"), "{games}");
+    assert!(
+        games.contains("max_no_capture_round (default 40, from 1 to 1000000"),
+        "{games}"
+    );
     for (input, needle) in [
-        ("new 6 0\n", "max_no_capture_round must be from 1 to 1000000, found 0"),
+        (
+            "new 6 0\n",
+            "max_no_capture_round must be from 1 to 1000000, found 0",
+        ),
         ("new 6 1000001\n", "found 1000001"),
         ("new 6 40\ntargets 9 9\n", "x must be from 0 to 5"),
         ("new 8 40\ntargets 0 8\n", "y must be from 0 to 7"),
@@ -172,8 +201,18 @@ fn surakarta_ranges_agree_with_arbiter_games() {
 fn server_record(dir: &std::path::Path) -> String {
     let out = arbiter(
         &[
-            "arena", "surakarta", "--player", "a=greedy", "--player", "b=random", "--games",
-            "1", "--seed", "4", "--out", dir.to_str().unwrap(),
+            "arena",
+            "surakarta",
+            "--player",
+            "a=greedy",
+            "--player",
+            "b=random",
+            "--games",
+            "1",
+            "--seed",
+            "4",
+            "--out",
+            dir.to_str().unwrap(),
         ],
         b"",
     );
@@ -192,7 +231,10 @@ fn a_course_record_is_judged_move_by_move_and_its_end_checked() {
     let record = server_record(&dir);
     let path = dir.join("000001-room1.txt");
     std::fs::write(&path, &record).unwrap();
-    let out = arbiter(&["judge", "surakarta", "--record", path.to_str().unwrap()], b"");
+    let out = arbiter(
+        &["judge", "surakarta", "--record", path.to_str().unwrap()],
+        b"",
+    );
     let said = text(&out.stdout);
     assert!(out.status.success(), "{said}{}", text(&out.stderr));
     let moves = record.split(' ').count() - 1;
@@ -202,11 +244,17 @@ fn a_course_record_is_judged_move_by_move_and_its_end_checked() {
     let (before, mark) = record.rsplit_once(' ').unwrap();
     let shorter = format!("{} {mark}", before.rsplit_once(' ').unwrap().0);
     std::fs::write(&path, shorter).unwrap();
-    let out = arbiter(&["judge", "surakarta", "--record", path.to_str().unwrap()], b"");
+    let out = arbiter(
+        &["judge", "surakarta", "--record", path.to_str().unwrap()],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains(mark), "{}", text(&out.stdout));
     std::fs::write(&path, "A2-B3 Z9-Z9").unwrap();
-    let out = arbiter(&["judge", "surakarta", "--record", path.to_str().unwrap()], b"");
+    let out = arbiter(
+        &["judge", "surakarta", "--record", path.to_str().unwrap()],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("Z9-Z9"), "{}", text(&out.stderr));
 }

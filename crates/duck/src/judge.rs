@@ -3,9 +3,9 @@
 use std::io::{self, BufRead, Write};
 
 use arbiter_core::text::Tokens;
-use arbiter_core::JudgeError;
 #[cfg(test)]
 use arbiter_core::InputError;
+use arbiter_core::JudgeError;
 
 use crate::board::{side_name, Piece};
 use crate::position::{Move, Position};

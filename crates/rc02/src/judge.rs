@@ -22,12 +22,19 @@ pub fn judge_strict(input: impl BufRead, output: impl Write) -> Result<(), Judge
     judge_streaming(Tokens::new(input).strict(true), output)
 }
 
-fn judge_streaming<R: BufRead>(tokens: Tokens<R>, mut output: impl Write) -> Result<(), JudgeError> {
+fn judge_streaming<R: BufRead>(
+    tokens: Tokens<R>,
+    mut output: impl Write,
+) -> Result<(), JudgeError> {
     let mut answered: Option<std::io::Result<()>> = None;
     let (last, illegal) = judge_traced(tokens, |_, pos, illegal| {
         if answered.is_none() && (illegal || pos.is_over()) {
             let text = answer(pos, illegal);
-            answered = Some(output.write_all(text.as_bytes()).and_then(|_| output.flush()));
+            answered = Some(
+                output
+                    .write_all(text.as_bytes())
+                    .and_then(|_| output.flush()),
+            );
         }
     })?;
     match answered {

@@ -11,7 +11,11 @@ use crate::rules::{player_letter, EndReason, Position};
 
 /// Writes `N FROM-TO REASON END WINNER` for each move, then whether the record's end mark is
 /// what the rules say after its moves. `Ok(false)` when it is not (or a move follows the end).
-pub fn judge_record(options: &Options, text: &str, output: &mut dyn Write) -> Result<bool, JudgeError> {
+pub fn judge_record(
+    options: &Options,
+    text: &str,
+    output: &mut dyn Write,
+) -> Result<bool, JudgeError> {
     let n = options.get("size").unwrap_or(6) as u8;
     let limit = options.get("max_no_capture_round").unwrap_or(40);
     let record = Record::parse(text, n).map_err(|e| InputError::new(1, e.to_string()))?;
@@ -112,7 +116,10 @@ mod tests {
         let (out, agrees) = judged("A2-A3 F5-E4 R#");
         assert!(agrees, "{out}");
         assert_eq!(out.lines().count(), 3, "{out}");
-        assert!(out.starts_with("1 A2-A3 LEGAL_NON_CAPTURE_MOVE NONE .\n"), "{out}");
+        assert!(
+            out.starts_with("1 A2-A3 LEGAL_NON_CAPTURE_MOVE NONE .\n"),
+            "{out}"
+        );
         let (out, agrees) = judged("A2-A3 F5-E4 C#");
         assert!(!agrees, "{out}");
         assert!(out.contains("the record's C# disagrees"), "{out}");
