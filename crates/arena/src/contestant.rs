@@ -83,7 +83,7 @@ impl<G: FullGame> Contestant<G> for Internal<G> {
         clock: Option<ClockView>,
     ) -> Result<Choice<G::Move>, Forfeit> {
         let limits = match (&self.own_limits, clock) {
-            (Some(own), _) => own.clone(),
+            (Some(own), _) => *own,
             (None, Some(view)) => {
                 let side = current.side_to_move().index();
                 let budget = arbiter_ai::engine::clock_budget(
@@ -96,7 +96,7 @@ impl<G: FullGame> Contestant<G> for Internal<G> {
                     ..Limits::default()
                 }
             }
-            (None, None) => self.arena_limits.clone(),
+            (None, None) => self.arena_limits,
         };
         let mut score = None;
         let mv = self

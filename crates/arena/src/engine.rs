@@ -53,9 +53,14 @@ pub struct EngineLog {
 }
 
 impl EngineLog {
+    /// Opens the log, adding to what is there (a resumed match logs after its first part).
     pub fn create(path: &Path) -> std::io::Result<EngineLog> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
         Ok(EngineLog {
-            file: Mutex::new(LineWriter::new(File::create(path)?)),
+            file: Mutex::new(LineWriter::new(file)),
             opened: Instant::now(),
         })
     }

@@ -112,27 +112,30 @@ impl Pentanomial {
     /// LLR = n · (s1 − s0) · (2 · score − s0 − s1) / (2σ²),   s = 1 / (1 + 10^(−elo / 400))
     /// ```
     pub fn log_likelihood_ratio(&self, elo0: f64, elo1: f64) -> f64 {
-        let n = self.pairs() as f64;
-        if n == 0.0 {
-            return 0.0;
-        }
-        let p = self.score();
-        let variance = self.regularised_variance();
-        gsprt_llr(n, p, variance, score_of_elo(elo0), score_of_elo(elo1))
+        self.llr_of_scores(|_| (score_of_elo(elo0), score_of_elo(elo1)))
     }
 
     /// [`Self::log_likelihood_ratio`] with the hypotheses in normalized Elo: each turned into
     /// a score by the pairs' own (regularised) variance, as fastchess's normalized model does.
     pub fn log_likelihood_ratio_normalized(&self, nelo0: f64, nelo1: f64) -> f64 {
+        self.llr_of_scores(|variance| {
+            (
+                score_of_normalized_elo(nelo0, variance),
+                score_of_normalized_elo(nelo1, variance),
+            )
+        })
+    }
+
+    /// The GSPRT's ratio for the two hypotheses' scores, which `scores` gives from the
+    /// regularised variance.
+    fn llr_of_scores(&self, scores: impl Fn(f64) -> (f64, f64)) -> f64 {
         let n = self.pairs() as f64;
         if n == 0.0 {
             return 0.0;
         }
-        let p = self.score();
         let variance = self.regularised_variance();
-        let s0 = score_of_normalized_elo(nelo0, variance);
-        let s1 = score_of_normalized_elo(nelo1, variance);
-        gsprt_llr(n, p, variance, s0, s1)
+        let (s0, s1) = scores(variance);
+        gsprt_llr(n, self.score(), variance, s0, s1)
     }
 
     /// The variance of a pair's mean score with half an `LL` and half a `WW` pair of

@@ -12,6 +12,21 @@ use std::time::{Duration, Instant};
 
 use common::{arbiter, arbiter_with_env, TestDir};
 
+/// The standard output of a run that must have succeeded (else its standard error is shown).
+fn table_of(out: &std::process::Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `arbiter arena` with `words` (split at spaces), then `more` (an argument each).
+fn arena(words: &str, more: &[&str]) -> std::process::Output {
+    let mut args = vec!["arena"];
+    args.extend(words.split(' '));
+    args.extend_from_slice(more);
+    arbiter(&args, b"")
+}
+
 fn temp_dir(name: &str) -> TestDir {
     TestDir::new(&format!("arbiter-test-{name}-"))
 }
@@ -74,24 +89,11 @@ fn a_hung_engine_and_its_children_are_gone_after_each_game() {
     let dir = temp_dir("hung");
     let hung = format!("hung=cmd:sh {}", hung_engine(&dir).display());
     let marker = format!("hung-{}", std::process::id());
-    let out = arbiter_with_env(
-        &[
-            "arena",
-            "rc02",
-            "--size",
-            "4",
-            "--player",
-            "me=random",
-            "--player",
-            &hung,
-            "--games",
-            "2",
-            "--time-per-move",
-            "50",
-        ],
-        &[("ARBITER_TEST_MARK", marker.as_ref())],
-        b"",
-    );
+    let mut args: Vec<&str> = "arena rc02 --size 4 --player me=random --games 2"
+        .split(' ')
+        .collect();
+    args.extend(["--time-per-move", "50", "--player", &hung]);
+    let out = arbiter_with_env(&args, &[("ARBITER_TEST_MARK", marker.as_ref())], b"");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert_eq!(err.matches("did not answer in time").count(), 2, "{err}");
@@ -272,22 +274,9 @@ fn a_draw_by_adjudication_or_by_the_ply_cap_ends_with_its_mark() {
 #[test]
 fn records_carry_players_date_opening_result_and_termination() {
     let dir = temp_dir("headers");
-    let out = arbiter(
-        &[
-            "arena",
-            "duck",
-            "--player",
-            "a=greedy",
-            "--player",
-            "b=random",
-            "--games",
-            "2",
-            "--openings",
-            "2",
-            "--out",
-            dir.to_str().unwrap(),
-        ],
-        b"",
+    let out = arena(
+        "duck --player a=greedy --player b=random --games 2 --openings 2 --out",
+        &[dir.to_str().unwrap()],
     );
     assert!(out.status.success());
     for (n, row) in index_rows(&dir).iter().enumerate() {
@@ -350,13 +339,9 @@ fn our_engine_plays_on_a_clock_and_a_slow_one_loses_on_time() {
         "slow=cmd:while read l; do case \"$l\" in go*) sleep 0.4;; esac; echo \"$l\"; done | {} engine",
         me()
     );
-    let out = arbiter(
+    let out = arena(
+        "surakarta --player a=alphabeta:depth=1 --player",
         &[
-            "arena",
-            "surakarta",
-            "--player",
-            "a=alphabeta:depth=1",
-            "--player",
             &engine,
             "--tc",
             "1",
@@ -365,13 +350,8 @@ fn our_engine_plays_on_a_clock_and_a_slow_one_loses_on_time() {
             "--out",
             slow.to_str().unwrap(),
         ],
-        b"",
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    table_of(&out);
     for row in index_rows(&slow) {
         assert_eq!(row[3], "a", "{row:?}");
         assert!(row[5].starts_with("lost on time"), "{row:?}");
@@ -405,13 +385,9 @@ fn one_engine_process_a_slot_with_newgame_options_log_and_stderr() {
         starts.display(),
         me()
     );
-    let out = arbiter(
+    let out = arena(
+        "surakarta --player a=alphabeta:depth=1 --player",
         &[
-            "arena",
-            "surakarta",
-            "--player",
-            "a=alphabeta:depth=1",
-            "--player",
             &engine,
             "--games",
             "4",
@@ -424,13 +400,8 @@ fn one_engine_process_a_slot_with_newgame_options_log_and_stderr() {
             "--out",
             dir.to_str().unwrap(),
         ],
-        b"",
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    table_of(&out);
     // One start to check the engine, one for the slot that plays the four games.
     let started = std::fs::read_to_string(&starts).unwrap();
     assert_eq!(started.lines().count(), 2, "{started}");
@@ -453,35 +424,17 @@ fn one_engine_process_a_slot_with_newgame_options_log_and_stderr() {
 #[test]
 fn an_option_the_engine_refuses_stops_the_match_before_it_starts() {
     let engine = format!("engine=cmd:{} engine", me());
-    let out = arbiter(
-        &[
-            "arena",
-            "surakarta",
-            "--player",
-            "a=random",
-            "--player",
-            &engine,
-            "--option",
-            "engine.warp=9",
-        ],
-        b"",
+    let out = arena(
+        "surakarta --player a=random --player",
+        &[&engine, "--option", "engine.warp=9"],
     );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("engine `engine` cannot play"), "{err}");
     assert!(err.contains("warp"), "{err}");
-    let out = arbiter(
-        &[
-            "arena",
-            "surakarta",
-            "--player",
-            "a=random",
-            "--player",
-            "b=greedy",
-            "--option",
-            "c.hash=9",
-        ],
-        b"",
+    let out = arena(
+        "surakarta --player a=random --player b=greedy --option c.hash=9",
+        &[],
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no player `c`"), "{err}");
@@ -489,20 +442,9 @@ fn an_option_the_engine_refuses_stops_the_match_before_it_starts() {
 
 #[test]
 fn the_live_line_shows_score_elo_and_llr() {
-    let out = arbiter(
-        &[
-            "arena",
-            "surakarta",
-            "--player",
-            "a=alphabeta:depth=1",
-            "--player",
-            "b=random",
-            "--games",
-            "4",
-            "--sprt",
-            "0,50",
-        ],
-        b"",
+    let out = arena(
+        "surakarta --player a=alphabeta:depth=1 --player b=random --games 4 --sprt 0,50",
+        &[],
     );
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -514,20 +456,9 @@ fn the_live_line_shows_score_elo_and_llr() {
 
 #[test]
 fn sprt_needs_two_players_and_states_its_settings() {
-    let out = arbiter(
-        &[
-            "arena",
-            "surakarta",
-            "--player",
-            "a=random",
-            "--player",
-            "b=random",
-            "--player",
-            "c=random",
-            "--sprt",
-            "0,10",
-        ],
-        b"",
+    let out = arena(
+        "surakarta --player a=random --player b=random --player c=random --sprt 0,10",
+        &[],
     );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -538,35 +469,8 @@ fn sprt_needs_two_players_and_states_its_settings() {
 
     let dir = temp_dir("sprt-json");
     let json = dir.join("result.json");
-    let out = arbiter(
-        &[
-            "arena",
-            "surakarta",
-            "--player",
-            "a=alphabeta:depth=1",
-            "--player",
-            "b=random",
-            "--games",
-            "4",
-            "--sprt",
-            "0,50",
-            "--sprt-alpha",
-            "0.1",
-            "--sprt-beta",
-            "0.2",
-            "--sprt-model",
-            "normalized",
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let table = String::from_utf8_lossy(&out.stdout);
+    let out = arena("surakarta --player a=alphabeta:depth=1 --player b=random --games 4 --sprt 0,50 --sprt-alpha 0.1 --sprt-beta 0.2 --sprt-model normalized --json", &[json.to_str().unwrap()]);
+    let table = table_of(&out);
     assert!(table.contains("normalized Elo"), "{table}");
     assert!(table.contains("alpha 0.1, beta 0.2"), "{table}");
     let report: serde_json::Value =
@@ -595,18 +499,9 @@ fn sprt_needs_two_players_and_states_its_settings() {
 #[test]
 fn two_pairs_that_score_alike_have_no_interval() {
     // Two identical players: each opening, played both ways, scores one point for each.
-    let out = arbiter(
-        &[
-            "arena",
-            "surakarta",
-            "--player",
-            "a=alphabeta:depth=1",
-            "--player",
-            "b=alphabeta:depth=1",
-            "--games",
-            "4",
-        ],
-        b"",
+    let out = arena(
+        "surakarta --player a=alphabeta:depth=1 --player b=alphabeta:depth=1 --games 4",
+        &[],
     );
     assert!(out.status.success());
     let table = String::from_utf8_lossy(&out.stdout);

@@ -76,6 +76,10 @@ pub struct PerftRecord {
     pub leaves: &'static [u64],
 }
 
+/// Judges a game record for a game of these options, writing its verdicts; `Ok(false)` when
+/// the record's end mark is not what the rules say (see [`JudgeDef::record`]).
+pub type RecordJudge = fn(&Options, &str, &mut dyn Write) -> Result<bool, JudgeError>;
+
 /// A game's official judge: text in, verdicts out (`arbiter judge ID`).
 #[derive(Clone, Copy)]
 pub struct JudgeDef {
@@ -86,7 +90,7 @@ pub struct JudgeDef {
     /// Judges a finished game's record (`judge --record FILE`) for a game of these options:
     /// each move's verdict, then whether the record's end mark is what the rules say. `Ok(false)`
     /// when the end mark disagrees.
-    pub record: Option<fn(&Options, &str, &mut dyn Write) -> Result<bool, JudgeError>>,
+    pub record: Option<RecordJudge>,
     /// The same judge, step by step, for the visualiser: what it printed after each operation
     /// and the board then.
     pub trace: fn(&str) -> Result<Vec<JudgeStep>, JudgeError>,
