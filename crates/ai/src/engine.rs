@@ -18,7 +18,10 @@ use crate::player::{Limits, Player, SearchInfo};
 use crate::registry::{self, Catalogue, FullGame, GameVisitor};
 use crate::spec::PlayerSpec;
 
+mod clock;
 mod error;
+use clock::GoClock;
+pub use clock::{clock_budget, white_side};
 pub use error::EngineError;
 
 /// The `game …` line that sets up `options`' game for an engine: `game surakarta size 8
@@ -29,30 +32,6 @@ pub fn game_line(options: &Options) -> String {
         line.push_str(&format!(" {name} {value}"));
     }
     line
-}
-
-/// The side whose clock `go wtime` gives: the side called white (Surakarta's), else the side
-/// that moves first (red in Duck Chess and RC-02, as white is in chess).
-pub fn white_side(def: &arbiter_core::GameDef) -> arbiter_core::Side {
-    let second = arbiter_core::Side::Second;
-    if def.side(second).name.eq_ignore_ascii_case("white") {
-        second
-    } else {
-        arbiter_core::Side::First
-    }
-}
-
-/// What a game clock keeps back for the time it takes to pass a move on.
-const MOVE_OVERHEAD: Duration = Duration::from_millis(20);
-
-/// The time to think about one move with `left` on the clock and `increment` added after it:
-/// a share of what is left (`moves_to_go`, else 25 more moves), most of the increment, never
-/// more than half of what is left.
-pub fn clock_budget(left: Duration, increment: Duration, moves_to_go: Option<u64>) -> Duration {
-    let usable = left.saturating_sub(MOVE_OVERHEAD);
-    let moves = moves_to_go.unwrap_or(25).clamp(1, 1000) as u32;
-    let budget = usable / moves + increment * 3 / 4;
-    budget.min(usable / 2).max(Duration::from_millis(1))
 }
 
 type Output = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -349,22 +328,6 @@ struct Engine {
 
 const DEFAULT_MOVETIME_MS: u64 = 1000;
 
-/// The clocks of `go wtime W btime B winc I binc J movestogo N` (white first).
-#[derive(Default)]
-struct GoClock {
-    time: [Option<Duration>; 2],
-    increment: [Duration; 2],
-    moves_to_go: Option<u64>,
-}
-
-impl GoClock {
-    /// The time for this move from the mover's clock, if `go` gave it.
-    fn budget(&self, white_to_move: bool) -> Option<Duration> {
-        let i = usize::from(!white_to_move);
-        let left = self.time[i]?;
-        Some(clock_budget(left, self.increment[i], self.moves_to_go))
-    }
-}
 /// An `analyze` without `movetime` stops after this long anyway (or at `stop`).
 const ANALYZE_CAP_MS: u64 = 10_000;
 use arbiter_core::text::MAX_LINE_BYTES;

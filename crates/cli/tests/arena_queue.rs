@@ -99,6 +99,10 @@ fn records(dirs: &[PathBuf]) -> (BTreeMap<String, String>, Vec<String>) {
                 .filter(|l| !l.starts_with("[Date "))
                 .map(|l| format!("{l}\n"))
                 .collect();
+            if name == "arena-args" {
+                // The local run's arguments, kept for `--resume`.
+                continue;
+            }
             if name == "games.tsv" {
                 index.extend(text.lines().skip(1).map(str::to_string));
             } else {
