@@ -13,7 +13,9 @@ use rand::{Rng, SeedableRng};
 
 use crate::adjudication::{Adjudicator, Verdict};
 use crate::clock::Clock;
-use crate::contestant::{default_limits, ClockView, Contestant, EngineLimit, Internal, Seat};
+use crate::contestant::{
+    default_limits, Choice, ClockView, Contestant, EngineLimit, Internal, Seat,
+};
 use crate::engine::{EngineLog, EngineSetup, External};
 use crate::openings::seeded_order;
 use crate::record::{record_text, result_text, Header};
@@ -94,7 +96,6 @@ fn play_game<G: FullGame>(
     let first_side = ctx.start.side_to_move();
     let mut adjudicator = Adjudicator::new(ctx.config.adjudication);
     let mut clock = ctx.config.time_control.map(Clock::new);
-    let white = white_side(G::definition());
     // The adjudicator's verdict on the last move, which the rules' own ending overrides.
     let mut verdict = None;
     loop {
@@ -118,13 +119,7 @@ fn play_game<G: FullGame>(
         }
         let side = pos.side_to_move();
         let who = usize::from(side != first_side);
-        let view = clock.as_ref().map(|clock| ClockView { clock, white });
-        let began = Instant::now();
-        let chosen = contestants[who].choose(&history, &pos, view);
-        let chosen = match clock.as_mut() {
-            Some(clock) => on_the_clock(clock, side, began.elapsed(), chosen),
-            None => chosen,
-        };
+        let chosen = timed_choice(&mut *contestants[who], &history, &pos, clock.as_mut());
         let forfeit = |forfeit| {
             let ending = Ending::Forfeit {
                 loser: side,
@@ -145,6 +140,25 @@ fn play_game<G: FullGame>(
         history.push(pos.format_move(choice.mv));
         pos.play(choice.mv);
         verdict = adjudicator.after_move(side, choice.score, history.len() as u32);
+    }
+}
+
+/// The mover's choice, charged to its clock when the game has one.
+fn timed_choice<G: FullGame>(
+    contestant: &mut dyn Contestant<G>,
+    history: &[String],
+    pos: &G,
+    clock: Option<&mut Clock>,
+) -> Result<Choice<G::Move>, Forfeit> {
+    let white = white_side(G::definition());
+    let began = Instant::now();
+    match clock {
+        Some(clock) => {
+            let view = Some(ClockView { clock, white });
+            let chosen = contestant.choose(history, pos, view);
+            on_the_clock(clock, pos.side_to_move(), began.elapsed(), chosen)
+        }
+        None => contestant.choose(history, pos, None),
     }
 }
 
@@ -410,6 +424,43 @@ pub(crate) fn run_job<G: FullGame>(
     Some(outcome)
 }
 
+/// The header of `job`'s record: won by `winner` (a side), ended for `reason`.
+fn header<'a, G: FullGame>(
+    ctx: &'a RunContext<G>,
+    job: &Job,
+    opening: &'a [String],
+    winner: Option<Side>,
+    reason: &'a str,
+) -> Header<'a> {
+    let def = G::definition();
+    let first_side = ctx.start.side_to_move();
+    let name = |i: usize| ctx.entrants[i].name.as_str();
+    let options: Vec<String> = ctx
+        .start
+        .options()
+        .pairs()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    let result = match winner {
+        Some(w) if w == first_side => Some(Side::First),
+        Some(_) => Some(Side::Second),
+        None => None,
+    };
+    Header {
+        game: def.id,
+        options: options.join(" "),
+        sides: [
+            (def.side(first_side).name, name(job.first)),
+            (def.side(first_side.opponent()).name, name(job.second)),
+        ],
+        round: job.index + 1,
+        opening,
+        time_control: ctx.config.time_control.map(|tc| tc.to_string()),
+        result: result_text(result),
+        termination: reason,
+    }
+}
+
 /// The outcome of `job`'s game, which ended as `ending` after `moves`.
 fn game_outcome<G: FullGame>(
     ctx: &RunContext<G>,
@@ -431,33 +482,7 @@ fn game_outcome<G: FullGame>(
         Ending::Adjudicated { winner, why } => (*winner, why.clone()),
         Ending::Forfeit { loser, forfeit } => (Some(loser.opponent()), forfeit.to_string()),
     };
-    let def = G::definition();
-    let name = |i: usize| ctx.entrants[i].name.as_str();
-    let header = Header {
-        game: def.id,
-        options: ctx
-            .start
-            .options()
-            .pairs()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect::<Vec<_>>()
-            .join(" "),
-        sides: [
-            (def.side(first_side).name, name(job.first)),
-            (def.side(first_side.opponent()).name, name(job.second)),
-        ],
-        round: job.index + 1,
-        opening,
-        time_control: ctx.config.time_control.map(|tc| tc.to_string()),
-        result: result_text(winner_side.map(|w| {
-            if w == first_side {
-                Side::First
-            } else {
-                Side::Second
-            }
-        })),
-        termination: &reason,
-    };
+    let header = header(ctx, job, opening, winner_side, &reason);
     let record = record_text(&header, &moves, &ending);
     GameOutcome {
         index: job.index,

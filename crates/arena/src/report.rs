@@ -232,15 +232,19 @@ impl Report {
             );
             let _ = writeln!(out, "  {}", pentanomial_line(&pair.pentanomial));
         }
+        out.push_str(&self.footer());
+        out
+    }
+
+    /// The SPRT's line, and what an interrupted match played.
+    fn footer(&self) -> String {
+        let mut out = String::new();
         if let Some(sprt) = &self.sprt {
             let _ = writeln!(out, "{}", sprt.line());
         }
         if self.interrupted {
-            let _ = writeln!(
-                out,
-                "interrupted: {} of {} games played",
-                self.games, self.planned
-            );
+            let (games, planned) = (self.games, self.planned);
+            let _ = writeln!(out, "interrupted: {games} of {planned} games played");
         }
         out
     }

@@ -46,9 +46,7 @@ pub fn run<G: FullGame>(
         .into_iter()
         .filter(|job| !done.iter().any(|o| o.index == job.index))
         .collect();
-    let next = AtomicUsize::new(0);
     let halt = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<GameOutcome>();
     let mut results = Results {
         entrants,
         config,
@@ -60,18 +58,40 @@ pub fn run<G: FullGame>(
         record_error: None,
     };
     results.ask_sprt();
+    play_slots(&ctx, &jobs, &halt, &mut results);
+    let interrupted = ctx.interrupted();
+    let (outcomes, sprt) = results.finish()?;
+    if let Some(dir) = &config.out_dir {
+        write_index(dir, entrants, &outcomes)?;
+    }
+    let mut report = build_report::<G>(entrants, outcomes, sprt);
+    report.interrupted = interrupted;
+    report.planned = schedule(entrants.len(), config.games as usize).len();
+    Ok(report)
+}
+
+/// Plays `jobs` in `concurrency` slots (threads, each keeping its engines), handing each
+/// outcome to `results` as it comes, until they are done, `halt` is set or the run is stopped.
+fn play_slots<G: FullGame>(
+    ctx: &RunContext<G>,
+    jobs: &[Job],
+    halt: &AtomicBool,
+    results: &mut Results,
+) {
+    let next = AtomicUsize::new(0);
     let finished = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<GameOutcome>();
     std::thread::scope(|scope| {
-        let ctx = &ctx;
         scope.spawn(|| end_engines_when_interrupted(&ctx.stop, &finished));
-        for _ in 0..config.concurrency.max(1) {
+        for _ in 0..ctx.config.concurrency.max(1) {
             let tx = tx.clone();
-            let (jobs, next, halt) = (&jobs, &next, &halt);
+            let next = &next;
             scope.spawn(move || {
-                let mut slot = Slot::new(entrants.len());
+                let mut slot = Slot::new(ctx.entrants.len());
                 while !halt.load(Ordering::Relaxed) && !ctx.interrupted() {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = jobs.get(i) else { break };
+                    let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
                     let Some(outcome) = run_job(ctx, &mut slot, job) else {
                         break;
                     };
@@ -87,15 +107,6 @@ pub fn run<G: FullGame>(
         }
         finished.store(true, Ordering::Relaxed);
     });
-    let interrupted = ctx.interrupted();
-    let (outcomes, sprt) = results.finish()?;
-    if let Some(dir) = &config.out_dir {
-        write_index(dir, entrants, &outcomes)?;
-    }
-    let mut report = build_report::<G>(entrants, outcomes, sprt);
-    report.interrupted = interrupted;
-    report.planned = schedule(entrants.len(), config.games as usize).len();
-    Ok(report)
 }
 
 /// Until the run is over: once `stop` is set, ends every outside engine (and again any started

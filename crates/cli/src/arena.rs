@@ -178,41 +178,43 @@ fn game_args(args: &ArenaArgs) -> Option<crate::GameArgs> {
     Some(game)
 }
 
-fn config(args: &ArenaArgs) -> anyhow::Result<ArenaConfig> {
-    let sprt = match &args.sprt {
-        None => None,
-        Some(text) => {
-            let (a, b) = text
-                .split_once(',')
-                .context("--sprt takes ELO0,ELO1, like 0,50")?;
-            let parse = |s: &str| {
-                s.trim()
-                    .parse::<f64>()
-                    .with_context(|| format!("--sprt: `{s}` is not a number"))
-            };
-            let (elo0, elo1) = (parse(a)?, parse(b)?);
-            if elo0 >= elo1 {
-                bail!("--sprt: ELO0 must be below ELO1");
-            }
-            let (alpha, beta) = (args.sprt_alpha, args.sprt_beta);
-            if !(alpha > 0.0 && beta > 0.0 && alpha + beta < 1.0) {
-                bail!("--sprt-alpha and --sprt-beta must be above 0 with a sum below 1");
-            }
-            if args.players.len() != 2 {
-                bail!(
-                    "--sprt needs exactly two players, not {}",
-                    args.players.len()
-                );
-            }
-            Some(Sprt {
-                elo0,
-                elo1,
-                alpha,
-                beta,
-                model: args.sprt_model,
-            })
-        }
+/// `--sprt ELO0,ELO1` with its error rates and Elo model, checked.
+fn sprt(args: &ArenaArgs) -> anyhow::Result<Option<Sprt>> {
+    let Some(text) = &args.sprt else {
+        return Ok(None);
     };
+    let (a, b) = text
+        .split_once(',')
+        .context("--sprt takes ELO0,ELO1, like 0,50")?;
+    let parse = |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .with_context(|| format!("--sprt: `{s}` is not a number"))
+    };
+    let (elo0, elo1) = (parse(a)?, parse(b)?);
+    if elo0 >= elo1 {
+        bail!("--sprt: ELO0 must be below ELO1");
+    }
+    let (alpha, beta) = (args.sprt_alpha, args.sprt_beta);
+    if !(alpha > 0.0 && beta > 0.0 && alpha + beta < 1.0) {
+        bail!("--sprt-alpha and --sprt-beta must be above 0 with a sum below 1");
+    }
+    if args.players.len() != 2 {
+        let n = args.players.len();
+        bail!("--sprt needs exactly two players, not {n}");
+    }
+    let model = args.sprt_model;
+    Ok(Some(Sprt {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+        model,
+    }))
+}
+
+fn config(args: &ArenaArgs) -> anyhow::Result<ArenaConfig> {
+    let sprt = sprt(args)?;
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
