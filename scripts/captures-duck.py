@@ -41,7 +41,8 @@ def lost_pieces(path, plies):
     board = start_board()
     lost = {True: collections.Counter(), False: collections.Counter()}
     with open(path) as f:
-        words = f.read().split()
+        # Header lines (`[Red "a"]`, …) come before the moves.
+        words = [w for line in f if not line.startswith("[") for w in line.split()]
     for ply, word in enumerate(words):
         if word.endswith("#") or (plies and ply >= plies):
             break

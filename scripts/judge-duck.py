@@ -51,7 +51,9 @@ def records(dirs):
                 continue
             try:
                 with open(path) as f:
-                    moves = [m for m in f.readline().split() if "-" in m]
+                    # The moves' line: the first after the header lines (`[Red "a"]`, …).
+                    line = next((l for l in f if l.strip() and not l.startswith("[")), "")
+                    moves = [m for m in line.split() if "-" in m]
             except OSError as e:
                 sys.exit(f"cannot read {path}: {e.strerror}")
             label = f"{os.path.basename(os.path.normpath(folder))}/{os.path.basename(path)}"

@@ -65,7 +65,9 @@ def main():
                      "keep ../shared beside the checkout")
     try:
         with open(record) as f:
-            moves = [w for w in f.read().split() if "-" in w and "#" not in w]
+            # Header lines (`[Red "a"]`, …) come before the moves.
+            words = [w for line in f if not line.startswith("[") for w in line.split()]
+            moves = [w for w in words if "-" in w and "#" not in w]
     except OSError as e:
         sys.exit(f"cannot read the game record {record}: {e.strerror}")
     ours, fsf = Engine([arbiter, "engine"]), Engine([ADAPTER])

@@ -18,7 +18,10 @@ use crate::player::{Limits, Player, SearchInfo};
 use crate::registry::{self, Catalogue, FullGame, GameVisitor};
 use crate::spec::PlayerSpec;
 
+mod clock;
 mod error;
+use clock::GoClock;
+pub use clock::{clock_budget, white_side};
 pub use error::EngineError;
 
 /// The `game …` line that sets up `options`' game for an engine: `game surakarta size 8
@@ -66,6 +69,8 @@ trait Session: Send {
     fn show(&self) -> String;
     /// The evaluation weights `setoption` may set for this game.
     fn weight_names(&self) -> &'static [&'static str];
+    /// Whether the side to move is the one `go wtime` gives the time of.
+    fn white_to_move(&self) -> bool;
 }
 
 struct GameSession<G: FullGame> {
@@ -178,6 +183,10 @@ impl<G: FullGame> Session for GameSession<G> {
 
     fn weight_names(&self) -> &'static [&'static str] {
         <G::Weights as EvalWeights>::names()
+    }
+
+    fn white_to_move(&self) -> bool {
+        self.current.side_to_move() == white_side(G::definition())
     }
 
     fn show(&self) -> String {
@@ -318,6 +327,7 @@ struct Engine {
 }
 
 const DEFAULT_MOVETIME_MS: u64 = 1000;
+
 /// An `analyze` without `movetime` stops after this long anyway (or at `stop`).
 const ANALYZE_CAP_MS: u64 = 10_000;
 use arbiter_core::text::MAX_LINE_BYTES;
@@ -436,8 +446,7 @@ impl Engine {
     }
 
     fn find_game(&self, name: &str) -> Result<&'static arbiter_core::GameDef, EngineError> {
-        let found = self.games.iter().copied().find(|def| def.id == name);
-        found.ok_or_else(|| EngineError::UnknownGame {
+        registry::definition_in(&self.games, name).map_err(|_| EngineError::UnknownGame {
             name: arbiter_core::text::shorten(name),
             games: self.game_ids.clone(),
         })
@@ -491,8 +500,9 @@ impl Engine {
         Ok(())
     }
 
-    fn parse_limits(args: &[&str]) -> Result<(Limits, bool, u32), EngineError> {
+    fn parse_limits(args: &[&str]) -> Result<(Limits, bool, u32, GoClock), EngineError> {
         let mut limits = Limits::default();
+        let mut clock = GoClock::default();
         let mut infinite = false;
         let mut losing = 3;
         let mut i = 0;
@@ -516,17 +526,29 @@ impl Engine {
                 "movetime" => limits.time = Some(Duration::from_millis(n)),
                 "iterations" => limits.iterations = Some(n),
                 "losing" => losing = n.clamp(1, 8) as u32,
+                "wtime" => clock.time[0] = Some(Duration::from_millis(n)),
+                "btime" => clock.time[1] = Some(Duration::from_millis(n)),
+                "winc" => clock.increment[0] = Duration::from_millis(n),
+                "binc" => clock.increment[1] = Duration::from_millis(n),
+                "movestogo" => clock.moves_to_go = Some(n),
                 other => return Err(EngineError::UnknownLimit(other.to_string())),
             }
             i += 2;
         }
-        Ok((limits, infinite, losing))
+        Ok((limits, infinite, losing, clock))
     }
 
     fn go(&mut self, args: &[&str]) -> Result<(), EngineError> {
-        let (mut limits, infinite, _) = Self::parse_limits(args)?;
+        let (mut limits, infinite, _, clock) = Self::parse_limits(args)?;
         if limits == Limits::default() && !infinite {
-            limits = self.spec.limits(Some(DEFAULT_MOVETIME_MS));
+            let white = self.with_session(|s| Ok(s.white_to_move()))?;
+            limits = match clock.budget(white) {
+                Some(budget) => Limits {
+                    time: Some(budget),
+                    ..Limits::default()
+                },
+                None => self.spec.limits(Some(DEFAULT_MOVETIME_MS)),
+            };
         }
         if infinite {
             limits.iterations = limits.iterations.or(Some(u64::MAX));
@@ -539,7 +561,7 @@ impl Engine {
     }
 
     fn analyze(&mut self, args: &[&str]) -> Result<(), EngineError> {
-        let (mut limits, _, losing) = Self::parse_limits(args)?;
+        let (mut limits, _, losing, _) = Self::parse_limits(args)?;
         if limits == Limits::default() {
             limits = Limits::time(DEFAULT_MOVETIME_MS);
         }

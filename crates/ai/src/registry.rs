@@ -100,16 +100,16 @@ pub fn definition<C: Catalogue>(id: &str) -> Result<&'static GameDef, UnknownGam
     definition_in(&games::<C>(), id)
 }
 
-/// The definition called `id` among `defs` (a catalogue's, as a server keeps them); the error
-/// lists them all.
+/// The definition called `id` among `defs` (a catalogue's, as a server keeps them): by its id
+/// or one of its aliases, in any case; the error lists them all.
 pub fn definition_in(defs: &[&'static GameDef], id: &str) -> Result<&'static GameDef, UnknownGame> {
-    defs.iter()
-        .copied()
-        .find(|d| d.id == id)
-        .ok_or_else(|| UnknownGame {
-            given: arbiter_core::text::shorten(id),
-            known: defs.iter().map(|d| d.id).collect::<Vec<_>>().join(", "),
-        })
+    let named = |d: &&GameDef| {
+        d.id.eq_ignore_ascii_case(id) || d.aliases.iter().any(|a| a.eq_ignore_ascii_case(id))
+    };
+    defs.iter().copied().find(named).ok_or_else(|| UnknownGame {
+        given: arbiter_core::text::shorten(id),
+        known: defs.iter().map(|d| d.id).collect::<Vec<_>>().join(", "),
+    })
 }
 
 /// The options of game `id` with `given` set (defaults for the rest), each checked.

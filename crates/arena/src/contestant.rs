@@ -1,14 +1,14 @@
 //! The two kinds of contestant: arbiter's own players and outside engine processes.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use arbiter_ai::{FullGame, Limits, Player};
 
 use crate::adjudication::{centipawns, score_in_info};
+use crate::clock::Clock;
+use crate::engine::External;
 use crate::ArenaConfig;
 
 /// Why a contestant lost a game without the rules deciding it.
@@ -16,6 +16,11 @@ use crate::ArenaConfig;
 pub enum Forfeit {
     Crashed(String),
     TimedOut,
+    /// Its clock ran out: the time it took, and what it had.
+    OutOfTime {
+        used: Duration,
+        had: Duration,
+    },
     Illegal(String),
 }
 
@@ -24,6 +29,12 @@ impl std::fmt::Display for Forfeit {
         match self {
             Forfeit::Crashed(why) => write!(f, "engine failed: {why}"),
             Forfeit::TimedOut => write!(f, "engine did not answer in time"),
+            Forfeit::OutOfTime { used, had } => write!(
+                f,
+                "lost on time: took {:.3} s with {:.3} s left",
+                used.as_secs_f64(),
+                had.as_secs_f64()
+            ),
             Forfeit::Illegal(why) => write!(f, "illegal move: {why}"),
         }
     }
@@ -36,30 +47,61 @@ pub struct Choice<M> {
     pub score: Option<i32>,
 }
 
+/// What the side to move knows of the clocks, when the game has them: the clock, and the side
+/// the engine protocol calls white.
+pub struct ClockView<'a> {
+    pub clock: &'a Clock,
+    pub white: arbiter_core::Side,
+}
+
 /// A participant in one game.
 pub trait Contestant<G: FullGame>: Send {
-    /// Chooses a move in `current`, reached from `start` by `history` (moves in notation).
+    /// Chooses a move in `current`, reached from the start by `history` (moves in notation).
     fn choose(
         &mut self,
-        start: &G,
         history: &[String],
         current: &G,
+        clock: Option<ClockView>,
     ) -> Result<Choice<G::Move>, Forfeit>;
 }
 
 /// One of arbiter's players.
 pub struct Internal<G: FullGame> {
     pub player: Box<dyn Player<G>>,
-    pub limits: Limits,
+    /// Its own limit a move; `None` to think by the arena's limit (or the game clock).
+    pub own_limits: Option<Limits>,
+    pub arena_limits: Limits,
+    /// Set when the arena is interrupted: the search stops at once.
+    pub stop: Arc<AtomicBool>,
 }
 
 impl<G: FullGame> Contestant<G> for Internal<G> {
-    fn choose(&mut self, _: &G, _: &[String], current: &G) -> Result<Choice<G::Move>, Forfeit> {
-        let stop = AtomicBool::new(false);
+    fn choose(
+        &mut self,
+        _: &[String],
+        current: &G,
+        clock: Option<ClockView>,
+    ) -> Result<Choice<G::Move>, Forfeit> {
+        let limits = match (&self.own_limits, clock) {
+            (Some(own), _) => *own,
+            (None, Some(view)) => {
+                let side = current.side_to_move().index();
+                let budget = arbiter_ai::engine::clock_budget(
+                    view.clock.left[side],
+                    view.clock.increment,
+                    None,
+                );
+                Limits {
+                    time: Some(budget),
+                    ..Limits::default()
+                }
+            }
+            (None, None) => self.arena_limits,
+        };
         let mut score = None;
         let mv = self
             .player
-            .choose(current, &self.limits, &stop, &mut |info| {
+            .choose(current, &limits, &self.stop, &mut |info| {
                 score = Some(centipawns(info.score))
             })
             .ok_or_else(|| Forfeit::Illegal("the player found no move".into()))?;
@@ -67,8 +109,6 @@ impl<G: FullGame> Contestant<G> for Internal<G> {
     }
 }
 
-/// How long an outside engine may take to start and to answer `isready`.
-const HANDSHAKE: Duration = Duration::from_secs(10);
 /// What an outside engine gets beyond its move time before it forfeits.
 pub const GRACE: Duration = Duration::from_millis(1000);
 /// How long an outside engine searching a number of nodes may take before it forfeits: no
@@ -90,11 +130,12 @@ pub(crate) fn default_limits(config: &ArenaConfig) -> Limits {
     }
 }
 
-/// What an outside engine is told to search for each move, and how long it may take.
+/// What an outside engine is told to search for each move without a game clock, and how long
+/// it may take.
 #[derive(Clone, Debug)]
 pub(crate) struct EngineLimit {
-    go: String,
-    answer_within: Duration,
+    pub go: String,
+    pub answer_within: Duration,
 }
 
 impl EngineLimit {
@@ -112,152 +153,35 @@ impl EngineLimit {
     }
 }
 
-/// An outside program speaking the engine protocol, one process per game.
-pub struct External {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    /// The last lines the engine wrote on stderr: what it (or the shell) said when it failed.
-    last_words: Receiver<String>,
-    limit: EngineLimit,
+/// An outside engine in a game, with the limit of each of its moves.
+pub(crate) struct Seat<'a> {
+    pub engine: &'a mut External,
+    pub limit: EngineLimit,
 }
 
-impl External {
-    /// Starts `command` with `sh -c` and sets it up for the game `game_line`.
-    pub(crate) fn start(
-        command: &str,
-        game_line: &str,
-        limit: EngineLimit,
-    ) -> Result<External, Forfeit> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| Forfeit::Crashed(format!("cannot start `{command}`: {e}")))?;
-        let stdin = child.stdin.take().expect("piped");
-        let lines = read_lines(child.stdout.take().expect("piped"));
-        let last_words = read_lines(child.stderr.take().expect("piped"));
-        let mut engine = External {
-            child,
-            stdin,
-            lines,
-            last_words,
-            limit,
-        };
-        engine.send("arbiter")?;
-        engine.expect("arbiterok", HANDSHAKE)?;
-        engine.send(game_line)?;
-        engine.send("newgame")?;
-        engine.send("isready")?;
-        engine.expect("readyok", HANDSHAKE)?;
-        Ok(engine)
-    }
-
-    fn send(&mut self, line: &str) -> Result<(), Forfeit> {
-        let sent = writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush());
-        sent.map_err(|_| {
-            let word = line.split_whitespace().next().unwrap_or("");
-            self.died(&format!("sent `{word}`"))
-        })
-    }
-
-    /// Waits for a line starting with `prefix`, skipping others; returns it.
-    fn expect(&mut self, prefix: &str, within: Duration) -> Result<String, Forfeit> {
-        self.expect_reading(prefix, within, |_| {})
-    }
-
-    /// [`Self::expect`], handing every line skipped on the way to `skipped`.
-    fn expect_reading(
-        &mut self,
-        prefix: &str,
-        within: Duration,
-        mut skipped: impl FnMut(&str),
-    ) -> Result<String, Forfeit> {
-        let deadline = Instant::now() + within;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) if line.starts_with(prefix) => return Ok(line),
-                Ok(line) => skipped(&line),
-                Err(RecvTimeoutError::Timeout) => return Err(Forfeit::TimedOut),
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(self.died(&format!("waited for `{prefix}`")))
-                }
-            }
-        }
-    }
-}
-
-impl External {
-    /// Why the engine's output ended: its exit status and its last words on stderr (where the
-    /// shell says `not found` or `Permission denied` for a command it cannot run).
-    fn died(&mut self, doing: &str) -> Forfeit {
-        let deadline = Instant::now() + Duration::from_millis(500);
-        let mut status = None;
-        while status.is_none() && Instant::now() < deadline {
-            status = self.child.try_wait().ok().flatten();
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let mut said: Vec<String> = Vec::new();
-        while let Ok(line) = self.last_words.recv_timeout(Duration::from_millis(50)) {
-            said.push(line);
-        }
-        let said = said.split_off(said.len().saturating_sub(3)).join(" / ");
-        let mut why = match status {
-            Some(s) if s.code() == Some(127) => format!("the command was not found ({s})"),
-            Some(s) if s.code() == Some(126) => format!("the command cannot be run ({s})"),
-            Some(s) => format!("it exited ({s}) as arbiter {doing}"),
-            None => format!("it closed its output as arbiter {doing}"),
-        };
-        if !said.is_empty() {
-            why.push_str(&format!("; it said: {said}"));
-        }
-        Forfeit::Crashed(why)
-    }
-}
-
-/// A thread that forwards each line `from` writes, until it closes.
-fn read_lines(from: impl std::io::Read + Send + 'static) -> Receiver<String> {
-    let (tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(from).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    lines
-}
-
-impl Drop for External {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl<G: FullGame> Contestant<G> for External {
+impl<G: FullGame> Contestant<G> for Seat<'_> {
     fn choose(
         &mut self,
-        _: &G,
         history: &[String],
         current: &G,
+        clock: Option<ClockView>,
     ) -> Result<Choice<G::Move>, Forfeit> {
         let position = if history.is_empty() {
             "position startpos".to_string()
         } else {
             format!("position startpos moves {}", history.join(" "))
         };
-        self.send(&position)?;
-        let go = self.limit.go.clone();
-        self.send(&go)?;
+        self.engine.send(&position)?;
+        let (go, within) = match clock {
+            Some(view) => {
+                let left = view.clock.left[current.side_to_move().index()];
+                (format!("go {}", view.clock.go_words(view.white)), left)
+            }
+            None => (self.limit.go.clone(), self.limit.answer_within),
+        };
+        self.engine.send(&go)?;
         let mut score = None;
-        let line = self.expect_reading("bestmove", self.limit.answer_within, |line| {
+        let line = self.engine.expect_reading("bestmove", within, |line| {
             score = score_in_info(line).or(score);
         })?;
         let text = line.trim_start_matches("bestmove").trim();

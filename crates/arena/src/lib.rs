@@ -11,29 +11,41 @@
 //! from the pairs, whose SPRT decides `--sprt`.
 
 pub mod adjudication;
+mod clock;
 mod contestant;
+mod engine;
+mod game;
 pub mod openings;
 mod pairs;
 pub mod pentanomial;
+mod record;
+mod report;
+mod results;
+mod resume;
 pub mod stats;
 mod tournament;
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_ai::PlayerSpec;
-use arbiter_core::outcome::record_with_end;
 use arbiter_core::{EndReason, Side};
 use serde::Serialize;
 use thiserror::Error;
 
 pub use adjudication::{Adjudication, DrawRule, ResignRule};
+pub use clock::TimeControl;
 pub use contestant::Forfeit;
+pub use engine::end_all_engines;
 pub use openings::OpeningSuite;
 pub use pairs::{PairRunner, PairSource};
 pub use pentanomial::Pentanomial;
-pub use stats::{Sprt, SprtVerdict, Tally};
+pub use record::record_moves;
+pub use report::{elo_text, SprtReport};
+pub use resume::finished_games;
+pub use stats::{EloModel, Sprt, SprtVerdict, Tally};
 pub use tournament::{index_line, record_file_name, run, INDEX_HEADER};
 
 /// One player in a tournament.
@@ -41,6 +53,18 @@ pub use tournament::{index_line, record_file_name, run, INDEX_HEADER};
 pub struct Entrant {
     pub name: String,
     pub spec: PlayerSpec,
+    /// An outside engine's options, each sent as `setoption name NAME value VALUE`.
+    pub options: Vec<(String, String)>,
+}
+
+impl Entrant {
+    pub fn new(name: &str, spec: PlayerSpec) -> Entrant {
+        Entrant {
+            name: name.to_string(),
+            spec,
+            options: Vec::new(),
+        }
+    }
 }
 
 /// How a tournament is run.
@@ -67,6 +91,16 @@ pub struct ArenaConfig {
     /// Ending games early on the players' scores (off by default).
     pub adjudication: Adjudication,
     pub sprt: Option<Sprt>,
+    /// Game clocks instead of a limit a move: outside engines are sent `go wtime … btime …`,
+    /// and a side whose time runs out loses.
+    pub time_control: Option<TimeControl>,
+    /// Where every line sent to and received from outside engines is logged.
+    pub engine_log: Option<PathBuf>,
+    /// Set from outside (Ctrl-C) to stop the run: the games being played are dropped, the
+    /// engines ended, and the report covers the games finished.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// Games already played (a run being resumed from its `games.tsv`): not played again.
+    pub done: Vec<GameOutcome>,
 }
 
 impl Default for ArenaConfig {
@@ -83,6 +117,10 @@ impl Default for ArenaConfig {
             max_plies: None,
             adjudication: Adjudication::default(),
             sprt: None,
+            time_control: None,
+            engine_log: None,
+            interrupt: None,
+            done: Vec::new(),
         }
     }
 }
@@ -94,6 +132,17 @@ pub enum ArenaError {
     TooFewPlayers,
     #[error("a match played in pairs needs exactly two players, not {0}")]
     NotTwoPlayers(usize),
+    #[error("--sprt needs exactly two players, not {0}")]
+    SprtNotTwoPlayers(usize),
+    #[error("`{0}` is one of arbiter's players, not an outside engine: it takes no --option")]
+    OptionsForPlayer(String),
+    #[error("cannot write the engine log {path}: {error}")]
+    EngineLog {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot resume: {0}")]
+    Resume(String),
     #[error("two players are called `{0}`")]
     DuplicateName(String),
     #[error(transparent)]
@@ -128,6 +177,18 @@ pub struct GameOutcome {
     #[serde(skip)]
     pub record: String,
     pub record_file: Option<PathBuf>,
+    /// What its outside engines wrote on standard error during the game, `name: line`.
+    #[serde(skip)]
+    pub stderr: Vec<String>,
+}
+
+/// A game just finished, for the progress display.
+pub struct Progress<'a> {
+    pub done: usize,
+    pub total: usize,
+    pub outcome: &'a GameOutcome,
+    /// The match so far in a line (two players): score, Elo and the SPRT's LLR.
+    pub live: Option<String>,
 }
 
 /// A player's totals.
@@ -153,7 +214,8 @@ pub struct PairTotals {
     pub losses: u32,
     /// The Elo difference `a` − `b`; `null` when a side scored 0% or 100% (no finite estimate).
     pub elo: Option<f64>,
-    /// Half the width of the 95% interval of `elo`; `null` with it.
+    /// Half the width of the 95% interval of `elo`; `null` with it, and when the games have no
+    /// spread to estimate it from.
     pub elo_error: Option<f64>,
     /// Likelihood of superiority of `a`: the chance, from the decisive games, that `a` is the
     /// stronger (0.5 with none).
@@ -172,7 +234,8 @@ pub struct PentanomialTotals {
     pub unpaired: u32,
     /// The Elo difference from the pairs' mean score; `null` at 0% or 100%.
     pub elo: Option<f64>,
-    /// Half the width of its 95% interval from the pentanomial variance; `null` with it.
+    /// Half the width of its 95% interval from the pentanomial variance; `null` with it, and
+    /// when every pair scored alike (no spread to estimate it from).
     pub elo_error: Option<f64>,
     pub los: f64,
 }
@@ -184,7 +247,10 @@ impl PentanomialTotals {
             pairs: p.pairs(),
             unpaired,
             elo: p.finite_elo(),
-            elo_error: p.finite_elo().map(|_| p.elo_error()),
+            elo_error: p
+                .finite_elo()
+                .filter(|_| p.variance() > 0.0)
+                .map(|_| p.elo_error()),
             los: p.likelihood_of_superiority(),
         }
     }
@@ -199,115 +265,12 @@ pub struct Report {
     pub pairs: Vec<PairTotals>,
     #[serde(skip)]
     pub outcomes: Vec<GameOutcome>,
-    /// Set when an SPRT stopped the tournament early.
+    /// The SPRT's settings and state (with `--sprt`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sprt: Option<String>,
-}
-
-impl Report {
-    /// The JSON summary of `--json`.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("the report serialises")
-    }
-
-    /// The human table printed at the end.
-    pub fn table(&self) -> String {
-        let mut out = String::new();
-        let width = self
-            .players
-            .iter()
-            .map(|p| p.name.len())
-            .max()
-            .unwrap_or(4)
-            .max(6);
-        let _ = writeln!(
-            out,
-            "{:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>6}",
-            "player", "games", "wins", "draws", "losses", "score"
-        );
-        for p in &self.players {
-            let _ = writeln!(
-                out,
-                "{:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>5.1}%",
-                p.name,
-                p.games,
-                p.wins,
-                p.draws,
-                p.losses,
-                100.0 * p.score
-            );
-        }
-        let _ = writeln!(out);
-        for pair in &self.pairs {
-            let games = pair.wins + pair.draws + pair.losses;
-            let tally = Tally {
-                wins: pair.wins,
-                draws: pair.draws,
-                losses: pair.losses,
-            };
-            let elo = elo_text(pair.elo, pair.elo_error, tally.score() > 0.5);
-            let _ = writeln!(
-                out,
-                "{} vs {}: {games} games, +{} ={} -{} ({:.1}%), Elo {elo}, LOS {:.1}%",
-                pair.a,
-                pair.b,
-                pair.wins,
-                pair.draws,
-                pair.losses,
-                100.0 * tally.score(),
-                100.0 * pair.los
-            );
-            let _ = writeln!(out, "  {}", pentanomial_line(&pair.pentanomial));
-        }
-        if let Some(sprt) = &self.sprt {
-            let _ = writeln!(out, "SPRT: {sprt}");
-        }
-        out
-    }
-}
-
-/// `+35 ± 40`, `+inf` or `-inf` (a score of 100% or 0%), `+1200` (no useful interval).
-fn elo_text(elo: Option<f64>, error: Option<f64>, ahead: bool) -> String {
-    match (elo, error) {
-        (None, _) => format!("{}inf", if ahead { "+" } else { "-" }),
-        (Some(elo), Some(error)) if error < 1500.0 => format!("{elo:+.0} ± {error:.0}"),
-        (Some(elo), _) => format!("{elo:+.0}"),
-    }
-}
-
-/// `pairs: 20 (LL 1, LD 2, DD/WL 10, WD 5, WW 2), Elo +35 ± 40, LOS 95.0%`.
-fn pentanomial_line(p: &PentanomialTotals) -> String {
-    let counts = Pentanomial { counts: p.counts };
-    let mut line = format!("pairs: {} ({})", p.pairs, counts.text());
-    if p.pairs > 0 {
-        let elo = elo_text(p.elo, p.elo_error, counts.score() > 0.5);
-        let _ = write!(line, ", Elo {elo}, LOS {:.1}%", 100.0 * p.los);
-    }
-    if p.unpaired > 0 {
-        let games = if p.unpaired == 1 { "game" } else { "games" };
-        let _ = write!(line, "; {} {games} unpaired", p.unpaired);
-    }
-    line
-}
-
-/// A game's record in the course's notation: the moves, then the end letter (`C#`, `S#`, …;
-/// none for a game the arena adjudicated).
-fn record_text(moves: &[String], end: &Ending) -> String {
-    let reason = match end {
-        Ending::Rules { reason, .. } => *reason,
-        Ending::Forfeit {
-            forfeit: Forfeit::Illegal(_),
-            ..
-        } => EndReason::IllegalMove,
-        Ending::Forfeit {
-            forfeit: Forfeit::TimedOut,
-            ..
-        } => EndReason::Timeout,
-        Ending::Forfeit { .. } => EndReason::Resign,
-        Ending::Adjudicated { winner: None, .. } => EndReason::None,
-        Ending::Adjudicated { .. } => EndReason::Resign,
-    };
-    record_with_end(moves, reason)
+    pub sprt: Option<SprtReport>,
+    /// The games the match was to play, and whether it was stopped (Ctrl-C) before them.
+    pub planned: usize,
+    pub interrupted: bool,
 }
 
 /// How a game ended, before it is turned into an outcome.

@@ -4,7 +4,8 @@
 
 use arbiter_ai::FullGame;
 
-use crate::tournament::{check_entrants, run_job, Job, Openings};
+use crate::game::{run_job, RunContext, Slot};
+use crate::tournament::{check_entrants, Job};
 use crate::{ArenaConfig, ArenaError, Entrant, GameOutcome};
 
 /// Plays pairs of a two-player match by number; behind a trait so that a caller holding many
@@ -22,8 +23,6 @@ pub struct PairRunner<G: FullGame> {
     start: G,
     entrants: Vec<Entrant>,
     config: ArenaConfig,
-    openings: Openings<G>,
-    max_plies: u32,
 }
 
 impl<G: FullGame> PairRunner<G> {
@@ -37,15 +36,11 @@ impl<G: FullGame> PairRunner<G> {
         if entrants.len() != 2 {
             return Err(ArenaError::NotTwoPlayers(entrants.len()));
         }
-        check_entrants(&start, &entrants, &config)?;
-        let openings = Openings::new(&start, &config)?;
-        let max_plies = config.max_plies.unwrap_or_else(|| start.max_plies());
+        check_entrants(&RunContext::new(&start, &entrants, &config)?)?;
         Ok(PairRunner {
             start,
             entrants,
             config,
-            openings,
-            max_plies,
         })
     }
 }
@@ -55,23 +50,19 @@ impl<G: FullGame> PairSource for PairRunner<G> {
         &self.entrants
     }
 
+    /// The two games share one slot: each outside engine is started once for the pair.
     fn play(&self, pair: usize) -> [GameOutcome; 2] {
-        let game = |index: usize, first: usize| {
+        let ctx = RunContext::new(&self.start, &self.entrants, &self.config)
+            .expect("checked when the runner was made");
+        let mut slot = Slot::new(self.entrants.len());
+        let mut game = |index: usize, first: usize| {
             let job = Job {
                 index,
                 first,
                 second: 1 - first,
                 opening: pair,
             };
-            let (start, entrants, config) = (&self.start, &self.entrants, &self.config);
-            run_job(
-                start,
-                entrants,
-                config,
-                &self.openings,
-                &job,
-                self.max_plies,
-            )
+            run_job(&ctx, &mut slot, &job).expect("a worker's games are not interrupted")
         };
         [game(2 * pair, 0), game(2 * pair + 1, 1)]
     }

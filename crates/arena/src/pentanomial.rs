@@ -13,7 +13,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::stats::{elo_of_score, erf, gsprt_llr, score_of_elo};
+use crate::stats::{
+    elo_of_score, erf, gsprt_llr, normalized_elo, score_of_elo, score_of_normalized_elo,
+};
 use crate::GameOutcome;
 
 /// How many pairs of games scored 0, ½, 1, 1½ and 2 points for the first-named player.
@@ -110,14 +112,44 @@ impl Pentanomial {
     /// LLR = n · (s1 − s0) · (2 · score − s0 − s1) / (2σ²),   s = 1 / (1 + 10^(−elo / 400))
     /// ```
     pub fn log_likelihood_ratio(&self, elo0: f64, elo1: f64) -> f64 {
+        self.llr_of_scores(|_| (score_of_elo(elo0), score_of_elo(elo1)))
+    }
+
+    /// [`Self::log_likelihood_ratio`] with the hypotheses in normalized Elo: each turned into
+    /// a score by the pairs' own (regularised) variance, as fastchess's normalized model does.
+    pub fn log_likelihood_ratio_normalized(&self, nelo0: f64, nelo1: f64) -> f64 {
+        self.llr_of_scores(|variance| {
+            (
+                score_of_normalized_elo(nelo0, variance),
+                score_of_normalized_elo(nelo1, variance),
+            )
+        })
+    }
+
+    /// The GSPRT's ratio for the two hypotheses' scores, which `scores` gives from the
+    /// regularised variance.
+    fn llr_of_scores(&self, scores: impl Fn(f64) -> (f64, f64)) -> f64 {
         let n = self.pairs() as f64;
         if n == 0.0 {
             return 0.0;
         }
+        let variance = self.regularised_variance();
+        let (s0, s1) = scores(variance);
+        gsprt_llr(n, self.score(), variance, s0, s1)
+    }
+
+    /// The variance of a pair's mean score with half an `LL` and half a `WW` pair of
+    /// pseudo-count, so that pairs that all scored alike still have some.
+    fn regularised_variance(&self) -> f64 {
+        let n = self.pairs() as f64;
         let p = self.score();
-        let variance =
-            (self.variance() * n + 0.5 * (1.0 - p).powi(2) + 0.5 * p.powi(2)) / (n + 1.0);
-        gsprt_llr(n, p, variance, score_of_elo(elo0), score_of_elo(elo1))
+        (self.variance() * n + 0.5 * (1.0 - p).powi(2) + 0.5 * p.powi(2)) / (n + 1.0)
+    }
+
+    /// The normalized Elo of the pairs (`nElo`), `None` before any pair or without spread.
+    pub fn normalized_elo(&self) -> Option<f64> {
+        (self.pairs() > 0 && self.variance() > 0.0)
+            .then(|| normalized_elo(self.score(), self.variance()))
     }
 
     /// `LL 3, LD 5, DD/WL 10, WD 4, WW 2`.

@@ -1,5 +1,7 @@
 //! Match statistics: score, Elo difference with its 95% interval, likelihood of superiority, SPRT.
 
+use serde::Serialize;
+
 /// Wins, draws and losses of one player against another.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -42,6 +44,11 @@ impl Tally {
             return 0.5;
         }
         (self.wins as f64 + 0.5 * self.draws as f64) / self.games() as f64
+    }
+
+    /// Whether the games' scores differ at all (else no interval can be estimated).
+    pub fn has_spread(&self) -> bool {
+        self.variance() > 0.0
     }
 
     /// The variance of one game's score.
@@ -127,11 +134,47 @@ pub fn gsprt_llr(n: f64, mean: f64, variance: f64, s0: f64, s1: f64) -> f64 {
     n * ((mean - s0).powi(2) - (mean - s1).powi(2)) / (2.0 * variance)
 }
 
-/// A sequential probability ratio test between two Elo hypotheses, at 5% error rates.
+/// How the SPRT's Elo hypotheses are read, as fastchess's `model=`: logistic Elo (the score
+/// `1 / (1 + 10^(−elo/400))`, what the tables print) or normalized Elo (the score's distance
+/// from 50% in units of its standard deviation, `nElo`: independent of the draw rate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EloModel {
+    Logistic,
+    Normalized,
+}
+
+impl EloModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            EloModel::Logistic => "logistic",
+            EloModel::Normalized => "normalized",
+        }
+    }
+}
+
+impl std::str::FromStr for EloModel {
+    type Err = String;
+    fn from_str(text: &str) -> Result<EloModel, String> {
+        match text {
+            "logistic" => Ok(EloModel::Logistic),
+            "normalized" => Ok(EloModel::Normalized),
+            other => Err(format!(
+                "the Elo model is `logistic` or `normalized`, not `{other}`"
+            )),
+        }
+    }
+}
+
+/// A sequential probability ratio test between two Elo hypotheses, with error rates `alpha`
+/// (accepting H1 when H0 holds) and `beta` (the reverse).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sprt {
     pub elo0: f64,
     pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub model: EloModel,
 }
 
 /// What an SPRT concluded.
@@ -145,14 +188,27 @@ pub enum SprtVerdict {
     AcceptH0,
 }
 
-impl Sprt {
-    const ALPHA: f64 = 0.05;
-    const BETA: f64 = 0.05;
+/// `800 / ln 10`: normalized Elo per unit of `t = (score − ½) / σ`.
+const NELO_PER_T: f64 = 347.435_585_522_601_5;
 
-    pub fn bounds() -> (f64, f64) {
+impl Sprt {
+    /// The defaults: 5% error rates and logistic Elo.
+    pub fn new(elo0: f64, elo1: f64) -> Sprt {
+        Sprt {
+            elo0,
+            elo1,
+            alpha: 0.05,
+            beta: 0.05,
+            model: EloModel::Logistic,
+        }
+    }
+
+    /// The log-likelihood ratios at which it accepts H0 and H1: `ln(β / (1 − α))` and
+    /// `ln((1 − β) / α)`.
+    pub fn bounds(&self) -> (f64, f64) {
         (
-            (Self::BETA / (1.0 - Self::ALPHA)).ln(),
-            ((1.0 - Self::BETA) / Self::ALPHA).ln(),
+            (self.beta / (1.0 - self.alpha)).ln(),
+            ((1.0 - self.beta) / self.alpha).ln(),
         )
     }
 
@@ -160,9 +216,17 @@ impl Sprt {
         self.verdict_of_llr(tally.log_likelihood_ratio(self.elo0, self.elo1))
     }
 
+    /// The pentanomial log-likelihood ratio of the pairs `p`, by the test's Elo model.
+    pub fn llr(&self, p: &crate::Pentanomial) -> f64 {
+        match self.model {
+            EloModel::Logistic => p.log_likelihood_ratio(self.elo0, self.elo1),
+            EloModel::Normalized => p.log_likelihood_ratio_normalized(self.elo0, self.elo1),
+        }
+    }
+
     /// What a log-likelihood ratio (of [`Tally`] or of [`crate::Pentanomial`]) decides.
     pub fn verdict_of_llr(&self, llr: f64) -> SprtVerdict {
-        let (lower, upper) = Self::bounds();
+        let (lower, upper) = self.bounds();
         if llr >= upper {
             SprtVerdict::AcceptH1
         } else if llr <= lower {
@@ -171,6 +235,20 @@ impl Sprt {
             SprtVerdict::Continue
         }
     }
+}
+
+/// The score a normalized Elo difference `nelo` stands for when one pair's mean score has the
+/// variance `variance` (fastchess's `neloToScorePenta`).
+pub fn score_of_normalized_elo(nelo: f64, variance: f64) -> f64 {
+    0.5 + nelo / NELO_PER_T * (2.0 * variance).sqrt()
+}
+
+/// The normalized Elo of a mean pair score with that variance (0 with no spread).
+pub fn normalized_elo(score: f64, variance: f64) -> f64 {
+    if variance <= 0.0 {
+        return 0.0;
+    }
+    (score - 0.5) / (2.0 * variance).sqrt() * NELO_PER_T
 }
 
 #[cfg(test)]
@@ -209,10 +287,7 @@ mod tests {
 
     #[test]
     fn sprt_decides_clear_cases() {
-        let sprt = Sprt {
-            elo0: 0.0,
-            elo1: 50.0,
-        };
+        let sprt = Sprt::new(0.0, 50.0);
         assert_eq!(
             sprt.verdict(&Tally {
                 wins: 5,

@@ -11,7 +11,8 @@ use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_ai::{PlayerSpec, SearchSettings};
 use arbiter_arena::openings::{self, GenerateConfig};
 use arbiter_arena::{
-    Adjudication, ArenaConfig, DrawRule, Entrant, OpeningSuite, Report, ResignRule, Sprt,
+    Adjudication, ArenaConfig, DrawRule, EloModel, Entrant, OpeningSuite, Progress, Report,
+    ResignRule, Sprt, TimeControl,
 };
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -20,7 +21,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 #[command(
     after_help = format!("SPEC: {}", arbiter_ai::SPEC_HELP),
     args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true
+    subcommand_negates_reqs = true,
+    args_override_self = true
 )]
 pub struct ArenaArgs {
     #[command(subcommand)]
@@ -36,6 +38,12 @@ pub struct ArenaArgs {
     /// Thinking time per move for players without their own limit, and for engines.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     time_per_move: u64,
+    /// Game clocks instead of a time a move: BASE seconds for the game plus INC seconds after
+    /// each move (`10+0.1`, `60`). Engines are sent `go wtime … btime … winc … binc …`, players
+    /// without their own limit share their time out the same way, and a side whose time runs
+    /// out loses the game.
+    #[arg(long = "tc", value_name = "BASE+INC", conflicts_with_all = ["time_per_move", "nodes_per_move"])]
+    time_control: Option<TimeControl>,
     /// Limit each move by nodes instead of time: engines (`cmd:`) are sent `go nodes N` (and
     /// forfeit after 60 s), players without their own limit stop after N nodes. The games
     /// then play the same however loaded the machine is.
@@ -65,6 +73,29 @@ pub struct ArenaArgs {
     /// (counted by pairs of games on one opening: the pentanomial GSPRT).
     #[arg(long, value_name = "ELO0,ELO1")]
     sprt: Option<String>,
+    /// The SPRT's chance of accepting H1 when H0 holds (a false gain).
+    #[arg(long, value_name = "P", default_value_t = 0.05, requires = "sprt")]
+    sprt_alpha: f64,
+    /// The SPRT's chance of accepting H0 when H1 holds (a missed gain).
+    #[arg(long, value_name = "P", default_value_t = 0.05, requires = "sprt")]
+    sprt_beta: f64,
+    /// How ELO0 and ELO1 are read: `logistic` Elo (what the table prints) or `normalized`
+    /// Elo (nElo, as fastchess's default and fishtest read them).
+    #[arg(
+        long,
+        value_name = "MODEL",
+        default_value = "logistic",
+        requires = "sprt"
+    )]
+    sprt_model: EloModel,
+    /// Log every line sent to and received from the outside engines (and their stderr) to
+    /// this file, with the time and the engine's name and process id.
+    #[arg(long, value_name = "FILE")]
+    engine_log: Option<PathBuf>,
+    /// Finish the match whose records are in DIR (stopped with Ctrl-C): its arguments are
+    /// read from DIR/arena-args, the games in DIR/games.tsv count as played.
+    #[arg(long, value_name = "DIR")]
+    resume: Option<PathBuf>,
     /// Adjudicate games that reach this many plies as draws (default: the game's own cap).
     #[arg(long)]
     max_plies: Option<u32>,
@@ -93,7 +124,8 @@ enum ArenaCommand {
 }
 
 fn entrants(args: &ArenaArgs) -> anyhow::Result<Vec<Entrant>> {
-    args.players
+    let mut entrants = args
+        .players
         .iter()
         .map(|p| {
             let (name, spec) = p.split_once('=').with_context(|| {
@@ -107,33 +139,82 @@ fn entrants(args: &ArenaArgs) -> anyhow::Result<Vec<Entrant>> {
                 bail!("player name `{name}` may only use letters, digits, `_` and `-`");
             }
             let spec: PlayerSpec = spec.parse()?;
-            Ok(Entrant {
-                name: name.to_string(),
-                spec,
-            })
+            Ok(Entrant::new(name, spec))
+        })
+        .collect::<anyhow::Result<Vec<Entrant>>>()?;
+    for (player, name, value) in engine_options(args) {
+        let Some(entrant) = entrants.iter_mut().find(|e| e.name == player) else {
+            bail!("--option {player}.{name}={value}: there is no player `{player}`");
+        };
+        entrant.options.push((name, value));
+    }
+    Ok(entrants)
+}
+
+/// The `--option PLAYER.NAME=VALUE` of outside engines (the others are the game's options).
+fn engine_options(args: &ArenaArgs) -> Vec<(String, String, String)> {
+    let given = args.game.iter().flat_map(|g| g.option.iter());
+    given
+        .filter_map(|text| {
+            let (key, value) = text.split_once('=')?;
+            let (player, name) = key.split_once('.')?;
+            Some((
+                player.trim().into(),
+                name.trim().into(),
+                value.trim().into(),
+            ))
         })
         .collect()
 }
 
-fn config(args: &ArenaArgs) -> anyhow::Result<ArenaConfig> {
-    let sprt = match &args.sprt {
-        None => None,
-        Some(text) => {
-            let (a, b) = text
-                .split_once(',')
-                .context("--sprt takes ELO0,ELO1, like 0,50")?;
-            let parse = |s: &str| {
-                s.trim()
-                    .parse::<f64>()
-                    .with_context(|| format!("--sprt: `{s}` is not a number"))
-            };
-            let (elo0, elo1) = (parse(a)?, parse(b)?);
-            if elo0 >= elo1 {
-                bail!("--sprt: ELO0 must be below ELO1");
-            }
-            Some(Sprt { elo0, elo1 })
-        }
+/// The game's arguments without the engines' options.
+fn game_args(args: &ArenaArgs) -> Option<crate::GameArgs> {
+    let mut game = args.game.clone()?;
+    game.option.retain(|text| {
+        !text
+            .split_once('=')
+            .is_some_and(|(key, _)| key.contains('.'))
+    });
+    Some(game)
+}
+
+/// `--sprt ELO0,ELO1` with its error rates and Elo model, checked.
+fn sprt(args: &ArenaArgs) -> anyhow::Result<Option<Sprt>> {
+    let Some(text) = &args.sprt else {
+        return Ok(None);
     };
+    let (a, b) = text
+        .split_once(',')
+        .context("--sprt takes ELO0,ELO1, like 0,50")?;
+    let parse = |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .with_context(|| format!("--sprt: `{s}` is not a number"))
+    };
+    let (elo0, elo1) = (parse(a)?, parse(b)?);
+    if elo0 >= elo1 {
+        bail!("--sprt: ELO0 must be below ELO1");
+    }
+    let (alpha, beta) = (args.sprt_alpha, args.sprt_beta);
+    if !(alpha > 0.0 && beta > 0.0 && alpha + beta < 1.0) {
+        bail!("--sprt-alpha and --sprt-beta must be above 0 with a sum below 1");
+    }
+    if args.players.len() != 2 {
+        let n = args.players.len();
+        bail!("--sprt needs exactly two players, not {n}");
+    }
+    let model = args.sprt_model;
+    Ok(Some(Sprt {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+        model,
+    }))
+}
+
+fn config(args: &ArenaArgs) -> anyhow::Result<ArenaConfig> {
+    let sprt = sprt(args)?;
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
@@ -157,6 +238,10 @@ fn config(args: &ArenaArgs) -> anyhow::Result<ArenaConfig> {
         max_plies: args.max_plies,
         adjudication: adjudication(args)?,
         sprt,
+        time_control: args.time_control,
+        engine_log: args.engine_log.clone(),
+        interrupt: None,
+        done: Vec::new(),
     })
 }
 
@@ -211,24 +296,31 @@ fn play<G: FullGame>(
         )
         .expect("valid template"),
     );
-    let report = arbiter_arena::run(&start, entrants, config, &mut |done, total, outcome| {
+    let report = arbiter_arena::run(&start, entrants, config, &mut |progress: &Progress| {
+        let (done, total, outcome) = (progress.done, progress.total, progress.outcome);
         bar.set_length(total as u64);
         bar.set_position(done as u64);
         let winner = outcome
             .winner
             .map_or("draw".to_string(), |w| format!("{} won", entrants[w].name));
-        bar.set_message(format!("last: {winner} ({})", outcome.reason));
+        match &progress.live {
+            Some(live) => bar.set_message(live.clone()),
+            None => bar.set_message(format!("last: {winner} ({})", outcome.reason)),
+        }
         // Without a terminal (a log, a pipe) the bar is hidden: every game gets a line instead.
         if bar.is_hidden() || is_forfeit(&outcome.reason) {
             let (first, second) = (
                 &entrants[outcome.first].name,
                 &entrants[outcome.second].name,
             );
-            let line = format!(
+            let mut line = format!(
                 "game {} ({first} vs {second}): {winner}: {} [{done}/{total} done]",
                 outcome.index + 1,
                 outcome.reason
             );
+            if let Some(live) = &progress.live {
+                line.push_str(&format!(" {live}"));
+            }
             bar.suspend(|| eprintln!("{line}"));
         }
     })?;
@@ -239,9 +331,14 @@ fn play<G: FullGame>(
 /// A game lost outside the rules (an engine that failed, timed out or played an illegal move):
 /// said on the terminal at once, not only in `games.tsv`.
 fn is_forfeit(reason: &str) -> bool {
-    ["engine failed", "engine did not answer", "illegal move"]
-        .iter()
-        .any(|start| reason.starts_with(start))
+    [
+        "engine failed",
+        "engine did not answer",
+        "illegal move",
+        "lost on time",
+    ]
+    .iter()
+    .any(|start| reason.starts_with(start))
 }
 
 /// `--json`'s file, opened before the tournament so that a path that cannot be written fails at
@@ -288,20 +385,27 @@ pub fn run<C: Catalogue>(args: ArenaArgs) -> anyhow::Result<ExitCode> {
         return crate::queue::status(status);
     }
     let entrants = entrants(&args)?;
-    let config = config(&args)?;
-    let options = args
-        .game
-        .as_ref()
+    let mut config = config(&args)?;
+    let options = game_args(&args)
         .context("arena needs a GAME (or `arena status URL`)")?
         .options::<C>()?;
     if let Some(url) = &args.queue {
+        refuse_for_queue(&args, &entrants)?;
         return crate::queue::submit::<C>(url, &options, &entrants, &config, args.batch_pairs);
     }
     if let Some(dir) = &args.out {
         // Made first: `--json` may name a file inside it.
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot make the records folder {}", dir.display()))?;
+        match &args.resume {
+            Some(_) => {
+                config.done = arbiter_arena::finished_games(dir, &entrants, config.games)?;
+            }
+            None => crate::resume::save_arguments(dir)?,
+        }
     }
+    let interrupt = crate::resume::stop_on_signals()?;
+    config.interrupt = Some(interrupt);
     let json = args.json.as_deref().map(JsonOut::open).transpose()?;
     let played = registry::with_game::<C, _>(
         &options,
@@ -328,7 +432,24 @@ pub fn run<C: Catalogue>(args: ArenaArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.out {
         eprintln!("game records in {}", dir.display());
     }
+    if report.interrupted {
+        return Ok(crate::resume::interrupted(&report, args.out.as_deref()));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a queued test cannot carry yet, refused rather than dropped.
+fn refuse_for_queue(args: &ArenaArgs, entrants: &[Entrant]) -> anyhow::Result<()> {
+    if args.time_control.is_some() {
+        bail!("--tc: a queued test is played with --time-per-move or --nodes-per-move");
+    }
+    if args.sprt_alpha != 0.05 || args.sprt_beta != 0.05 || args.sprt_model != EloModel::Logistic {
+        bail!("a queued test's SPRT has alpha 0.05, beta 0.05 and logistic Elo");
+    }
+    if entrants.iter().any(|e| !e.options.is_empty()) || args.engine_log.is_some() {
+        bail!("--option for an engine and --engine-log are for a local match, not --queue");
+    }
+    Ok(())
 }
 
 /// `arbiter openings`: a balanced opening suite, made reproducibly.

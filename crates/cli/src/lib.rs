@@ -11,14 +11,16 @@ use std::time::Instant;
 
 use anyhow::Context;
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
-use arbiter_core::{JudgeError, Options};
+use arbiter_core::Options;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod api_limits;
 mod arena;
 mod config_file;
+mod judge;
 mod net;
 mod queue;
+mod resume;
 mod selfplay;
 mod tune;
 
@@ -37,12 +39,7 @@ enum Command {
     Games,
     /// Judge a move stream exactly like the official judge: input from FILE or standard
     /// input, verdicts on standard output.
-    Judge {
-        /// The game whose judge to run.
-        game: String,
-        /// Read the input from this file instead of standard input.
-        file: Option<std::path::PathBuf>,
-    },
+    Judge(judge::JudgeArgs),
     /// Count the leaves of the legal-move tree from the start position (move-generator check).
     Perft {
         #[command(flatten)]
@@ -161,7 +158,9 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let args = match config_file::expand(args.into_iter().map(Into::into).collect()) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    resume::remember(&args);
+    let args = match config_file::expand(args).and_then(resume::expand) {
         Ok(args) => args,
         Err(err) => {
             eprintln!("arbiter: {err:#}");
@@ -192,7 +191,7 @@ fn run<C: Catalogue>(cli: Cli) -> anyhow::Result<ExitCode> {
             print!("{}", describe_games::<C>());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Judge { game, file } => judge::<C>(&game, file.as_deref()),
+        Command::Judge(args) => judge::run::<C>(args),
         Command::Perft {
             game,
             depth,
@@ -251,8 +250,13 @@ fn describe_games<C: Catalogue>() -> String {
     let mut out = String::new();
     for def in registry::games::<C>() {
         let [first, second] = &def.sides;
+        let aliases = if def.aliases.is_empty() {
+            String::new()
+        } else {
+            format!(" (also {})", def.aliases.join(", "))
+        };
         out.push_str(&format!(
-            "{}  {}: {} ({}) moves first, then {} ({})\n",
+            "{}{aliases}  {}: {} ({}) moves first, then {} ({})\n",
             def.id, def.title, first.name, first.word, second.name, second.word
         ));
         out.push_str(&format!("  moves: {}\n", def.notation));
@@ -281,40 +285,11 @@ fn judge_formats<C: Catalogue>() -> String {
         }
     }
     text.push_str(
-        "\nMalformed input stops the judge with a message naming the line and exit status 2.",
+        "\nMalformed input (or an input that cannot be read) stops the judge with a message \
+         naming the line and exit status 2; with --expect, output that differs from the answer \
+         file exits 1, as does a --record whose end mark the rules do not reach.",
     );
     text
-}
-
-fn judge<C: Catalogue>(game: &str, file: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
-    let def = registry::definition::<C>(game)?;
-    let Some(judge) = def.judge else {
-        anyhow::bail!("{} has no judge", def.id);
-    };
-    let mut stdout = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let result = match file {
-        Some(path) => {
-            let file = std::fs::File::open(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            let mut reader = io::BufReader::with_capacity(1 << 16, file);
-            (judge.run)(&mut reader, &mut stdout)
-        }
-        None => {
-            let mut stdin = io::stdin().lock();
-            (judge.run)(&mut stdin, &mut stdout)
-        }
-    };
-    Ok(match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(JudgeError::Input(message)) => {
-            eprintln!("arbiter judge: malformed input: {message}");
-            ExitCode::from(EXIT_BAD_INPUT)
-        }
-        Err(JudgeError::Output(message)) => {
-            eprintln!("arbiter judge: {message}");
-            ExitCode::FAILURE
-        }
-    })
 }
 
 /// `arbiter tables`: the game builds its tables, telling standard error how it goes.

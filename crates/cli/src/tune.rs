@@ -208,10 +208,7 @@ fn read_record<G: FullGame>(start: &G, path: &Path) -> anyhow::Result<Vec<G::Mov
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut position = start.clone();
     let mut moves = Vec::new();
-    for (i, word) in text.split_whitespace().enumerate() {
-        if word.ends_with('#') {
-            break;
-        }
+    for (i, word) in arbiter_arena::record_moves(&text).iter().enumerate() {
         let mv = position
             .parse_move(word)
             .with_context(|| format!("{}: move {} `{word}`", path.display(), i + 1))?;

@@ -93,6 +93,16 @@ fn records(dirs: &[PathBuf]) -> (BTreeMap<String, String>, Vec<String>) {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             let text = std::fs::read_to_string(&path).unwrap();
+            // Played on another day the date would differ; everything else must not.
+            let text: String = text
+                .lines()
+                .filter(|l| !l.starts_with("[Date "))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            if name == "arena-args" {
+                // The local run's arguments, kept for `--resume`.
+                continue;
+            }
             if name == "games.tsv" {
                 index.extend(text.lines().skip(1).map(str::to_string));
             } else {

@@ -8,6 +8,7 @@
 
 mod error;
 mod game;
+mod judge_def;
 pub mod look;
 mod movelist;
 pub mod outcome;

@@ -9,13 +9,15 @@
 //! matches on game names.
 
 use std::fmt;
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 use thiserror::Error;
 
 use crate::look::Look;
 use crate::outcome::{EndReason, MoveReason};
-use crate::{Game, JudgeError, MoveList, Side};
+use crate::{Game, MoveList, Side};
+
+pub use crate::judge_def::{JudgeDef, RecordJudge, StepFlags};
 
 /// How a game names one side: `red` in text, `RED` on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,46 +76,6 @@ pub struct OptionDef {
 pub struct PerftRecord {
     pub options: &'static [(&'static str, u32)],
     pub leaves: &'static [u64],
-}
-
-/// A game's official judge: text in, verdicts out (`arbiter judge ID`).
-#[derive(Clone, Copy)]
-pub struct JudgeDef {
-    pub run: fn(&mut dyn BufRead, &mut dyn Write) -> Result<(), JudgeError>,
-    /// The same judge, step by step, for the visualiser: what it printed after each operation
-    /// and the board then.
-    pub trace: fn(&str) -> Result<Vec<JudgeStep>, JudgeError>,
-    /// A short input to try it with.
-    pub example: &'static str,
-    /// Whether the judge prints as it goes (each step's output is what it printed then, and
-    /// the outputs add up to the judge's); otherwise it answers once at the end, and each
-    /// step's output is the answer it would give if the input ended there.
-    pub streams: bool,
-    /// The input format in one line, for `--help`.
-    pub input: &'static str,
-    /// A judge input that plays `moves` (in the game's notation) from the start of `options`.
-    pub script: fn(&Options, &[String]) -> String,
-    /// Checks the judge's output for such a script of a legal game that ended with `end`
-    /// (`None`: still going): every move judged legal, the end reported as the judge reports it.
-    pub verdict: fn(&str, Option<&End>) -> Result<(), String>,
-    /// What one step's output says, for the visualiser's marks and sounds.
-    pub flags: fn(&str) -> StepFlags,
-}
-
-/// What a judge's output for one operation says, typed: the operation was refused, the game
-/// ended with it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct StepFlags {
-    pub invalid: bool,
-    pub ended: bool,
-}
-
-impl fmt::Debug for JudgeDef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("JudgeDef")
-            .field("input", &self.input)
-            .finish()
-    }
 }
 
 /// One operation of a judge's input, as the judge saw it.
@@ -219,6 +181,8 @@ impl<'a> InputLines<'a> {
 pub struct GameDef {
     /// The game's name on the command line, the network and in stored games: `duck`.
     pub id: &'static str,
+    /// Other names it is found by (in any case, like the id): `p5380` for Duck Chess.
+    pub aliases: &'static [&'static str],
     pub title: &'static str,
     /// First (moves first), then second.
     pub sides: [SideDef; 2],
@@ -545,6 +509,7 @@ mod tests {
     };
     static OPTIONS: [OptionDef; 2] = [SIZE, LIMIT];
     static DEF: GameDef = GameDef {
+        aliases: &[],
         id: "toy",
         title: "Toy",
         sides: [

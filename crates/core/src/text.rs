@@ -5,6 +5,12 @@ use std::io::BufRead;
 use crate::InputError;
 
 /// Whitespace-separated tokens of a reader, one line in memory at a time (judges stream).
+///
+/// A UTF-8 byte-order mark before the first line is skipped. In strict mode (`judge
+/// --strict`, as a contest's validator reads) each record — a count, an operation — must be
+/// alone on its own line: [`Tokens::end_record`] refuses anything after one on its line, a
+/// record spread over lines is refused, and [`Tokens::end_input`] refuses anything after the
+/// last.
 pub struct Tokens<R> {
     reader: R,
     buf: Vec<u8>,
@@ -13,6 +19,19 @@ pub struct Tokens<R> {
     eof: bool,
     /// Whether the last line read ended with a newline (then the end of input is on the next line).
     terminated: bool,
+    strict: bool,
+    /// The line the record being read began on (strict mode).
+    record_line: Option<usize>,
+}
+
+/// The UTF-8 byte-order mark some editors put at the start of a text file.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Drops a byte-order mark from the start of the first line of an input.
+pub fn strip_bom(first_line: &mut Vec<u8>) {
+    if first_line.starts_with(BOM) {
+        first_line.drain(..BOM.len());
+    }
 }
 
 impl<R: BufRead> Tokens<R> {
@@ -24,7 +43,15 @@ impl<R: BufRead> Tokens<R> {
             pos: 0,
             eof: false,
             terminated: false,
+            strict: false,
+            record_line: None,
         }
+    }
+
+    /// The same tokens read strictly (see the type's documentation).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
     }
 
     /// The 1-based number of the line the last token came from (or the last line read).
@@ -34,6 +61,18 @@ impl<R: BufRead> Tokens<R> {
 
     /// The next token and its line number; `None` at the end of the input.
     pub fn next_token(&mut self) -> Result<Option<(usize, &str)>, InputError> {
+        Ok(self
+            .next_span()?
+            .map(|(line, start, end)| (line, self.text(start, end))))
+    }
+
+    /// The token at `start..end` of the line in memory (checked to be UTF-8 by `next_span`).
+    fn text(&self, start: usize, end: usize) -> &str {
+        std::str::from_utf8(&self.buf[start..end]).unwrap_or_default()
+    }
+
+    /// The next token's line and its place in the line in memory.
+    fn next_span(&mut self) -> Result<Option<(usize, usize, usize)>, InputError> {
         loop {
             while self.pos < self.buf.len() && self.buf[self.pos].is_ascii_whitespace() {
                 self.pos += 1;
@@ -43,9 +82,9 @@ impl<R: BufRead> Tokens<R> {
                 while self.pos < self.buf.len() && !self.buf[self.pos].is_ascii_whitespace() {
                     self.pos += 1;
                 }
-                let token = std::str::from_utf8(&self.buf[start..self.pos])
+                std::str::from_utf8(&self.buf[start..self.pos])
                     .map_err(|_| InputError::new(self.line_no, "the input is not UTF-8 text"))?;
-                return Ok(Some((self.line_no, token)));
+                return Ok(Some((self.line_no, start, self.pos)));
             }
             if self.eof {
                 return Ok(None);
@@ -58,6 +97,9 @@ impl<R: BufRead> Tokens<R> {
                 self.eof = true;
             } else {
                 self.line_no += 1;
+                if self.line_no == 1 {
+                    strip_bom(&mut self.buf);
+                }
                 self.terminated = self.buf.ends_with(b"\n");
             }
         }
@@ -68,17 +110,100 @@ impl<R: BufRead> Tokens<R> {
     ///
     /// Integers too large for `i64` saturate, so a caller can treat them as out of range.
     pub fn expect_int(&mut self, what: impl std::fmt::Display) -> Result<i64, InputError> {
-        match self.next_token()? {
-            None => Err(InputError::new(
-                self.line() + usize::from(self.line_no > 0 && self.terminated),
+        let (line, token) = self.expect_token(&what)?;
+        parse_integer(token).ok_or_else(|| {
+            InputError::new(
+                line,
+                format!("expected an integer for {what}, found `{}`", shorten(token)),
+            )
+        })
+    }
+
+    /// The next token as an integer in `range`; anything else — too large for any integer
+    /// type too — is refused naming `what`, the token as written and `allowed`.
+    pub fn expect_in_range(
+        &mut self,
+        what: impl std::fmt::Display,
+        range: std::ops::RangeInclusive<i64>,
+        allowed: &str,
+    ) -> Result<i64, InputError> {
+        let (line, token) = self.expect_token(&what)?;
+        let value = match token.parse::<i64>() {
+            Ok(value) if range.contains(&value) => return Ok(value),
+            Ok(value) => Some(value),
+            Err(_) => parse_integer(token),
+        };
+        let message = match value {
+            Some(_) => format!(
+                "{what} is out of range: found {}, expected {allowed}",
+                shorten(token)
+            ),
+            None => format!("expected an integer for {what}, found `{}`", shorten(token)),
+        };
+        Err(InputError::new(line, message))
+    }
+
+    /// The next token, or the error for an input that ended where `what` was expected. In
+    /// strict mode a record must not continue on another line.
+    fn expect_token(&mut self, what: &impl std::fmt::Display) -> Result<(usize, &str), InputError> {
+        let ended_line = self.line() + usize::from(self.line_no > 0 && self.terminated);
+        let Some((line, start, end)) = self.next_span()? else {
+            return Err(InputError::new(
+                ended_line,
                 format!("the input ended where {what} was expected"),
+            ));
+        };
+        if self.strict {
+            match self.record_line {
+                Some(first) if first != line => {
+                    return Err(InputError::new(
+                        line,
+                        format!(
+                            "{what} is not on line {first} with the rest of its record \
+                             (--strict: one record a line)"
+                        ),
+                    ))
+                }
+                Some(_) => {}
+                None => self.record_line = Some(line),
+            }
+        }
+        Ok((line, self.text(start, end)))
+    }
+
+    /// In strict mode: the record just read (`what`) must end its line.
+    pub fn end_record(&mut self, what: impl std::fmt::Display) -> Result<(), InputError> {
+        self.record_line = None;
+        if !self.strict {
+            return Ok(());
+        }
+        let rest = &self.buf[self.pos..];
+        match rest.split(u8::is_ascii_whitespace).find(|t| !t.is_empty()) {
+            None => Ok(()),
+            Some(extra) => Err(InputError::new(
+                self.line_no,
+                format!(
+                    "`{}` after {what} on its line (--strict: one record a line)",
+                    shorten(&String::from_utf8_lossy(extra))
+                ),
             )),
-            Some((line, token)) => parse_integer(token).ok_or_else(|| {
-                InputError::new(
-                    line,
-                    format!("expected an integer for {what}, found `{}`", shorten(token)),
-                )
-            }),
+        }
+    }
+
+    /// In strict mode: nothing but white space may follow the last record.
+    pub fn end_input(&mut self) -> Result<(), InputError> {
+        if !self.strict {
+            return Ok(());
+        }
+        match self.next_token()? {
+            None => Ok(()),
+            Some((line, token)) => Err(InputError::new(
+                line,
+                format!(
+                    "`{}` after the last record (--strict: nothing may follow it)",
+                    shorten(token)
+                ),
+            )),
         }
     }
 }

@@ -35,6 +35,7 @@ static PERFT: [PerftRecord; 1] = [PerftRecord {
 /// Duck Chess in the registry.
 pub static DEFINITION: GameDef = GameDef {
     id: "duck",
+    aliases: &["p5380", "duck-chess"],
     title: "Duck Chess (鸭棋)",
     sides: [
         SideDef {
@@ -52,6 +53,8 @@ pub static DEFINITION: GameDef = GameDef {
     perft: &PERFT,
     judge: Some(JudgeDef {
         run: run_judge,
+        strict: |input, output| crate::judge::judge_strict(input, output),
+        record: None,
         trace,
         streams: true,
         example: "8\n3 0 4 0\n6 0 5 0\n4 0 5 0\n6 2 5 2\n0 0 1 0\n9 9 9 9\n5 0 6 0\n9 0 8 0\n",
@@ -143,7 +146,8 @@ fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
         board: before.clone(),
         changes: Changes::default(),
     }];
-    crate::judge::judge_traced(input.as_bytes(), out.clone(), |line, pos| {
+    let tokens = arbiter_core::text::Tokens::new(input.as_bytes());
+    crate::judge::judge_traced(tokens, out.clone(), |line, pos| {
         let board = pos.board();
         steps.push(JudgeStep {
             line,

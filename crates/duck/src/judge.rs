@@ -3,7 +3,9 @@
 use std::io::{self, BufRead, Write};
 
 use arbiter_core::text::Tokens;
-use arbiter_core::{InputError, JudgeError};
+#[cfg(test)]
+use arbiter_core::InputError;
+use arbiter_core::JudgeError;
 
 use crate::board::{side_name, Piece};
 use crate::position::{Move, Position};
@@ -14,31 +16,35 @@ use crate::position::{Move, Position};
 /// Tokens may be spread over lines in any way (the contest's data puts one operation per line);
 /// anything after the `Q`-th operation is ignored.
 pub fn judge(input: impl BufRead, output: impl Write) -> Result<(), JudgeError> {
-    judge_traced(input, output, |_, _| {})
+    judge_traced(Tokens::new(input), output, |_, _| {})
+}
+
+/// [`judge`] reading strictly (`judge --strict`): `Q` alone on the first line, each operation
+/// alone on its own line, nothing after the last.
+pub fn judge_strict(input: impl BufRead, output: impl Write) -> Result<(), JudgeError> {
+    judge_traced(Tokens::new(input).strict(true), output, |_, _| {})
 }
 
 /// The judge, calling `observe(line, position)` after each operation with the input line it
 /// ended on: the visualiser's trace is this very loop.
-pub fn judge_traced(
-    input: impl BufRead,
+pub fn judge_traced<R: BufRead>(
+    mut tokens: Tokens<R>,
     mut output: impl Write,
     mut observe: impl FnMut(usize, &Position),
 ) -> Result<(), JudgeError> {
-    let mut tokens = Tokens::new(input);
-    let count = tokens.expect_int("the number of operations Q")?;
-    if count < 0 {
-        return Err(InputError::new(
-            tokens.line(),
-            format!("the number of operations Q must not be negative, found {count}"),
-        )
-        .into());
-    }
+    let count = tokens.expect_in_range(
+        "the number of operations Q",
+        0..=i64::MAX,
+        "0 to 9223372036854775807 (Q must not be negative)",
+    )?;
+    tokens.end_record("Q")?;
     let mut pos = Position::initial();
     for op in 1..=count {
         let mut c = [0i64; 4];
         for (value, name) in c.iter_mut().zip(["xs", "ys", "xt", "yt"]) {
             *value = tokens.expect_int(format_args!("{name} of operation {op} of {count}"))?;
         }
+        tokens.end_record(format_args!("operation {op}"))?;
         let mv = Move::from_judge(c[0], c[1], c[2], c[3]).filter(|&mv| pos.is_legal(mv));
         match mv {
             None => output.write_all(b"Invalid command\n")?,
@@ -57,6 +63,7 @@ pub fn judge_traced(
         observe(tokens.line(), &pos);
     }
     output.flush()?;
+    tokens.end_input()?;
     Ok(())
 }
 

@@ -102,10 +102,7 @@ impl TestSpec {
                     .spec
                     .parse()
                     .map_err(|e| format!("player {}: {e}", p.name))?;
-                Ok(Entrant {
-                    name: p.name.clone(),
-                    spec,
-                })
+                Ok(Entrant::new(&p.name, spec))
             })
             .collect()
     }
@@ -162,7 +159,8 @@ impl TestSpec {
                     after,
                 }),
             },
-            sprt: self.sprt.map(|(elo0, elo1)| Sprt { elo0, elo1 }),
+            sprt: self.sprt.map(|(elo0, elo1)| Sprt::new(elo0, elo1)),
+            ..ArenaConfig::default()
         }
     }
 

@@ -137,7 +137,7 @@ impl TestStatus {
         let Some((elo0, elo1)) = self.spec.sprt else {
             return "-".into();
         };
-        let (lower, upper) = Sprt::bounds();
+        let (lower, upper) = Sprt::new(elo0, elo1).bounds();
         let llr = self.pentanomial.log_likelihood_ratio(elo0, elo1);
         format!("{llr:.2} ({lower:.2}, {upper:.2}) [{elo0}, {elo1}]")
     }

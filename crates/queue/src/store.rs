@@ -362,7 +362,7 @@ pub(crate) async fn pentanomial(
 async fn decide(tx: &impl GenericClient, test: i64, spec: &TestSpec) -> QueueResult<String> {
     let counts = pentanomial(tx, test).await?;
     let verdict = spec.sprt.and_then(|(elo0, elo1)| {
-        let sprt = Sprt { elo0, elo1 };
+        let sprt = Sprt::new(elo0, elo1);
         let llr = counts.log_likelihood_ratio(elo0, elo1);
         match sprt.verdict_of_llr(llr) {
             SprtVerdict::AcceptH1 => Some(("H1 accepted", llr)),

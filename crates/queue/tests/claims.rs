@@ -45,6 +45,7 @@ fn game(pair: usize, first: usize, winner: Option<usize>) -> GameOutcome {
         moves: Vec::new(),
         record: String::new(),
         record_file: None,
+        stderr: Vec::new(),
     }
 }
 

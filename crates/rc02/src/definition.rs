@@ -60,6 +60,7 @@ static PERFT: [PerftRecord; 4] = [
 /// The RC-02 game in the registry.
 pub static DEFINITION: GameDef = GameDef {
     id: "rc02",
+    aliases: &["rc-02"],
     title: "RC-02",
     sides: [
         SideDef {
@@ -77,6 +78,8 @@ pub static DEFINITION: GameDef = GameDef {
     perft: &PERFT,
     judge: Some(JudgeDef {
         run: run_judge,
+        strict: |input, output| crate::judge::judge_strict(input, output),
+        record: None,
         trace,
         streams: false,
         example: "4 6\n1 2 2 2\n4 2 3 2\n1 3 1 2\n4 3 4 2\n2 2 3 2\n4 4 4 3\n",
@@ -143,7 +146,8 @@ fn trace(input: &str) -> Result<Vec<JudgeStep>, JudgeError> {
     let lines = InputLines::new(input);
     let mut before: Option<BoardView> = None;
     let mut steps = Vec::new();
-    crate::judge::judge_traced(input.as_bytes(), |line, pos, illegal| {
+    let tokens = arbiter_core::text::Tokens::new(input.as_bytes());
+    crate::judge::judge_traced(tokens, |line, pos, illegal| {
         let board = pos.board();
         let mover = Some(pos.side_to_move().opponent());
         let changes = before

@@ -59,6 +59,7 @@ static PERFT: [PerftRecord; 4] = [
 /// Surakarta in the registry.
 pub static DEFINITION: GameDef = GameDef {
     id: "surakarta",
+    aliases: &[],
     title: "Surakarta",
     sides: [
         SideDef {
@@ -76,6 +77,9 @@ pub static DEFINITION: GameDef = GameDef {
     perft: &PERFT,
     judge: Some(JudgeDef {
         run: run_judge,
+        // Every command is already checked for its own line and arguments.
+        strict: run_judge,
+        record: Some(crate::judge_record::judge_record),
         trace,
         streams: true,
         example: "new 6 40\nmove 0 1 0 2 B\nmove 5 4 4 3 W\nprobe 1 1 1 1 B\nmove 1 1 2 2 B\ntargets 4 3\nmove 4 3 3 2 W\nend LEGAL_NON_CAPTURE_MOVE\nstate\n",

@@ -25,6 +25,9 @@ impl<R: BufRead> Lines<R> {
                 return Ok(None);
             }
             self.number += 1;
+            if self.number == 1 {
+                arbiter_core::text::strip_bom(&mut self.buf);
+            }
             let line = std::str::from_utf8(&self.buf)
                 .map_err(|_| InputError::new(self.number, "the line is not UTF-8 text"))?
                 .trim();
@@ -132,12 +135,16 @@ impl Command<'_> {
             self.int(1, "the board size N")?,
             self.int(2, "max_no_capture_round M")?,
         );
-        let m = u32::try_from(m).map_err(|_| {
-            self.err(format!(
-                "max_no_capture_round must be between 0 and {}, found {m}",
-                u32::MAX
-            ))
-        })?;
+        let (min, max) = quiet_limit_range();
+        let m = u32::try_from(m)
+            .ok()
+            .filter(|m| (min..=max).contains(m))
+            .ok_or_else(|| {
+                self.err(format!(
+                    "max_no_capture_round must be from {min} to {max}, found {}",
+                    shorten(self.words[2])
+                ))
+            })?;
         u8::try_from(n)
             .ok()
             .and_then(|n| Position::new(n, m))
@@ -200,8 +207,21 @@ impl Command<'_> {
     /// `targets x y`: the points the piece there may capture.
     fn targets(&self, game: &Position, output: &mut impl Write) -> Result<(), JudgeError> {
         self.args(2, "targets x y")?;
-        let (x, y) = (self.int(1, "x")?, self.int(2, "y")?);
-        let targets = Point::on_board(x, y, game.size())
+        let n = game.size();
+        let coordinate = |i: usize, what: &str| {
+            let value = self.int(i, what)?;
+            if (0..i64::from(n)).contains(&value) {
+                Ok(value)
+            } else {
+                Err(self.err(format!(
+                    "{what} must be from 0 to {} on a {n}×{n} board, found {}",
+                    n - 1,
+                    shorten(self.words[i])
+                )))
+            }
+        };
+        let (x, y) = (coordinate(1, "x")?, coordinate(2, "y")?);
+        let targets = Point::on_board(x, y, n)
             .map(|p| game.reference_targets(p))
             .unwrap_or_default();
         write!(output, "{}", targets.len())?;
@@ -210,6 +230,17 @@ impl Command<'_> {
         }
         writeln!(output)?;
         Ok(())
+    }
+}
+
+/// The `max_no_capture_round` values `arbiter games` lists for Surakarta.
+fn quiet_limit_range() -> (u32, u32) {
+    match crate::DEFINITION
+        .option("max_no_capture_round")
+        .map(|o| o.allowed)
+    {
+        Some(arbiter_core::Allowed::Range { min, max }) => (min, max),
+        _ => (1, u32::MAX),
     }
 }
 
@@ -231,7 +262,7 @@ mod tests {
 
     #[test]
     fn commands_and_answers() {
-        let out = judge_str("new 6 40\n# a comment\n\nprobe 0 1 0 2 B\nmove 0 1 0 2 W\nend LEGAL_CAPTURE_MOVE\ntargets 9 9\ntargets 0 2\n").unwrap();
+        let out = judge_str("new 6 40\n# a comment\n\nprobe 0 1 0 2 B\nmove 0 1 0 2 W\nend LEGAL_CAPTURE_MOVE\ntargets 2 3\ntargets 0 2\n").unwrap();
         assert_eq!(
             out,
             "LEGAL_NON_CAPTURE_MOVE NONE .\nNOT_PLAYER_TURN ILLIGAL_MOVE W\nNONE .\n0\n0\n"

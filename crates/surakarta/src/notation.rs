@@ -105,9 +105,14 @@ pub struct RecordError {
 
 impl Record {
     /// Reads a record for an `n × n` board. Moves are read, not judged (an illegal last move is
-    /// part of an `I#` record).
+    /// part of an `I#` record). Header lines (`[Name "value"]`, as the arena writes them
+    /// before the moves) are skipped.
     pub fn parse(text: &str, n: u8) -> Result<Record, RecordError> {
-        let tokens: Vec<&str> = text.split_whitespace().collect();
+        let tokens: Vec<&str> = text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with('['))
+            .flat_map(str::split_whitespace)
+            .collect();
         let mut record = Record::default();
         for (i, token) in tokens.iter().enumerate() {
             let error = |reason: String| RecordError {

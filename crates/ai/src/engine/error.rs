@@ -40,7 +40,7 @@ pub enum EngineError {
     LimitNeedsNumber(String),
     #[error("`{key}` needs a number, found `{found}`")]
     LimitNotNumber { key: String, found: String },
-    #[error("unknown limit `{0}` (depth, nodes, movetime, iterations, infinite)")]
+    #[error("unknown limit `{0}` (depth, nodes, movetime, wtime, btime, winc, binc, movestogo, iterations, infinite)")]
     UnknownLimit(String),
     #[error("`position` needs startpos, fen or file")]
     PositionNeedsKind,

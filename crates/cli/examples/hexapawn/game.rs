@@ -36,6 +36,7 @@ static PERFT: [PerftRecord; 1] = [PerftRecord {
 /// Hexapawn in the registry.
 pub static DEFINITION: GameDef = GameDef {
     id: "hexapawn",
+    aliases: &[],
     title: "Hexapawn",
     sides: [
         SideDef {
