@@ -142,16 +142,15 @@ impl<G: Rules> Codec<G> {
     pub fn observe(&self, pos: &G, observer: Side, out: &mut [f32]) {
         let squares = self.names.len();
         let kinds = self.kinds.len();
-        for cell in pos.board().cells {
-            let Some(piece) = cell.piece else { continue };
+        pos.pieces(&mut |col, row, piece| {
             let kind = piece
                 .kind
                 .and_then(|k| self.kinds.iter().position(|&known| known == k))
                 .unwrap_or(0);
             let plane = kind + if piece.side == observer { 0 } else { kinds };
-            let square = usize::from(cell.row) * self.cols + usize::from(cell.col);
+            let square = usize::from(row) * self.cols + usize::from(col);
             out[plane * squares + square] = 1.0;
-        }
+        });
         if observer == Side::First {
             out[2 * kinds * squares..(2 * kinds + 1) * squares].fill(1.0);
         }
@@ -162,19 +161,18 @@ impl<G: Rules> Codec<G> {
     pub fn render(&self, pos: &G) -> String {
         let def: &GameDef = G::definition();
         let mut grid = vec![vec!['.'; self.cols]; self.rows];
-        for cell in pos.board().cells {
-            let Some(piece) = cell.piece else { continue };
+        pos.pieces(&mut |col, row, piece| {
             let letter = piece
                 .kind
                 .and_then(|k| def.look.pieces.iter().find(|p| p.kind == k))
                 .and_then(|p| p.alternative.chars().next().or(p.kind.chars().next()))
                 .or(def.side(piece.side).name.chars().next())
                 .unwrap_or('?');
-            grid[usize::from(cell.row)][usize::from(cell.col)] = match piece.side {
+            grid[usize::from(row)][usize::from(col)] = match piece.side {
                 Side::First => letter.to_ascii_uppercase(),
                 Side::Second => letter.to_ascii_lowercase(),
             };
-        }
+        });
         let mut text: String = grid
             .iter()
             .map(|row| row.iter().collect::<String>() + "\n")
