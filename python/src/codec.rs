@@ -19,6 +19,7 @@ pub struct Codec<G: Rules> {
     pub rows: usize,
     /// Square names by square number.
     names: Vec<String>,
+    /// Square numbers by name in small letters (the games read `A1` and `a1` alike).
     numbers: FxHashMap<String, u32>,
     /// The kinds of piece in plane order (one unnamed kind for games without kinds).
     kinds: Vec<&'static str>,
@@ -54,7 +55,7 @@ impl<G: Rules> Codec<G> {
         let numbers = names
             .iter()
             .enumerate()
-            .map(|(i, name)| (name.clone(), i as u32))
+            .map(|(i, name)| (name.to_ascii_lowercase(), i as u32))
             .collect();
         let pieces = G::definition().look.pieces;
         let kinds = if pieces.is_empty() {
@@ -101,7 +102,8 @@ impl<G: Rules> Codec<G> {
     pub fn action_of_text(&self, text: &str) -> Result<u32, String> {
         let (from, to) = split_move(text.trim());
         let square = |name: &str| {
-            self.numbers.get(name).copied().ok_or_else(|| {
+            let key = name.to_ascii_lowercase();
+            self.numbers.get(&key).copied().ok_or_else(|| {
                 format!(
                     "move `{}`: `{name}` is not a square of this board",
                     arbiter_core::text::shorten(text)

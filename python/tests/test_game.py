@@ -85,6 +85,8 @@ def test_an_illegal_move_raises_naming_why_and_changes_nothing():
         game.play_action(8100)
     with pytest.raises(ValueError, match="not a square"):
         game.action_of("z9-a0")
+    surakarta = arbiter.Game("surakarta")
+    assert surakarta.action_of("a2-a3") == surakarta.action_of("A2-A3") == 882
     assert game.state_text() == before and game.ply == 0
 
 
