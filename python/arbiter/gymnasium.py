@@ -12,6 +12,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from ._text import RENDER_MODES, check_render_mode, render
 from ._arbiter import Game, IllegalMoveError, Player
 
 
@@ -29,15 +30,12 @@ def make(game, opponent="alphabeta:ms=50", side=0, render_mode=None, illegal_rew
 
 
 class ArbiterEnv(gymnasium.Env):
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 2}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
 
     def __init__(self, game, opponent="alphabeta:ms=50", side=0, render_mode=None, illegal_reward=-1.0, **options):
         if side not in (0, 1):
             raise ValueError(f"side must be 0 (first) or 1, not {side!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}"
-            )
+        check_render_mode(render_mode)
         self._name = game
         self._options = options
         self._spec = opponent
@@ -99,10 +97,4 @@ class ArbiterEnv(gymnasium.Env):
         return self._observe(), self._reward(), terminated, False, info
 
     def render(self):
-        if self.render_mode is None:
-            return None
-        text = self.game.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.game, self.render_mode)

@@ -17,6 +17,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from ._text import RENDER_MODES, check_render_mode, render
 from ._arbiter import Game
 
 AGENTS = ["player_0", "player_1"]
@@ -35,7 +36,7 @@ class raw_env(AECEnv, EzPickle):
     """One game of ``game`` between two agents."""
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": RENDER_MODES,
         "name": "arbiter_v0",
         "is_parallelizable": False,
         "render_fps": 2,
@@ -44,10 +45,7 @@ class raw_env(AECEnv, EzPickle):
     def __init__(self, game, render_mode=None, **options):
         EzPickle.__init__(self, game, render_mode, **options)
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}"
-            )
+        check_render_mode(render_mode)
         self._name = game
         self._options = options
         self.game = Game(game, **options)
@@ -112,13 +110,7 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def render(self):
-        if self.render_mode is None:
-            return None
-        text = self.game.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.game, self.render_mode)
 
     def close(self):
         pass

@@ -39,6 +39,11 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// `(planes, rows, cols)` of one observation.
+    pub fn shape(&self) -> (usize, usize, usize) {
+        (self.planes, self.rows, self.cols)
+    }
+
     pub fn observation_len(&self) -> usize {
         self.planes * self.rows * self.cols
     }

@@ -197,8 +197,7 @@ impl PyGame {
     /// `(planes, rows, cols)` of `observation()`.
     #[getter]
     fn observation_shape(&self) -> (usize, usize, usize) {
-        let l = self.inner.layout();
-        (l.planes, l.rows, l.cols)
+        self.inner.layout().shape()
     }
 
     /// Square names by square number (`row * cols + col`, row 0 at the top).
@@ -299,7 +298,7 @@ impl PyGame {
         let l = self.inner.layout();
         let mut planes = vec![0.0f32; l.observation_len()];
         self.inner.observe(observer, &mut planes);
-        array(py, planes, [l.planes, l.rows, l.cols])
+        array(py, planes, l.shape())
     }
 
     /// Everything that decides the future of the game, as the game writes it.
@@ -461,8 +460,7 @@ impl PyVectorGame {
     /// `(planes, rows, cols)` of one game's observation.
     #[getter]
     fn observation_shape(&self) -> (usize, usize, usize) {
-        let l = self.inner.layout();
-        (l.planes, l.rows, l.cols)
+        self.inner.layout().shape()
     }
 
     /// Every game back to the start; returns `(observations, legal_masks)`.

@@ -84,3 +84,14 @@ def test_gymnasium_default_opponent_and_illegal_actions():
     assert terminated and reward == -1.0 and "illegal" in info
     with pytest.raises(ValueError, match="unknown player"):
         arbiter.gymnasium.make("duck", opponent="deep")
+
+
+def test_environments_render_the_board_as_text(capsys):
+    env = arbiter.pettingzoo.raw_env("rc02", size=4, render_mode="ansi")
+    env.reset()
+    assert env.render() == "RRbb\nR..b\nR..b\nRRbb\nred to move\n"
+    gym = arbiter.gymnasium.make("rc02", opponent="random", size=4, render_mode="human")
+    gym.reset(seed=0)
+    assert capsys.readouterr().out == "RRbb\nR..b\nR..b\nRRbb\nred to move\n\n"
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        arbiter.pettingzoo.env("duck", render_mode="rgb_array")
