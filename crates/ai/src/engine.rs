@@ -34,6 +34,62 @@ pub fn game_line(options: &Options) -> String {
     line
 }
 
+/// The position a `position` command's words (after `position`) describe: `startpos` or one of
+/// the game's setup forms (`fen …`, `file PATH`) with `start`'s options, then `moves …` played.
+pub fn position<G: arbiter_core::Rules>(start: &G, words: &[&str]) -> Result<G, EngineError> {
+    let (kind, rest) = words.split_first().ok_or(EngineError::PositionNeedsKind)?;
+    let moves_at = rest.iter().position(|&w| w == "moves");
+    let (setup, moves) = match moves_at {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, &[][..]),
+    };
+    let mut pos = match *kind {
+        "startpos" if setup.is_empty() => start.clone(),
+        "startpos" => return Err(EngineError::AfterStartpos(setup.join(" "))),
+        other => G::setup(other, &setup.join(" "), &start.options()).map_err(EngineError::Setup)?,
+    };
+    for (i, text) in moves.iter().enumerate() {
+        let mv = pos.parse_move(text).map_err(|e| EngineError::BadMove {
+            index: i + 1,
+            reason: e,
+        })?;
+        pos.play(mv);
+    }
+    Ok(pos)
+}
+
+/// The options a `game` command's words (after `game`) name, among the games `defs`: `surakarta
+/// size 8`, each option checked.
+pub fn game_options(
+    defs: &[&'static arbiter_core::GameDef],
+    words: &[&str],
+) -> Result<Options, EngineError> {
+    let ids = || defs.iter().map(|d| d.id).collect::<Vec<_>>().join(", ");
+    let Some((name, rest)) = words.split_first() else {
+        return Err(EngineError::GameNeedsName(ids()));
+    };
+    if rest.len() % 2 != 0 {
+        return Err(EngineError::OddOptions);
+    }
+    let pairs =
+        rest.chunks(2)
+            .map(|pair| {
+                pair[1].parse::<u64>().map(|v| (pair[0], v)).map_err(|_| {
+                    EngineError::OptionNotNumber {
+                        name: pair[0].to_string(),
+                        found: pair[1].to_string(),
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+    // Any case, and the games' aliases (`p5380`), as everywhere a game is named.
+    let def = registry::definition_in(defs, name).map_err(|_| EngineError::UnknownGame {
+        name: arbiter_core::text::shorten(name),
+        games: ids(),
+    })?;
+    Ok(def.options_from(pairs)?)
+}
+
 type Output = Arc<Mutex<Box<dyn Write + Send>>>;
 
 fn say(out: &Output, line: &str) {
@@ -95,26 +151,7 @@ impl<G: FullGame> GameSession<G> {
 
 impl<G: FullGame> Session for GameSession<G> {
     fn set_position(&mut self, words: &[&str]) -> Result<(), EngineError> {
-        let (kind, rest) = words.split_first().ok_or(EngineError::PositionNeedsKind)?;
-        let moves_at = rest.iter().position(|&w| w == "moves");
-        let (setup, moves) = match moves_at {
-            Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, &[][..]),
-        };
-        let mut pos = match *kind {
-            "startpos" if setup.is_empty() => self.start.clone(),
-            "startpos" => return Err(EngineError::AfterStartpos(setup.join(" "))),
-            other => G::setup(other, &setup.join(" "), &self.start.options())
-                .map_err(EngineError::Setup)?,
-        };
-        for (i, text) in moves.iter().enumerate() {
-            let mv = pos.parse_move(text).map_err(|e| EngineError::BadMove {
-                index: i + 1,
-                reason: e,
-            })?;
-            pos.play(mv);
-        }
-        self.current = pos;
+        self.current = position(&self.start, words)?;
         Ok(())
     }
 
@@ -418,24 +455,7 @@ impl Engine {
     }
 
     fn game(&mut self, args: &[&str]) -> Result<(), EngineError> {
-        let Some((name, rest)) = args.split_first() else {
-            return Err(EngineError::GameNeedsName(self.game_ids.clone()));
-        };
-        if rest.len() % 2 != 0 {
-            return Err(EngineError::OddOptions);
-        }
-        let pairs = rest
-            .chunks(2)
-            .map(|pair| {
-                pair[1].parse::<u64>().map(|v| (pair[0], v)).map_err(|_| {
-                    EngineError::OptionNotNumber {
-                        name: pair[0].to_string(),
-                        found: pair[1].to_string(),
-                    }
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let options = self.find_game(name)?.options_from(pairs)?;
+        let options = game_options(&self.games, args)?;
         let session = (self.make_session)(&options, &self.spec, self.seed)?;
         if let Some(old) = self.session.as_mut() {
             old.wait();
@@ -443,13 +463,6 @@ impl Engine {
         self.session = Some(session);
         self.options = Some(options);
         Ok(())
-    }
-
-    fn find_game(&self, name: &str) -> Result<&'static arbiter_core::GameDef, EngineError> {
-        registry::definition_in(&self.games, name).map_err(|_| EngineError::UnknownGame {
-            name: arbiter_core::text::shorten(name),
-            games: self.game_ids.clone(),
-        })
     }
 
     fn set_option(&mut self, args: &[&str]) -> Result<(), EngineError> {

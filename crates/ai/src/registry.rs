@@ -165,6 +165,40 @@ mod tests {
         }
     }
 
+    /// Counts how random games end, move by move, as `random_playouts` must.
+    struct PlayoutResults;
+
+    impl GameVisitor for PlayoutResults {
+        type Output = ([u64; 3], [u64; 3]);
+        fn visit<G: FullGame>(self, start: G) -> Self::Output {
+            use rand::SeedableRng;
+            let (count, seed) = (60, 9);
+            let fast = arbiter_core::playout::random_playouts(&start, count, seed, u64::MAX);
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+            let mut slow = [0; 3];
+            let mut scratch = arbiter_core::MoveList::new();
+            for _ in 0..count {
+                let mut game = start.clone();
+                arbiter_core::play_random_moves(&mut game, &mut rng, u64::MAX, &mut scratch);
+                slow[match game.end().and_then(|end| end.winner) {
+                    Some(side) => side.index(),
+                    None => 2,
+                }] += 1;
+            }
+            (fast.results, slow)
+        }
+    }
+
+    #[test]
+    fn random_playouts_count_each_result_as_the_game_ended() {
+        for def in games::<Standard>() {
+            let (fast, slow) = with_game::<Standard, _>(&def.defaults(), PlayoutResults).unwrap();
+            assert_eq!(fast, slow, "{}", def.id);
+            assert_eq!(fast.iter().sum::<u64>(), 60, "{}", def.id);
+            assert!(fast[0] > 0 && fast[1] > 0, "{}: {fast:?}", def.id);
+        }
+    }
+
     #[test]
     fn unknown_games_and_options_are_refused_with_what_exists() {
         let e = options::<Standard>("chess", []).unwrap_err();

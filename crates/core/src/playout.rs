@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 
-use crate::{Game, MoveList};
+use crate::{Game, MoveList, Side, Status};
 
 /// A uniformly random number below `n` (which must be positive) from 32 random bits: the high
 /// half of their product with `n` (Lemire), redrawn only in the few cases that would favour some
@@ -29,6 +29,9 @@ pub fn below<R: RngCore + ?Sized>(rng: &mut R, n: u32) -> u32 {
 pub struct PlayoutStats {
     pub playouts: u64,
     pub total_plies: u64,
+    /// How the games ended: won by the first player, won by the second, and the rest (drawn,
+    /// or cut short at `max_plies`).
+    pub results: [u64; 3],
     pub elapsed: Duration,
 }
 
@@ -49,15 +52,27 @@ pub fn random_playouts<G: Game>(start: &G, count: u64, seed: u64, max_plies: u64
     let mut rng = SmallRng::seed_from_u64(seed);
     let started = Instant::now();
     let mut total_plies = 0;
+    let mut results = [0; 3];
     let mut moves = MoveList::new();
     for _ in 0..count {
         let mut game = start.clone();
         total_plies += game.random_playout(&mut rng, max_plies, &mut moves);
+        results[result_index(game.status())] += 1;
     }
     PlayoutStats {
         playouts: count,
         total_plies,
+        results,
         elapsed: started.elapsed(),
+    }
+}
+
+/// Where a finished playout counts in [`PlayoutStats::results`].
+fn result_index(status: Status) -> usize {
+    match status {
+        Status::Won(Side::First) => 0,
+        Status::Won(Side::Second) => 1,
+        Status::Drawn | Status::Ongoing => 2,
     }
 }
 

@@ -430,6 +430,17 @@ pub trait Rules: Game {
 
     fn board(&self) -> BoardView;
 
+    /// Calls `out` with each piece's drawing column and row and the piece, as [`Rules::board`]
+    /// shows them, without square names or marks: encodings for learning programs read every
+    /// position they see. Read off `board()` by default; a game lists its pieces more cheaply.
+    fn pieces(&self, out: &mut dyn FnMut(u8, u8, PieceView)) {
+        for cell in self.board().cells {
+            if let Some(piece) = cell.piece {
+                out(cell.col, cell.row, piece);
+            }
+        }
+    }
+
     /// The route of a move when it is not a straight hop (Surakarta captures).
     fn route(&self, _mv: Self::Move) -> Option<Vec<RouteStep>> {
         None

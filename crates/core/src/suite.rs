@@ -6,6 +6,7 @@
 //!   every legal move formats, parses back and is judged legal as a network MOVE (and refused
 //!   when the other side sends it);
 //! * the hash contract: equal [`Rules::state_text`] ⇔ equal hash over every state visited;
+//! * [`Rules::pieces`] lists the pieces [`Rules::board`] draws, at every ply;
 //! * perft of the start position equals the recorded counts, and the game's own perft the
 //!   plain one;
 //! * the judge (when the game has one) accepts every random game and reports its end, and its
@@ -136,6 +137,7 @@ fn random_game<G: Rules>(
     loop {
         let at = |what: String| format!("after `{}`: {what}", played.join(" "));
         check_hash(&pos, states).map_err(at)?;
+        check_pieces(&pos).map_err(at)?;
         moves.clear();
         pos.legal_moves(&mut moves);
         check_status(&pos, moves.len()).map_err(at)?;
@@ -162,6 +164,22 @@ fn check_hash<G: Rules>(pos: &G, states: &mut HashMap<u64, String>) -> Result<()
             states.insert(pos.hash(), text);
             Ok(())
         }
+    }
+}
+
+fn check_pieces<G: Rules>(pos: &G) -> Result<(), String> {
+    let mut listed = Vec::new();
+    pos.pieces(&mut |col, row, p| listed.push((col, row, p.side, p.kind)));
+    let mut drawn: Vec<_> = (pos.board().cells.into_iter())
+        .filter_map(|c| c.piece.map(|p| (c.col, c.row, p.side, p.kind)))
+        .collect();
+    listed.sort();
+    drawn.sort();
+    match listed == drawn {
+        true => Ok(()),
+        false => Err(format!(
+            "pieces() lists {listed:?}, board() draws {drawn:?}"
+        )),
     }
 }
 

@@ -322,6 +322,15 @@ impl Rules for Position {
         }
     }
 
+    fn pieces(&self, out: &mut dyn FnMut(u8, u8, PieceView)) {
+        for sq in Square::all() {
+            if let Some(p) = self.piece_at(sq) {
+                let kind = Some(p.kind.name());
+                out(sq.y(), 9 - sq.x(), PieceView { side: p.side, kind });
+            }
+        }
+    }
+
     fn perft(&self, depth: u32) -> u64 {
         crate::perft(self, depth)
     }

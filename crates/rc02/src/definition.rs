@@ -309,6 +309,17 @@ impl Rules for Position {
             checked: Vec::new(),
         }
     }
+
+    fn pieces(&self, out: &mut dyn FnMut(u8, u8, PieceView)) {
+        let n = self.size();
+        for row in 0..n {
+            for col in 0..n {
+                if let Some(side) = self.get(Cell::new(row, col)) {
+                    out(col, row, PieceView { side, kind: None });
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -385,6 +385,17 @@ impl Rules for Position {
         }
     }
 
+    fn pieces(&self, out: &mut dyn FnMut(u8, u8, PieceView)) {
+        let n = self.size();
+        for y in 0..n {
+            for x in 0..n {
+                if let Some(side) = self.board.get(Point::new(x, y)) {
+                    out(x, n - 1 - y, PieceView { side, kind: None });
+                }
+            }
+        }
+    }
+
     fn route(&self, mv: Move) -> Option<Vec<RouteStep>> {
         let n = self.size();
         let path = self.board.capture_path(mv.from(), mv.to())?;
