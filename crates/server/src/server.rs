@@ -16,7 +16,6 @@ use crate::api::ApiLimits;
 use crate::cluster::{Cluster, ClusterConfig, ClusterError};
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
-use crate::storage::retry::RetryEnds;
 use crate::storage::{self, DbLocation, PgLeases, Storage, StorageError, StoreOptions};
 use crate::transport::http::{HttpDeadlines, HttpState};
 use crate::transport::limits::Caps;
@@ -229,13 +228,7 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     let store = storage::open(&config.db, &options).await?;
     let registry = Registry::of::<C>();
     let setup = room_setup(&config)?;
-    // One server: a game whose end the disk refused is closed as soon as the disk takes writes
-    // again. Not in a cluster: there an end the store refused was never told, and the room's
-    // next owner carries the game on, so writing that end later would close a game in play.
-    let storage: Storage = match config.cluster {
-        Some(_) => store.clone(),
-        None => RetryEnds::wrap(store.clone()),
-    };
+    let storage: Storage = store.clone();
     let hub = new_hub(&config, &storage, &registry, setup).await;
     let cluster = join_cluster(&config, &hub, &registry, &storage).await?;
     let tcp_conn = config.conn_config(registry);

@@ -10,6 +10,7 @@
 //! (deliveries for a node's clients), `arbiter.rooms` (every node's list of its rooms),
 //! `arbiter.alive` (every node's heartbeat).
 
+pub mod journal;
 pub mod wire;
 
 mod attach;
@@ -28,7 +29,8 @@ use tokio::sync::mpsc;
 use crate::games::Registry;
 use crate::rooms::{ConnId, Elsewhere, Hub, Peer, RoomEvent};
 use crate::storage::leases::Leases;
-use crate::storage::{Fence, Storage};
+use crate::storage::Storage;
+use journal::{ClusterJournal, Ownership};
 
 /// How a node joins a cluster.
 #[derive(Clone, Debug)]
@@ -208,7 +210,8 @@ impl Cluster {
         cluster.hear_heartbeats().await?;
         tokio::spawn(cluster.clone().keep_leases(config.renew_every));
         tokio::spawn(cluster.clone().watch_owners());
-        hub.route_through(Arc::new(Router(cluster.clone())));
+        let journal = ClusterJournal::new(cluster.store.clone(), Arc::new(Owner(cluster.clone())));
+        hub.route_through(Arc::new(Router(cluster.clone())), journal);
         Ok(cluster)
     }
 
@@ -331,21 +334,15 @@ impl Cluster {
     }
 }
 
-/// The hub's way into the cluster.
-struct Router(Arc<Cluster>);
+/// What the cluster's journal asks of this node: its leases.
+struct Owner(Arc<Cluster>);
 
-impl Elsewhere for Router {
-    fn route(&self, id: u32, event: RoomEvent) {
-        self.0.forward(id, event);
+impl Ownership for Owner {
+    fn epoch_of(&self, room: u32) -> Option<u64> {
+        self.0.epoch_of(room)
     }
 
-    fn fence(&self, room: u32) -> Option<Fence> {
-        // A room this node no longer owns writes as epoch 0, which every lease outranks.
-        let epoch = self.0.epoch_of(room).unwrap_or(0);
-        Some(Fence { room, epoch })
-    }
-
-    fn may_run(&self, room: u32) -> bool {
+    fn holds(&self, room: u32) -> bool {
         self.0.holds(room)
     }
 
@@ -361,6 +358,15 @@ impl Elsewhere for Router {
                 tracing::warn!("room {room}: lease not released: {e}");
             }
         });
+    }
+}
+
+/// The hub's way into the cluster.
+struct Router(Arc<Cluster>);
+
+impl Elsewhere for Router {
+    fn route(&self, id: u32, event: RoomEvent) {
+        self.0.forward(id, event);
     }
 
     fn rooms_page(

@@ -11,10 +11,11 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::guard::Guard;
+use super::journal::{Journal, LocalJournal};
 use super::room::{RestoreError, RestoredGame, Room};
 use super::{log_message, send, Peer, RoomContext, RoomEvent, RoomInfo, RoomSetup};
 use crate::games::Registry;
-use crate::storage::{Fence, Storage};
+use crate::storage::Storage;
 
 /// Routes events to rooms, starting a room's task on first use and forgetting it once empty.
 ///
@@ -26,6 +27,8 @@ pub struct Hub {
     rooms: std::sync::Mutex<HashMap<u32, mpsc::UnboundedSender<RoomEvent>>>,
     weak_self: std::sync::OnceLock<std::sync::Weak<Hub>>,
     context: std::sync::OnceLock<(Storage, Arc<Registry>, RoomSetup, Arc<Guard>)>,
+    /// Where rooms write: one server's journal, or the cluster's once this node joins one.
+    journal: std::sync::RwLock<Option<Arc<dyn Journal>>>,
     closing: AtomicBool,
     /// Spectators of rooms that have no task (no one has sat down there): a peer each, handed
     /// to the room when it starts, so watching empty rooms costs no room.
@@ -39,12 +42,6 @@ pub struct Hub {
 /// depend on the cluster.
 pub trait Elsewhere: Send + Sync + 'static {
     fn route(&self, id: u32, event: RoomEvent);
-    /// What the room's writes carry so a former owner's are refused.
-    fn fence(&self, room: u32) -> Option<Fence>;
-    /// Whether room `room` may still run here (this node surely holds its lease).
-    fn may_run(&self, room: u32) -> bool;
-    /// Gives room `room` up at once, for another node to carry on from the store.
-    fn hand_over(&self, room: u32);
     /// One page of the open rooms of every node, as the API shows them.
     fn rooms_page(&self, after: Option<u32>, limit: usize) -> BoxFuture<'_, RoomsPage>;
 }
@@ -57,6 +54,8 @@ impl Hub {
         let hub = Arc::new(Hub::default());
         let _ = hub.weak_self.set(Arc::downgrade(&hub));
         let guard = Guard::new(setup.seat_limits);
+        *hub.journal.write().unwrap_or_else(|e| e.into_inner()) =
+            Some(LocalJournal::new(store.clone()));
         let _ = hub.context.set((store, registry, setup, guard));
         hub
     }
@@ -69,7 +68,9 @@ impl Hub {
             .expect("hub alive while used");
         let (store, registry, setup, guard) =
             self.context.get().cloned().expect("hub has a context");
+        let journal = self.journal.read().unwrap_or_else(|e| e.into_inner());
         Arc::new(RoomContext {
+            journal: journal.clone().expect("a journal from the start"),
             store,
             hub,
             registry,
@@ -130,9 +131,11 @@ impl Hub {
         }
     }
 
-    /// Sends every event through `router` first (a cluster node).
-    pub fn route_through(&self, router: Arc<dyn Elsewhere>) {
+    /// Sends every event through `router` first, and rooms write through `journal` (a cluster
+    /// node, before any room runs).
+    pub fn route_through(&self, router: Arc<dyn Elsewhere>, journal: Arc<dyn Journal>) {
         let _ = self.elsewhere.set(router);
+        *self.journal.write().unwrap_or_else(|e| e.into_inner()) = Some(journal);
     }
 
     /// Sends an event to room `id`: here, or in a cluster to whichever node owns the room.
@@ -140,26 +143,6 @@ impl Hub {
         match self.elsewhere.get() {
             Some(router) => router.route(id, event),
             None => self.deliver(id, event),
-        }
-    }
-
-    /// What room `id`'s writes carry (in a cluster).
-    pub fn fence_of(&self, id: u32) -> Option<Fence> {
-        self.elsewhere.get().and_then(|r| r.fence(id))
-    }
-
-    /// Whether room `id` may run here: always, but in a cluster only while this node surely
-    /// owns it.
-    pub fn may_run(&self, id: u32) -> bool {
-        self.elsewhere.get().is_none_or(|r| r.may_run(id))
-    }
-
-    /// Drops room `id` for good here: a write it needed did not reach the store, so a node that
-    /// claims the room goes on from the store. One server has no one to hand it to.
-    pub fn hand_over(&self, id: u32) {
-        match self.elsewhere.get() {
-            Some(router) => router.hand_over(id),
-            None => self.abandon(id),
         }
     }
 

@@ -6,6 +6,7 @@ mod error;
 mod event;
 pub mod guard;
 mod hub;
+pub mod journal;
 pub mod outbox;
 mod room;
 mod setup;

@@ -111,6 +111,8 @@ impl RoomSetup {
 /// What every room shares.
 pub struct RoomContext {
     pub store: Storage,
+    /// Where the room's writes go (one server's, or a cluster's that fences and hands over).
+    pub journal: Arc<dyn super::journal::Journal>,
     pub hub: Arc<Hub>,
     pub registry: Arc<Registry>,
     pub setup: RoomSetup,

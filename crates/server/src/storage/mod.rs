@@ -25,7 +25,6 @@ pub mod memory;
 pub mod migrations;
 pub mod players;
 pub mod postgres;
-pub mod retry;
 pub mod sqlite;
 
 use std::fmt;

@@ -89,7 +89,7 @@ impl GameClocks {
 
     /// The side whose turn it is now and whose first moves are left, after `plies` moves.
     fn after_plies(&mut self, plies: usize) {
-        self.to_act = if plies % 2 == 0 {
+        self.to_act = if plies.is_multiple_of(2) {
             Side::First
         } else {
             Side::Second

@@ -7,8 +7,9 @@ use super::clock::{Expiry, GameClocks};
 use super::{Room, Running};
 use crate::games::GameSettings;
 use crate::protocol::{self, Message, Winner};
+use crate::rooms::journal::NotRecorded;
 use crate::rooms::Peer;
-use crate::storage::{GameEnd, NewGame, StorageError};
+use crate::storage::{GameEnd, NewGame, PlayedMove};
 
 impl Room {
     /// Both members are ready: the game is stored, then each player hears its READY and the
@@ -108,10 +109,11 @@ impl Room {
             players: names.clone(),
             owner: None,
             seat_tokens,
-            fence: self.ctx.hub.fence_of(self.id),
+            fence: None,
         };
-        match self.ctx.store.start_game(new_game).await {
+        match self.ctx.journal.start_game(self.id, new_game).await {
             Ok(id) => Some(id),
+            Err(NotRecorded::HandedOver) => None,
             Err(e) => {
                 tracing::error!("room {}: cannot store a new game: {e}", self.id);
                 let peers: Vec<Peer> = self.members.iter().map(|m| m.peer.clone()).collect();
@@ -153,7 +155,14 @@ impl Room {
         let ply = running.game.moves.len();
         let (id, text) = (running.id, running.game.moves[ply - 1].clone());
         // Stored before anyone hears of it: a move the database refuses is never forwarded.
-        if let Err(e) = self.store_move(id, ply, &text, verdict.reason).await {
+        let played = PlayedMove {
+            game_id: id,
+            ply,
+            text,
+            reason: verdict.reason.name().to_string(),
+            fence: None,
+        };
+        if let Err(e) = self.ctx.journal.record_move(self.id, played).await {
             return self.move_not_stored(id, ply, e, clock_before).await;
         }
         // Before the move is forwarded, so the answer can never race the flag.
@@ -187,14 +196,14 @@ impl Room {
         forward
     }
 
-    /// The store refused move `ply`: it never happened for anyone. A cluster's room is handed
-    /// over (a former owner's write was fenced, or the store stayed away past the lease);
-    /// one server cannot go on with the game.
+    /// The journal did not record move `ply`: it never happened for anyone. A room handed to
+    /// another node says nothing (that node carries the game on from the store, without this
+    /// move); one server cannot go on with the game.
     async fn move_not_stored(
         &mut self,
         id: i64,
         ply: usize,
-        e: StorageError,
+        e: NotRecorded,
         clock_before: GameClocks,
     ) {
         tracing::error!("room {}: move {ply} of game {id} not stored: {e}", self.id);
@@ -203,14 +212,11 @@ impl Room {
             // The mover's turn goes on; the time the store took is charged to no one.
             r.clock = clock_before;
         }
-        if matches!(e, StorageError::Fenced { .. }) || self.is_fenced() {
-            // Another node carries the game on from the store, without this move.
-            self.hand_over();
-            return;
+        if let NotRecorded::Refused(_) = e {
+            // The database's own words stay in the log.
+            self.interrupt(&format!("the server could not store move {ply}"))
+                .await;
         }
-        // The database's own words stay in the log.
-        self.interrupt(&format!("the server could not store move {ply}"))
-            .await;
     }
 
     /// Ends the running game without a result: the server cannot go on with it.
@@ -276,9 +282,10 @@ impl Room {
             end_reason: reason.name().to_string(),
             winner,
             record: record.clone(),
-            fence: self.ctx.hub.fence_of(self.id),
+            fence: None,
         };
-        if !self.store_end(end).await {
+        // A room handed over tells no one: its next owner ends the game from the store.
+        if self.ctx.journal.record_end(self.id, end).await.is_err() {
             return;
         }
         self.mark_awaited();

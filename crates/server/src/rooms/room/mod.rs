@@ -15,7 +15,6 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 mod clock;
-mod durable;
 mod game;
 mod names;
 mod offers;
@@ -115,9 +114,6 @@ pub(in crate::rooms) struct Room {
     restored: bool,
 }
 
-/// How often a move the database refused is tried again before the game is given up.
-const STORE_ATTEMPTS: u32 = 3;
-
 impl Room {
     /// An empty room.
     pub(in crate::rooms) fn new(id: u32, ctx: Arc<RoomContext>) -> Room {
@@ -152,18 +148,12 @@ impl Room {
             let event = tokio::select! {
                 event = rx.recv() => event,
                 _ = async { tokio::time::sleep_until(wake.expect("guarded")).await }, if wake.is_some() => {
-                    if !self.ctx.hub.may_run(self.id) {
-                        break;
-                    }
                     self.tick().await;
                     continue;
                 }
             };
+            // None: the hub dropped the room (a cluster node gave it to another).
             let Some(event) = event else { break };
-            if !self.ctx.hub.may_run(self.id) {
-                // A cluster node that lost this room's lease: it runs elsewhere now.
-                break;
-            }
             self.step(event).await;
             if self.is_empty() && self.ctx.hub.try_forget(self.id, &me, &rx) {
                 break;

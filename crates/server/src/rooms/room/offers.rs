@@ -256,12 +256,7 @@ impl Room {
         let running = self.running.as_ref().expect("a running game");
         let keep = running.game.moves.len() - takeback_plies(running, maker)?;
         let id = running.id;
-        if let Err(e) = self
-            .ctx
-            .store
-            .truncate_moves(id, keep, self.ctx.hub.fence_of(self.id))
-            .await
-        {
+        if let Err(e) = self.ctx.journal.take_back(self.id, id, keep).await {
             tracing::error!("room {}: takeback of game {id} not stored: {e}", self.id);
             return Err(OfferRefusal::NotStored);
         }

@@ -382,7 +382,7 @@ impl GameStore for Store {
             store.readers.read(|conn| {
                 let mut stmt = conn.prepare_cached(LIVE_ROOMS)?;
                 let rooms = stmt.query_map([], |r| r.get(0))?;
-                Ok(rooms.collect::<Result<Vec<u32>, _>>()?)
+                rooms.collect::<Result<Vec<u32>, _>>()
             })
         })
     }

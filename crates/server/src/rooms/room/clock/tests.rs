@@ -72,7 +72,7 @@ impl History {
                 Event::Pause => stop(&mut running_since, &mut turn_ran),
                 Event::Moved => {
                     stop(&mut running_since, &mut turn_ran);
-                    if !(free[side] && !made_first[side]) {
+                    if !free[side] || made_first[side] {
                         charged[side] += turn_ran;
                         moves[side] += 1;
                     }
@@ -82,7 +82,7 @@ impl History {
                 }
                 Event::TookBack(n) => {
                     stop(&mut running_since, &mut turn_ran);
-                    if !(free[side] && !made_first[side]) {
+                    if !free[side] || made_first[side] {
                         charged[side] += turn_ran;
                     }
                     turn_ran = 0;

@@ -1,78 +1,63 @@
-//! A cluster's room tells nothing the store did not take: it tries again while its lease is
-//! surely its own, then hands the room over untold (docs/cluster.md, "PostgreSQL restarts").
-
-use std::sync::atomic::AtomicBool;
+//! A room tells nothing its journal did not record: a cluster's journal that hands the room
+//! over (docs/cluster.md, "PostgreSQL restarts") leaves the move unforwarded and the end
+//! untold, and the game is not interrupted here — the next owner carries it on.
 
 use futures_util::future::BoxFuture;
-use tokio::time::Instant;
 
 use super::*;
-use crate::rooms::{Elsewhere, RoomsPage};
-use crate::storage::Fence;
+use crate::rooms::journal::{Journal, LocalJournal, NotRecorded};
+use crate::storage::{GameEnd, NewGame, PlayedMove};
 
-/// A cluster node that owns room 1 with epoch 1 until `sure_until`.
-struct Node {
-    sure_until: Instant,
-    handed_over: AtomicBool,
+/// A journal that records new games (and moves, unless `moves_too`), and hands the room over
+/// at every other write.
+struct HandsOver {
+    inner: Arc<LocalJournal>,
+    moves_too: bool,
 }
 
-impl Elsewhere for Node {
-    fn route(&self, _: u32, _: RoomEvent) {}
-
-    fn fence(&self, room: u32) -> Option<Fence> {
-        Some(Fence { room, epoch: 1 })
+impl Journal for HandsOver {
+    fn start_game(&self, room: u32, game: NewGame) -> BoxFuture<'_, Result<i64, NotRecorded>> {
+        self.inner.start_game(room, game)
     }
 
-    fn may_run(&self, _: u32) -> bool {
-        Instant::now() < self.sure_until && !self.handed_over.load(Ordering::Relaxed)
+    fn record_move(&self, room: u32, played: PlayedMove) -> BoxFuture<'_, Result<(), NotRecorded>> {
+        if self.moves_too {
+            return Box::pin(async { Err(NotRecorded::HandedOver) });
+        }
+        self.inner.record_move(room, played)
     }
 
-    fn hand_over(&self, _: u32) {
-        self.handed_over.store(true, Ordering::Relaxed);
+    fn take_back(&self, _: u32, _: i64, _: usize) -> BoxFuture<'_, Result<(), NotRecorded>> {
+        Box::pin(async { Err(NotRecorded::HandedOver) })
     }
 
-    fn rooms_page(&self, _: Option<u32>, _: usize) -> BoxFuture<'_, RoomsPage> {
-        Box::pin(async { (Vec::new(), None) })
+    fn record_end(&self, _: u32, _: GameEnd) -> BoxFuture<'_, Result<(), NotRecorded>> {
+        Box::pin(async { Err(NotRecorded::HandedOver) })
     }
 }
 
-/// A game started in a room of a node whose lease is sure for `sure_for`.
-async fn started_on_a_node(sure_for: Duration) -> (Table, Client, Client, Arc<Node>) {
-    let (t, alice, bob) = started().await;
-    let node = Arc::new(Node {
-        sure_until: Instant::now() + sure_for,
-        handed_over: AtomicBool::new(false),
+async fn started_handing_over(moves_too: bool) -> (Table, Client, Client) {
+    let store = Arc::new(MemoryStore::default());
+    let journal = Arc::new(HandsOver {
+        inner: LocalJournal::new(store.clone()),
+        moves_too,
     });
-    t.room.ctx.hub.route_through(node.clone());
-    (t, alice, bob, node)
+    let mut t = Table::with_journal(store, journal);
+    let (mut alice, mut bob) = (Client::new(1, "alice"), Client::new(2, "bob"));
+    t.ready(&alice, Some(Side::First)).await;
+    t.ready(&bob, Some(Side::Second)).await;
+    alice.one();
+    bob.one();
+    (t, alice, bob)
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_move_the_store_takes_back_within_the_lease_is_told_late_not_lost() {
-    let (mut t, mut alice, mut bob, node) = started_on_a_node(Duration::from_secs(9)).await;
-    t.store.failing.store(true, Ordering::Relaxed);
-    let store = t.store.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        store.failing.store(false, Ordering::Relaxed);
-    });
-    t.play(&alice, "A2", "A3").await;
-    assert_eq!(fields(&bob.one()), (MOVE, "A2", "A3", ""));
-    alice.silent();
-    assert_eq!(t.store.games()[0].moves.len(), 1);
-    assert!(!node.handed_over.load(Ordering::Relaxed));
-    assert_eq!(t.status(), "playing");
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_move_the_store_never_took_is_never_told_and_the_room_is_handed_over() {
-    let (mut t, mut alice, mut bob, node) = started_on_a_node(Duration::from_secs(9)).await;
-    t.store.failing.store(true, Ordering::Relaxed);
+async fn a_move_the_journal_handed_over_is_never_told_nor_interrupts_the_game() {
+    let (mut t, mut alice, mut bob) = started_handing_over(true).await;
     t.play(&alice, "A2", "A3").await;
     bob.silent();
     alice.silent();
-    assert!(node.handed_over.load(Ordering::Relaxed));
-    t.store.failing.store(false, Ordering::Relaxed);
+    assert!(t.room.info().moves.is_empty(), "{:?}", t.room.info());
     let game = &t.store.games()[0];
     assert!(
         game.moves.is_empty() && game.end_reason.is_none(),
@@ -81,15 +66,13 @@ async fn a_move_the_store_never_took_is_never_told_and_the_room_is_handed_over()
 }
 
 #[tokio::test(start_paused = true)]
-async fn an_end_the_store_never_took_is_never_told() {
-    let (mut t, mut alice, mut bob, node) = started_on_a_node(Duration::from_secs(9)).await;
+async fn an_end_the_journal_handed_over_is_never_told() {
+    let (mut t, mut alice, mut bob) = started_handing_over(false).await;
     t.play(&alice, "A2", "A3").await;
     bob.one();
-    t.store.failing.store(true, Ordering::Relaxed);
     t.send(&bob, RESIGN, "", "").await;
     alice.silent();
     bob.silent();
-    assert!(node.handed_over.load(Ordering::Relaxed));
     let game = &t.store.games()[0];
     assert!(game.end_reason.is_none(), "{game:?}");
 }

@@ -14,6 +14,7 @@ use crate::protocol::{
     Message, Winner, CHAT, END, END_MARKER, LEAVE, MOVE, NOTICE, OFFER, READY, REJECT, RESIGN,
     STATE, WATCH,
 };
+use crate::rooms::journal::{Journal, LocalJournal};
 use crate::rooms::outbox::{outbox, Inbox};
 use crate::rooms::{Hub, Peer, Records, RoomContext, RoomEvent, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::memory::MemoryStore;
@@ -131,6 +132,15 @@ impl Table {
 
     fn with_limits(seat_limits: SeatLimits) -> Table {
         let store = Arc::new(MemoryStore::default());
+        Table::on(store.clone(), LocalJournal::new(store), seat_limits)
+    }
+
+    /// A room whose writes go through `journal` (a cluster's, say).
+    fn with_journal(store: Arc<MemoryStore>, journal: Arc<dyn Journal>) -> Table {
+        Table::on(store, journal, SeatLimits::default())
+    }
+
+    fn on(store: Arc<MemoryStore>, journal: Arc<dyn Journal>, seat_limits: SeatLimits) -> Table {
         let registry = Registry::of::<arbiter_ai::Standard>();
         let setup = RoomSetup {
             records: Records::default(),
@@ -149,6 +159,7 @@ impl Table {
         let hub = Hub::new(store.clone(), registry.clone(), setup.clone());
         let guard = hub.guard().expect("a hub with a context");
         let ctx = Arc::new(RoomContext {
+            journal,
             store: store.clone(),
             hub,
             registry,

@@ -229,8 +229,29 @@ async fn a_course_client_seated_again_hears_only_the_moves_it_missed() {
 /// and one meant for another ply is not taken.
 #[tokio::test(start_paused = true)]
 async fn a_move_sent_again_with_its_ply_is_played_once_and_only_as_that_ply() {
+    use crate::storage::{GameStore, NewGame, PlayedMove};
     let t = Table::new();
-    let stored = stored_game(&t);
+    let mut stored = stored_game(&t);
+    let new_game = NewGame {
+        room: 1,
+        game: "surakarta".into(),
+        settings: "{}".into(),
+        players: ["alice".into(), "bob".into()],
+        owner: None,
+        seat_tokens: [None, None],
+        fence: None,
+    };
+    stored.game_id = t.store.start_game(new_game).await.unwrap();
+    for (ply, (text, _)) in stored.moves.iter().enumerate() {
+        let played = PlayedMove {
+            game_id: stored.game_id,
+            ply: ply + 1,
+            text: text.clone(),
+            reason: "LEGAL".into(),
+            fence: None,
+        };
+        t.store.record_move(played).await.unwrap();
+    }
     let ctx = t.room.ctx.clone();
     let mut t = Table {
         room: Room::restored(1, ctx, stored).unwrap(),
