@@ -319,6 +319,10 @@ pub struct ConnectArgs {
     /// Seed of the player's random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// No log line per message sent and received, nor the note every 10 s while waiting for an
+    /// opponent (the summary and any error still go to standard error).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// What `arbiter connect` was asked, checked: the colour word, the course's name rule, the
@@ -365,6 +369,7 @@ fn connect_options<C: Catalogue>(args: ConnectArgs) -> anyhow::Result<ConnectOpt
         },
         seed: args.seed,
         wait: Duration::from_secs(args.wait),
+        quiet: args.quiet,
     };
     Ok(options)
 }
@@ -380,8 +385,14 @@ pub fn connect_command<C: Catalogue>(args: ConnectArgs) -> anyhow::Result<ExitCo
                 Some(_) => "lost",
                 None => "drew",
             };
+            // The client is named as it named itself in READY.
+            let me = if options.name.is_empty() {
+                "arbiter"
+            } else {
+                options.name.as_str()
+            };
             eprintln!(
-                "game over against {}: arbiter {result} ({})",
+                "game over against {}: {me} {result} ({})",
                 outcome.opponent,
                 outcome
                     .end_reason

@@ -112,6 +112,8 @@ pub struct ConnectOptions {
     pub seed: u64,
     /// How long to wait for an opponent before giving up.
     pub wait: Duration,
+    /// No log line per message (the summary and errors still go to standard error).
+    pub quiet: bool,
 }
 
 /// How the game went.
@@ -182,7 +184,7 @@ pub async fn connect<C: Catalogue>(
     if let Some(path) = &options.record {
         prepare_record(path)?;
     }
-    let mut conn = Connection::open(&options.host, options.port, false).await?;
+    let mut conn = Connection::open(&options.host, options.port, options.quiet).await?;
     conn.send(&ready_message(options)).await?;
     let start = wait_for_start(&mut conn, options.wait).await?;
     let game_options =
@@ -246,11 +248,31 @@ pub struct Start {
     pub timeout_ms: u64,
 }
 
-/// Waits (at most `wait`) for the server's READY that starts the game.
+/// How often a client waiting for an opponent says it still waits.
+const SAY_WAITING_EVERY: Duration = Duration::from_secs(10);
+
+/// Waits (at most `wait`) for the server's READY that starts the game, saying every 10 s that
+/// it still waits (unless the connection is quiet).
 pub async fn wait_for_start(conn: &mut Connection, wait: Duration) -> Result<Start, ClientError> {
+    let started = tokio::time::Instant::now();
+    let mut ticks = tokio::time::interval_at(started + SAY_WAITING_EVERY, SAY_WAITING_EVERY);
     loop {
-        let m = tokio::time::timeout(wait, conn.recv())
-            .await
+        let quiet = conn.quiet;
+        let next = {
+            let recv = tokio::time::timeout_at(started + wait, conn.recv());
+            tokio::pin!(recv);
+            loop {
+                tokio::select! {
+                    m = &mut recv => break m,
+                    _ = ticks.tick(), if !quiet => tracing::info!(
+                        "still waiting for an opponent: {} s of {} s",
+                        started.elapsed().as_secs(),
+                        wait.as_secs()
+                    ),
+                }
+            }
+        };
+        let m = next
             .map_err(|_| ClientError::NoStart(wait.as_secs()))??
             .ok_or(ClientError::ClosedBeforeStart)?;
         match m.op {

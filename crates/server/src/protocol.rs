@@ -62,6 +62,28 @@ pub enum ParseError {
     NotJson(String),
     #[error("not a message object: {0}")]
     Shape(String),
+    /// A field of a message whose op could be read: the answer names it.
+    #[error("{field}: {why}")]
+    Field {
+        op: i64,
+        field: &'static str,
+        why: String,
+    },
+}
+
+impl ParseError {
+    /// The op of a message whose other fields were wrong.
+    pub fn op(&self) -> Option<i64> {
+        match self {
+            ParseError::Field { op, .. } => Some(*op),
+            _ => None,
+        }
+    }
+}
+
+/// A JSON value as an answer shows it: short.
+fn shown(value: &Value) -> String {
+    arbiter_core::text::shorten(&value.to_string())
 }
 
 /// Why an extension field cannot be read.
@@ -94,10 +116,31 @@ impl Message {
     pub fn parse(line: &str) -> Result<Message, ParseError> {
         let value: Value =
             serde_json::from_str(line).map_err(|e| ParseError::NotJson(e.to_string()))?;
-        if !value.is_object() {
+        let Value::Object(mut map) = value else {
             return Err(ParseError::Shape("expected a JSON object".into()));
-        }
-        serde_json::from_value(value).map_err(|e| ParseError::Shape(e.to_string()))
+        };
+        let op = match map.remove("op") {
+            Some(Value::Number(n)) if n.is_i64() => n.as_i64().unwrap_or_default(),
+            Some(other) => return Err(ParseError::Shape(format!("op: an integer, not {other}"))),
+            None => return Err(ParseError::Shape("op: missing".into())),
+        };
+        let mut text = |field: &'static str| match map.remove(field) {
+            None => Ok(String::new()),
+            Some(Value::String(s)) => Ok(s),
+            Some(other) => Err(ParseError::Field {
+                op,
+                field,
+                why: format!("a string, not {}", shown(&other)),
+            }),
+        };
+        let (data1, data2, data3) = (text("data1")?, text("data2")?, text("data3")?);
+        Ok(Message {
+            op,
+            data1,
+            data2,
+            data3,
+            extra: map,
+        })
     }
 
     /// The compact JSON line, without a newline.

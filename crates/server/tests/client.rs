@@ -23,6 +23,7 @@ fn options(port: u16) -> ConnectOptions {
         record: None,
         seed: 1,
         wait: Duration::from_secs(10),
+        quiet: false,
     }
 }
 

@@ -45,15 +45,30 @@ pub(super) struct GamesQuery {
 pub(super) async fn games(
     State(state): State<ApiState>,
     Params(q): Params<GamesQuery>,
-) -> Result<Json<Vec<StoredGame>>, ApiError> {
+) -> Result<Json<Vec<serde_json::Value>>, ApiError> {
     let query = GameQuery {
         limit: q.limit.unwrap_or(50).min(1000),
         offset: q.offset.unwrap_or(0),
         player: q.player,
     };
-    let mut games = state.store.list_games(query).await?;
+    let mut games = listed(state.store.list_games(query).await?);
     fit_in(&mut games, state.limits.max_response_bytes / 2);
     Ok(Json(games))
+}
+
+/// Games as a list shows them: without `moves` (a list does not read them; an empty list there
+/// would say a game has none — `GET /api/games/{id}` has them).
+pub(super) fn listed(games: Vec<StoredGame>) -> Vec<serde_json::Value> {
+    games
+        .iter()
+        .map(|game| {
+            let mut value = serde_json::to_value(game).expect("games serialise");
+            if let Some(fields) = value.as_object_mut() {
+                fields.remove("moves");
+            }
+            value
+        })
+        .collect()
 }
 
 /// Cuts a list after the items that fit in `bound` bytes of JSON (at least one): a page of long

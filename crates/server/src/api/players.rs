@@ -67,7 +67,7 @@ pub(super) async fn player(
         offset: 0,
         player: Some(record.name.clone()),
     };
-    let games = state.store.list_games(query).await?;
+    let games = super::games::listed(state.store.list_games(query).await?);
     Ok(Json(
         serde_json::json!({ "name": record.name, "ratings": record.ratings, "games": games }),
     ))

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use arbiter_core::OptionError;
 
 use crate::games::{Registry, SettingsError, UnknownGame, CLOCK_RANGE, INCREMENT_RANGE};
-use crate::protocol::{self, FieldError, Message};
+use crate::protocol::{self, FieldError, Message, ParseError};
 use crate::rooms::outbox::{outbox, Inbox};
 use crate::rooms::{log_message, send, Hub, Peer, RoomEvent};
 
@@ -261,8 +261,22 @@ impl Session {
                 self.route(message);
                 Next::Continue
             }
-            Err(e) => self.bad_line(&format!("{e} in `{}`", arbiter_core::text::shorten(text))),
+            Err(e) => {
+                self.answer_unreadable(&e);
+                self.bad_line(&format!("{e} in `{}`", arbiter_core::text::shorten(text)))
+            }
         }
+    }
+
+    /// A line that is no message is answered, never met with silence: a READY whose field is
+    /// wrong with REJECT naming the field (as any bad READY); anything else with the
+    /// extension's `NOTICE("error", "", why)`, which course clients ignore.
+    fn answer_unreadable(&self, e: &ParseError) {
+        let answer = match e.op() {
+            Some(protocol::READY) => Message::new(protocol::REJECT, "", e.to_string(), ""),
+            _ => Message::new(protocol::NOTICE, "error", "", e.to_string()),
+        };
+        send(&self.peer, answer, None);
     }
 
     /// A message over the rate was dropped; a client that keeps flooding is closed.
@@ -292,16 +306,35 @@ impl Session {
             protocol::LEAVE => self.leave(message),
             protocol::WATCH => self.watch(message),
             protocol::UNWATCH => self.unwatch(message),
-            _ => log_message(None, "recv (ignored)", &self.peer.addr, &message),
+            op => {
+                log_message(None, "recv (ignored)", &self.peer.addr, &message);
+                let why = format!("op {op} is not one a client sends");
+                send(
+                    &self.peer,
+                    Message::new(protocol::NOTICE, "error", "", why),
+                    None,
+                );
+            }
         }
     }
 
+    /// A player's command from a connection seated nowhere: answered with the extension's
+    /// NOTICE, so a client that forgot READY learns why nothing happens.
     fn not_in_a_room(&self, message: &Message) {
         log_message(
             None,
             "recv (not in a room, ignored)",
             &self.peer.addr,
             message,
+        );
+        let why = format!(
+            "{} needs a seat: send READY first",
+            protocol::op_name(message.op)
+        );
+        send(
+            &self.peer,
+            Message::new(protocol::NOTICE, "error", "", why),
+            None,
         );
     }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::{ConnConfig, Next, Session};
 use crate::games::Registry;
-use crate::protocol::{Message, READY, REJECT, WATCH};
+use crate::protocol::{Message, MOVE, NOTICE, READY, REJECT, WATCH};
 use crate::rooms::outbox::Inbox;
 use crate::rooms::{Hub, RoomSetup};
 use crate::storage::memory::MemoryStore;
@@ -92,6 +92,11 @@ async fn a_bad_ready_is_refused_with_the_reason() {
             "clock_ms must be from 1000",
         ),
         (ready("ann", "", "", r#","size":7"#), "size"),
+        // A field of the wrong type is named (the line was dropped in silence before).
+        (
+            format!(r#"{{"op":{READY},"data1":"ann","data2":"","data3":1}}"#),
+            "data3: a string, not 1",
+        ),
     ];
     for (line, expected) in cases {
         let reason = refusal(&line).await;
@@ -133,4 +138,37 @@ async fn lines_that_are_not_messages_are_counted_then_the_connection_closed() {
         assert_eq!(session.line("not json"), Next::Continue);
     }
     assert_eq!(session.line("{}"), Next::Close);
+}
+
+/// A client's mistake is answered, never met with silence: a MOVE before READY, a line that
+/// is no message, an op clients do not send — each with the extension's NOTICE (course clients
+/// ignore it) saying why.
+#[tokio::test]
+async fn a_clients_mistake_is_answered_with_a_notice_saying_why() {
+    let cases = [
+        (
+            format!(r#"{{"op":{MOVE},"data1":"A2","data2":"A3"}}"#),
+            "MOVE needs a seat: send READY first",
+        ),
+        ("not json".to_string(), "not JSON"),
+        (
+            format!(r#"{{"op":{MOVE},"data1":7}}"#),
+            "data1: a string, not 7",
+        ),
+        (
+            r#"{"op":123}"#.to_string(),
+            "op 123 is not one a client sends",
+        ),
+    ];
+    for (line, expected) in cases {
+        let (mut session, mut inbox) = session();
+        session.line(&line);
+        let answer = Message::parse(&inbox.try_next().expect("an answer")).unwrap();
+        assert_eq!(
+            (answer.op, answer.data1.as_str()),
+            (NOTICE, "error"),
+            "{line}"
+        );
+        assert!(answer.data3.contains(expected), "{line}: {answer:?}");
+    }
 }
