@@ -175,7 +175,8 @@ fn ctrl_c_prints_the_result_so_far_and_resume_finishes_the_match() {
     let mut numbers: Vec<usize> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
     numbers.dedup();
     if table.contains("H1 accepted") || table.contains("H0 accepted") {
-        assert!(numbers.len() > played, "{table}");
+        // The games finished while stopping may already decide the test.
+        assert!(numbers.len() >= played, "{table}");
     } else {
         assert_eq!(numbers, (1..=40).collect::<Vec<_>>(), "{table}");
         assert!(table.contains("a vs b: 40 games"), "{table}");
