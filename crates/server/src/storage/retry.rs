@@ -11,7 +11,7 @@ use futures_util::future::BoxFuture;
 
 use super::{
     Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame, PlayedMove,
-    PlayerRating, PlayerRecord, RatedGame, Rating, Storage, StorageResult, StoredGame,
+    PlayerRating, PlayerRecord, RatedGame, Rating, Storage, StorageResult, StoredGame, WriteTally,
 };
 
 /// The first wait before an end is tried again; it doubles up to [`LONGEST_WAIT`].
@@ -166,6 +166,10 @@ impl GameStore for RetryEnds {
 
     fn live_game(&self, room: u32) -> BoxFuture<'_, StorageResult<Option<LiveGame>>> {
         self.inner.live_game(room)
+    }
+
+    fn write_tally(&self) -> WriteTally {
+        self.inner.write_tally()
     }
 }
 

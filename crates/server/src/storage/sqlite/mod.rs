@@ -8,7 +8,7 @@
 //! * On opening, games a crash or a stop left without an end are closed as `INTERRUPTED`.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,12 +20,12 @@ use tokio::sync::{mpsc, oneshot};
 use super::{
     migrations, Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame,
     PlayedMove, PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult,
-    StoredGame, StoredMove,
+    StoredGame, StoredMove, WriteCounts, WriteKey, WriteTally,
 };
 use crate::protocol::Winner;
 use readers::ReaderPool;
 pub(crate) use writer::now_ms;
-use writer::{checkpoint_loop, write_loop, Write};
+use writer::{checkpoint_loop, write_loop, WalRestart, Write};
 
 mod players;
 mod readers;
@@ -43,6 +43,7 @@ pub struct StoreOptions {
 pub struct Store {
     writes: mpsc::UnboundedSender<Write>,
     readers: Arc<ReaderPool>,
+    counts: Arc<WriteCounts>,
     /// Games closed as interrupted when the store was opened.
     pub interrupted_at_open: usize,
     _lock: Arc<File>,
@@ -59,17 +60,35 @@ UPDATE games SET
 WHERE ended_at IS NULL AND owner IS NULL";
 
 const READERS: usize = 4;
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
-/// The WAL is started over once it is this large.
-const WAL_RESTART_BYTES: u64 = 256 << 20;
 
-fn connect(path: &Path) -> StorageResult<Connection> {
+/// How the WAL is kept short while the writer keeps committing.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct WalPolicy {
+    /// How often the checkpoint thread copies the WAL into the database.
+    checkpoint_every: Duration,
+    /// Past this many bytes of frames the writer starts the WAL over; the file is cut back to
+    /// this size then (`journal_size_limit`).
+    restart_bytes: u64,
+}
+
+impl WalPolicy {
+    const SERVER: WalPolicy = WalPolicy {
+        checkpoint_every: Duration::from_millis(500),
+        restart_bytes: 32 << 20,
+    };
+}
+
+/// A connection that waits up to 5 s for a lock; `query_only` for all but the writer's, so
+/// that only the writer ever takes SQLite's write lock.
+fn connect(path: &Path, query_only: bool) -> StorageResult<Connection> {
     let open = |source| StorageError::Open {
         path: path.to_path_buf(),
         source,
     };
     let conn = Connection::open(path).map_err(open)?;
     conn.busy_timeout(Duration::from_secs(5)).map_err(open)?;
+    conn.pragma_update(None, "query_only", query_only)
+        .map_err(open)?;
     Ok(conn)
 }
 
@@ -151,46 +170,55 @@ impl Store {
     /// Opens (or creates) the database file, closes games left running, and starts the writer
     /// and checkpoint threads.
     pub fn open(path: &Path, options: &StoreOptions) -> StorageResult<Store> {
+        Store::open_with(path, options, WalPolicy::SERVER)
+    }
+
+    fn open_with(path: &Path, options: &StoreOptions, wal: WalPolicy) -> StorageResult<Store> {
         let lock = Arc::new(lock(path)?);
-        let (writer, interrupted) = prepare(path, options)?;
+        let (writer, interrupted) = prepare(path, options, wal)?;
         let readers = (0..READERS)
-            .map(|_| connect(path))
+            .map(|_| connect(path, true))
             .collect::<Result<_, _>>()?;
-        let checkpointer = connect(path)?;
+        let checkpointer = connect(path, true)?;
         let (writes, rx) = mpsc::unbounded_channel();
+        let restart = Arc::new(WalRestart::default());
         // The writer holds the lock too, so it is let go only after the last write.
-        let writer_lock = lock.clone();
+        let (writer_lock, writer_restart) = (lock.clone(), restart.clone());
         std::thread::Builder::new()
             .name("arbiter-store".into())
             .spawn(move || {
-                write_loop(writer, rx);
+                write_loop(writer, rx, writer_restart);
                 drop(writer_lock);
             })
             .map_err(StorageError::Thread)?;
         let alive = writes.downgrade();
-        let wal = PathBuf::from(format!("{}-wal", path.display()));
         std::thread::Builder::new()
             .name("arbiter-checkpoint".into())
-            .spawn(move || checkpoint_loop(checkpointer, alive, wal))
+            .spawn(move || checkpoint_loop(checkpointer, alive, wal, restart))
             .map_err(StorageError::Thread)?;
         Ok(Store {
             writes,
             readers: Arc::new(ReaderPool::new(readers)),
+            counts: Arc::default(),
             interrupted_at_open: interrupted,
             _lock: lock,
         })
     }
 
-    /// Queues a write for the writer thread; its outcome once committed.
+    /// Queues write `key` for the writer thread; its outcome once committed, counted.
     async fn request<T>(
         &self,
+        key: WriteKey,
         make: impl FnOnce(oneshot::Sender<StorageResult<T>>) -> Write,
     ) -> StorageResult<T> {
         let (done, wait) = oneshot::channel();
-        self.writes
-            .send(make(done))
-            .map_err(|_| StorageError::ShutDown)?;
-        wait.await.map_err(|_| StorageError::ShutDown)?
+        let sent = self.writes.send(make(done));
+        self.counts
+            .counted(key, async move {
+                sent.map_err(|_| StorageError::ShutDown)?;
+                wait.await.map_err(|_| StorageError::ShutDown)?
+            })
+            .await
     }
 
     /// Waits until every write sent so far is committed (for shutdown).
@@ -321,15 +349,18 @@ impl Store {
 
 impl GameStore for Store {
     fn start_game(&self, game: NewGame) -> BoxFuture<'_, StorageResult<i64>> {
-        Box::pin(self.request(|done| Write::StartGame { game, done }))
+        let key = WriteKey::start(&game);
+        Box::pin(self.request(key, |done| Write::StartGame { game, done }))
     }
 
     fn record_move(&self, played: PlayedMove) -> BoxFuture<'_, StorageResult<()>> {
-        Box::pin(self.request(|done| Write::Move { played, done }))
+        let key = WriteKey::of_move(&played);
+        Box::pin(self.request(key, |done| Write::Move { played, done }))
     }
 
     fn end_game(&self, end: GameEnd) -> BoxFuture<'_, StorageResult<()>> {
-        Box::pin(self.request(|done| Write::EndGame { end, done }))
+        let key = WriteKey::end(&end);
+        Box::pin(self.request(key, |done| Write::EndGame { end, done }))
     }
 
     fn truncate_moves(
@@ -338,7 +369,11 @@ impl GameStore for Store {
         keep: usize,
         fence: Option<Fence>,
     ) -> BoxFuture<'_, StorageResult<()>> {
-        Box::pin(self.request(move |done| Write::TruncateMoves {
+        let key = WriteKey::Truncate {
+            game: game_id,
+            keep,
+        };
+        Box::pin(self.request(key, move |done| Write::TruncateMoves {
             game_id,
             keep,
             fence,
@@ -391,11 +426,19 @@ impl GameStore for Store {
     fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>> {
         self.read_later(move |store| Store::player(store, &name))
     }
+
+    fn write_tally(&self) -> WriteTally {
+        self.counts.tally()
+    }
 }
 
 /// The writer's connection, the schema set up and brought up to date, the size limit set, and
 /// the games a crash left running closed; how many there were.
-fn prepare(path: &Path, options: &StoreOptions) -> StorageResult<(Connection, usize)> {
+fn prepare(
+    path: &Path,
+    options: &StoreOptions,
+    wal: WalPolicy,
+) -> StorageResult<(Connection, usize)> {
     let setup = |action: &'static str| {
         move |source| StorageError::Setup {
             action,
@@ -403,7 +446,7 @@ fn prepare(path: &Path, options: &StoreOptions) -> StorageResult<(Connection, us
             source,
         }
     };
-    let mut writer = connect(path)?;
+    let mut writer = connect(path, false)?;
     writer
         .execute_batch("PRAGMA journal_mode = WAL;")
         .map_err(setup("set up"))?;
@@ -411,7 +454,11 @@ fn prepare(path: &Path, options: &StoreOptions) -> StorageResult<(Connection, us
     // Every commit reaches the disk before the move it holds is forwarded; checkpoints run
     // elsewhere so a commit never waits for one.
     writer
-        .execute_batch("PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;")
+        .execute_batch(&format!(
+            "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;
+             PRAGMA journal_size_limit = {};",
+            wal.restart_bytes
+        ))
         .map_err(setup("configure"))?;
     if let Some(bytes) = options.max_bytes {
         let page_size: u64 = writer.query_row("PRAGMA page_size", [], |r| r.get(0))?;
@@ -486,7 +533,7 @@ mod tests {
     use arbiter_pgtest::TestDir;
 
     /// A test's folder (declared before the store, so dropped after it) and its database.
-    fn temp(name: &str) -> (TestDir, PathBuf) {
+    fn temp(name: &str) -> (TestDir, std::path::PathBuf) {
         let dir = TestDir::new(&format!("arbiter-store-{name}-"));
         let path = dir.join("games.sqlite");
         (dir, path)
@@ -536,6 +583,105 @@ mod tests {
         assert!(a.is_ok() && c.is_ok(), "{a:?} {c:?}");
         assert!(b.unwrap_err().to_string().contains("refused"));
         assert_eq!(store.game(good).unwrap().unwrap().moves.len(), 2);
+    }
+
+    /// What made one server refuse moves under load (issue 79): a RESTART checkpoint holds the
+    /// write lock while it waits for a reader, and a write transaction that had read already
+    /// was refused at once. The writer now takes the lock as it begins, so it waits instead.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_write_waits_for_a_checkpoint_holding_the_write_lock_and_is_not_refused() {
+        let (_dir, path) = temp("busy");
+        let store = Store::open(&path, &StoreOptions::default()).unwrap();
+        let id = store.start_game(duck(1, ["a", "b"])).await.unwrap();
+        let move_at = move |ply: usize| played(id, ply, "a0-a1", "LEGAL_NON_CAPTURE_MOVE");
+        store.record_move(move_at(1)).await.unwrap();
+        // A reader's snapshot before move 2: a RESTART checkpoint must wait for it.
+        let reader = Connection::open(&path).unwrap();
+        reader.execute_batch("BEGIN").unwrap();
+        let _: i64 = reader
+            .query_row("SELECT count(*) FROM moves", [], |r| r.get(0))
+            .unwrap();
+        store.record_move(move_at(2)).await.unwrap();
+        let checkpoint = std::thread::spawn({
+            let path = path.clone();
+            move || {
+                let conn = Connection::open(&path).unwrap();
+                conn.busy_timeout(Duration::from_secs(10)).unwrap();
+                conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get::<_, i64>(0))
+            }
+        });
+        // The checkpoint takes the write lock and waits for the reader; a move comes meanwhile.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let third = tokio::spawn({
+            let store = store.clone();
+            async move { store.record_move(move_at(3)).await }
+        });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        reader.execute_batch("COMMIT").unwrap();
+        assert_eq!(
+            checkpoint.join().unwrap().unwrap(),
+            0,
+            "the checkpoint completed"
+        );
+        third.await.unwrap().unwrap();
+        assert_eq!(store.game(id).unwrap().unwrap().moves.len(), 3);
+        let tally = store.write_tally();
+        assert_eq!((tally.writes, tally.refusals, tally.retries), (4, 0, 0));
+    }
+
+    #[tokio::test]
+    async fn only_the_writer_may_write() {
+        let (_dir, path) = temp("readonly");
+        let store = Store::open(&path, &StoreOptions::default()).unwrap();
+        let e = store
+            .readers
+            .read(|conn| conn.execute("DELETE FROM games", []))
+            .unwrap_err();
+        assert!(e.to_string().contains("readonly"), "{e}");
+    }
+
+    /// Under writes that never pause, the writer starts the WAL over once it passes
+    /// `restart_bytes`, so the file stays within a few times that rather than growing with
+    /// every move.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_wal_starts_over_under_steady_writes() {
+        let (_dir, path) = temp("wal");
+        let policy = WalPolicy {
+            checkpoint_every: Duration::from_millis(10),
+            restart_bytes: 256 << 10,
+        };
+        let store = Store::open_with(&path, &StoreOptions::default(), policy).unwrap();
+        let wal = format!("{}-wal", path.display());
+        let (games, plies) = (20, 400);
+        let mut writers = Vec::new();
+        for room in 0..games {
+            let store = store.clone();
+            writers.push(tokio::spawn(async move {
+                let id = store.start_game(duck(room, ["a", "b"])).await.unwrap();
+                for ply in 1..=plies {
+                    store
+                        .record_move(played(id, ply, "a0-a1", "LEGAL"))
+                        .await
+                        .unwrap();
+                }
+            }));
+        }
+        let mut largest = 0;
+        while writers.iter().any(|w| !w.is_finished()) {
+            largest = largest.max(std::fs::metadata(&wal).map_or(0, |m| m.len()));
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        for w in writers {
+            w.await.unwrap();
+        }
+        let stored = store.list_games(100, 0, None).unwrap();
+        assert_eq!(stored.len(), games as usize);
+        let moves: usize = (1..=games as i64)
+            .map(|id| store.game(id).unwrap().unwrap().moves.len())
+            .sum();
+        assert_eq!(moves, (games as usize) * plies);
+        // Without restarts these 8,000 moves leave about 24 MiB of WAL.
+        assert!(largest < 8 << 20, "the WAL grew to {largest} bytes");
     }
 
     #[tokio::test]
