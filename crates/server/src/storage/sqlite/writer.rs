@@ -108,9 +108,12 @@ fn restart_wal(conn: &Connection, restart: &WalRestart) {
     if !restart.wanted.load(Ordering::Relaxed) {
         return;
     }
+    let started = std::time::Instant::now();
     match passive_checkpoint(conn) {
         Ok(c) if !c.busy && c.frames == c.copied => {
             restart.wanted.store(false, Ordering::Relaxed);
+            let waited = started.elapsed();
+            tracing::debug!("the WAL starts over after {} frames ({waited:?})", c.frames);
         }
         Ok(_) => {}
         Err(e) => tracing::warn!("checkpoint before starting the WAL over failed: {e}"),
