@@ -101,9 +101,9 @@ fn passive_checkpoint(conn: &Connection) -> rusqlite::Result<Checkpoint> {
 
 /// Between two of its own transactions, so no frame is added meanwhile, the writer copies into
 /// the database the few frames the checkpoint thread has not yet; with the whole WAL copied,
-/// SQLite's next write transaction writes the WAL from its start (and `journal_size_limit`
-/// cuts the file back). A reader still on an older snapshot, or the checkpoint thread at work,
-/// puts it off to after the next batch.
+/// SQLite's next write transaction writes the WAL from its start, over the frames already there.
+/// A reader still on an older snapshot, or the checkpoint thread at work, puts it off to after
+/// the next batch.
 fn restart_wal(conn: &Connection, restart: &WalRestart) {
     if !restart.wanted.load(Ordering::Relaxed) {
         return;
