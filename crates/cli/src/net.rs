@@ -447,7 +447,7 @@ pub fn loadtest<C: Catalogue>(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
         .block_on(arbiter_loadtest::run::<C>(&options))
         .map_err(anyhow::Error::msg)?;
     println!("{report}");
-    Ok(if report.errors == 0 {
+    Ok(if report.passed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

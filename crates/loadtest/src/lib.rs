@@ -6,6 +6,7 @@
 //! command line, which only parses the flags.
 
 mod bot;
+mod metrics;
 mod server;
 mod verify;
 
@@ -16,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_ai::registry::{self, Catalogue};
+use arbiter_server::storage::WriteTally;
 use tokio::task::JoinHandle;
 
 use bot::{BotError, BotResult, BotSetup, SentAt};
@@ -50,9 +52,21 @@ pub struct LoadtestReport {
     pub verified: Option<usize>,
     /// The server's peak resident memory, when it was started by the test.
     pub server_peak_kib: Option<u64>,
+    /// The server's store during the games: writes, refusals, retries (`None` without an HTTP
+    /// address; the error when the server did not tell them).
+    pub store: Option<Result<WriteTally, String>>,
 }
 
 impl LoadtestReport {
+    /// No error, and the store refused no write and was given none again.
+    pub fn passed(&self) -> bool {
+        let store_clean = match &self.store {
+            Some(Ok(tally)) => tally.refusals == 0 && tally.retries == 0,
+            _ => true,
+        };
+        self.errors == 0 && store_clean
+    }
+
     /// Counts an error, keeping the first `keep` messages as samples.
     fn error(&mut self, message: String, keep: usize) {
         self.errors += 1;
@@ -89,6 +103,15 @@ impl fmt::Display for LoadtestReport {
             )?,
             None => writeln!(f, "stored games not checked (no HTTP address)")?,
         }
+        match &self.store {
+            Some(Ok(t)) => writeln!(
+                f,
+                "store: {} writes, {} refused, {} retried",
+                t.writes, t.refusals, t.retries
+            )?,
+            Some(Err(e)) => writeln!(f, "store refusals not read: {e}")?,
+            None => writeln!(f, "store refusals not read (no HTTP address)")?,
+        }
         match self.server_peak_kib {
             Some(kib) => writeln!(f, "server peak memory: {:.1} MiB", kib as f64 / 1024.0)?,
             None => writeln!(
@@ -120,6 +143,10 @@ pub async fn run<C: Catalogue>(options: &LoadtestOptions) -> Result<LoadtestRepo
         }
     };
     let latencies: Latencies = Arc::new(Mutex::new(Vec::with_capacity(options.games * 64)));
+    let store_before = match http {
+        Some(http) => Some(metrics::store_tally(http).await),
+        None => None,
+    };
     let started = Instant::now();
     let tasks = spawn_bots::<C>(options, tcp, &latencies).await;
     let mut report = LoadtestReport {
@@ -138,6 +165,8 @@ pub async fn run<C: Catalogue>(options: &LoadtestOptions) -> Result<LoadtestRepo
     );
     if let Some(http) = http {
         report.verified = Some(verify::stored_games(http, &firsts, &mut report).await);
+        let after = metrics::store_tally(http).await;
+        report.store = store_before.map(|before| Ok(after?.since(&before?)));
     }
     if let Some(server) = server {
         report.server_peak_kib = server.peak_kib();
@@ -206,4 +235,40 @@ fn percentiles(report: &mut LoadtestReport, latencies: &[Duration]) {
     report.p50 = pick(0.50);
     report.p99 = pick(0.99);
     report.max = all.last().copied().unwrap_or_default();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_whose_store_refused_or_retried_a_write_fails_and_says_so() {
+        let mut report = LoadtestReport {
+            store: Some(Ok(WriteTally {
+                writes: 120,
+                refusals: 0,
+                retries: 0,
+            })),
+            ..Default::default()
+        };
+        assert!(report.passed());
+        assert!(report
+            .to_string()
+            .contains("store: 120 writes, 0 refused, 0 retried"));
+        report.store = Some(Ok(WriteTally {
+            writes: 123,
+            refusals: 2,
+            retries: 1,
+        }));
+        assert!(!report.passed());
+        assert!(report
+            .to_string()
+            .contains("store: 123 writes, 2 refused, 1 retried"));
+        // Counts a server did not tell cannot fail the run; the report says they are missing.
+        report.store = Some(Err("GET /api/metrics: 404".into()));
+        assert!(report.passed());
+        assert!(report
+            .to_string()
+            .contains("store refusals not read: GET /api/metrics: 404"));
+    }
 }

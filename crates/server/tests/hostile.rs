@@ -220,6 +220,15 @@ async fn a_move_the_database_refuses_is_never_forwarded() {
         "{end:?}"
     );
     assert_eq!(end.extra_u64("plies"), Some(Ok(10)));
+    // The server counted each refusal of move 11, and each time it was tried again but the last.
+    let metrics = arbiter_server::client::http_get(s.server.http_addr, "/api/metrics")
+        .await
+        .unwrap();
+    let store: serde_json::Value = serde_json::from_str(&metrics).unwrap();
+    let count = |name: &str| store["store"][name].as_u64().unwrap();
+    assert!(count("refusals") > 0, "{metrics}");
+    assert_eq!(count("retries") + 1, count("refusals"), "{metrics}");
+    assert!(count("writes") >= 10 + count("refusals"), "{metrics}");
 }
 
 #[tokio::test]

@@ -17,6 +17,7 @@ mod gate;
 mod judge;
 mod judge_answer;
 mod limits;
+mod metrics;
 pub mod page;
 mod players;
 mod rejections;
@@ -96,6 +97,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(state: ApiState) -> Router<S> {
         .route("/api/players", post(players::claim))
         .route("/api/players/{name}", get(players::player))
         .route("/api/leaderboard", get(players::leaderboard))
+        .route("/api/metrics", get(metrics::metrics))
         .route("/api/games/{id}/record", get(games::record))
         .route(
             "/api/games/{id}/analysis",

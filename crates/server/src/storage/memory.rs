@@ -13,7 +13,7 @@ use super::sqlite::now_ms;
 use super::{
     Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame, PlayedMove,
     PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult, StoredGame,
-    StoredMove,
+    StoredMove, WriteCounts, WriteKey, WriteTally,
 };
 
 /// A game's owner secret and seat tokens.
@@ -29,6 +29,8 @@ pub struct MemoryStore {
     /// While set, every write fails.
     pub failing: AtomicBool,
     players: Mutex<Players>,
+    /// The writes the switch can fail (starts, moves, ends, takebacks), counted.
+    counts: WriteCounts,
 }
 
 /// Names (by key: the name as chosen and its secret's hash), ratings (by key and class), and
@@ -81,6 +83,7 @@ fn at(games: &mut [StoredGame], id: i64) -> Option<&mut StoredGame> {
 
 impl GameStore for MemoryStore {
     fn start_game(&self, game: NewGame) -> BoxFuture<'_, StorageResult<i64>> {
+        let key = WriteKey::start(&game);
         let id = self.write(game.fence, |games| {
             let id = games.len() as i64 + 1;
             games.push(StoredGame {
@@ -101,10 +104,11 @@ impl GameStore for MemoryStore {
             self.secrets.lock().unwrap().push(secrets);
             Ok(id)
         });
-        Box::pin(async move { id })
+        Box::pin(self.counts.counted(key, async move { id }))
     }
 
     fn record_move(&self, m: PlayedMove) -> BoxFuture<'_, StorageResult<()>> {
+        let key = WriteKey::of_move(&m);
         let done = self.write(m.fence, |games| {
             let (id, ply) = (m.game_id, m.ply);
             let game = at(games, id).ok_or(StorageError::NoGame(id))?;
@@ -127,10 +131,11 @@ impl GameStore for MemoryStore {
             game.moves.sort_by_key(|s| s.ply);
             Ok(())
         });
-        Box::pin(async move { done })
+        Box::pin(self.counts.counted(key, async move { done }))
     }
 
     fn end_game(&self, end: GameEnd) -> BoxFuture<'_, StorageResult<()>> {
+        let key = WriteKey::end(&end);
         let done = self.write(end.fence, |games| {
             if let Some(game) = at(games, end.game_id) {
                 game.ended_at = Some(now_ms());
@@ -140,7 +145,7 @@ impl GameStore for MemoryStore {
             }
             Ok(())
         });
-        Box::pin(async move { done })
+        Box::pin(self.counts.counted(key, async move { done }))
     }
 
     fn truncate_moves(
@@ -149,13 +154,17 @@ impl GameStore for MemoryStore {
         keep: usize,
         fence: Option<Fence>,
     ) -> BoxFuture<'_, StorageResult<()>> {
+        let key = WriteKey::Truncate {
+            game: game_id,
+            keep,
+        };
         let done = self.write(fence, |games| {
             if let Some(game) = at(games, game_id) {
                 game.moves.retain(|m| m.ply <= keep);
             }
             Ok(())
         });
-        Box::pin(async move { done })
+        Box::pin(self.counts.counted(key, async move { done }))
     }
 
     fn flush(&self) -> BoxFuture<'_, ()> {
@@ -313,6 +322,10 @@ impl GameStore for MemoryStore {
             }
         });
         Box::pin(async move { Ok(record) })
+    }
+
+    fn write_tally(&self) -> WriteTally {
+        self.counts.tally()
     }
 }
 

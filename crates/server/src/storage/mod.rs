@@ -18,6 +18,7 @@
 //! an async driver (PostgreSQL) and one that runs blocking calls on its own threads (SQLite).
 //! A write's future completes once the write is durable: a room forwards a move only then.
 
+mod counts;
 mod error;
 pub mod leases;
 #[cfg(test)]
@@ -35,6 +36,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 
+pub use counts::{WriteCounts, WriteKey, WriteTally};
 pub use error::StorageError;
 pub use players::{NameClaim, PlayerRating, RatedGame, Rating};
 pub use postgres::{PgLeases, PgStore};
@@ -92,6 +94,8 @@ pub trait GameStore: Send + Sync + 'static {
     ) -> BoxFuture<'_, StorageResult<Vec<PlayerRating>>>;
     /// A held name as chosen and its ratings in every class it played; `None` when nobody holds it.
     fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>>;
+    /// How many writes the store was given, refused and was given again since it opened.
+    fn write_tally(&self) -> WriteTally;
 }
 
 /// A player as its page shows it.

@@ -14,6 +14,7 @@ mod leases;
 mod players;
 mod url;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
@@ -28,7 +29,7 @@ pub(crate) use url::{check_url, describe_url};
 use super::{
     migrations, Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame,
     PlayedMove, PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult,
-    StoredGame, StoredMove,
+    StoredGame, StoredMove, WriteCounts, WriteKey, WriteTally,
 };
 use crate::protocol::Winner;
 
@@ -50,6 +51,7 @@ pub struct PgStore {
     pool: Pool,
     /// `host:port/database`, for messages.
     target: String,
+    counts: Arc<WriteCounts>,
 }
 
 /// A pool of connections to `url`, one connection made to prove the database is there, and the
@@ -259,7 +261,11 @@ impl PgStore {
     /// when the database cannot be reached.
     pub async fn connect(url: &str) -> StorageResult<PgStore> {
         let (pool, target) = pool(url, POOL_SIZE).await?;
-        Ok(PgStore { pool, target })
+        Ok(PgStore {
+            pool,
+            target,
+            counts: Arc::default(),
+        })
     }
 
     /// `host:port/database`.
@@ -522,15 +528,18 @@ impl PgStore {
 
 impl GameStore for PgStore {
     fn start_game(&self, game: NewGame) -> BoxFuture<'_, StorageResult<i64>> {
-        Box::pin(PgStore::start_game(self, game))
+        let key = WriteKey::start(&game);
+        Box::pin(self.counts.counted(key, PgStore::start_game(self, game)))
     }
 
     fn record_move(&self, played: PlayedMove) -> BoxFuture<'_, StorageResult<()>> {
-        Box::pin(PgStore::record_move(self, played))
+        let key = WriteKey::of_move(&played);
+        Box::pin(self.counts.counted(key, PgStore::record_move(self, played)))
     }
 
     fn end_game(&self, end: GameEnd) -> BoxFuture<'_, StorageResult<()>> {
-        Box::pin(PgStore::end_game(self, end))
+        let key = WriteKey::end(&end);
+        Box::pin(self.counts.counted(key, PgStore::end_game(self, end)))
     }
 
     fn truncate_moves(
@@ -539,7 +548,12 @@ impl GameStore for PgStore {
         keep: usize,
         fence: Option<Fence>,
     ) -> BoxFuture<'_, StorageResult<()>> {
-        Box::pin(PgStore::truncate_moves(self, game_id, keep, fence))
+        let key = WriteKey::Truncate {
+            game: game_id,
+            keep,
+        };
+        let write = PgStore::truncate_moves(self, game_id, keep, fence);
+        Box::pin(self.counts.counted(key, write))
     }
 
     /// Every write is committed before its future completes: nothing to wait for.
@@ -572,11 +586,13 @@ impl GameStore for PgStore {
         name: String,
         secret_hash: Option<String>,
     ) -> BoxFuture<'_, StorageResult<NameClaim>> {
-        Box::pin(self.claim_name(name, secret_hash))
+        let key = WriteKey::Claim(name.clone());
+        Box::pin(self.counts.counted(key, self.claim_name(name, secret_hash)))
     }
 
     fn rate_game(&self, rated: RatedGame) -> BoxFuture<'_, StorageResult<[Rating; 2]>> {
-        Box::pin(self.count_rated(rated))
+        let key = WriteKey::Rate(rated.game_id);
+        Box::pin(self.counts.counted(key, self.count_rated(rated)))
     }
 
     fn leaderboard(
@@ -589,6 +605,10 @@ impl GameStore for PgStore {
 
     fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>> {
         Box::pin(PgStore::player(self, name))
+    }
+
+    fn write_tally(&self) -> WriteTally {
+        self.counts.tally()
     }
 }
 

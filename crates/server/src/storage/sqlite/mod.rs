@@ -10,7 +10,7 @@
 //!   `INTERRUPTED`.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,12 +22,12 @@ use tokio::sync::{mpsc, oneshot};
 use super::{
     migrations, Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame,
     PlayedMove, PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult,
-    StoredGame, StoredMove,
+    StoredGame, StoredMove, WriteCounts, WriteKey, WriteTally,
 };
 use crate::protocol::Winner;
 use readers::ReaderPool;
 pub(crate) use writer::now_ms;
-use writer::{checkpoint_loop, write_loop, Write};
+use writer::{checkpoint_loop, write_loop, WalRestart, Write};
 
 mod players;
 mod readers;
@@ -45,6 +45,7 @@ pub struct StoreOptions {
 pub struct Store {
     writes: mpsc::UnboundedSender<Write>,
     readers: Arc<ReaderPool>,
+    counts: Arc<WriteCounts>,
     /// Games closed as interrupted when the store was opened.
     pub interrupted_at_open: usize,
     _lock: Arc<File>,
@@ -68,17 +69,42 @@ const LIVE_ROOMS: &str = "
 SELECT DISTINCT room FROM games WHERE ended_at IS NULL AND owner IS NULL ORDER BY room";
 
 const READERS: usize = 4;
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
-/// The WAL is started over once it is this large.
-const WAL_RESTART_BYTES: u64 = 256 << 20;
 
-fn connect(path: &Path) -> StorageResult<Connection> {
+/// How the WAL is kept short while the writer keeps committing.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct WalPolicy {
+    /// How often the checkpoint thread copies the WAL into the database.
+    checkpoint_every: Duration,
+    /// Past this many bytes of frames the writer starts the WAL over.
+    restart_bytes: u64,
+}
+
+impl WalPolicy {
+    const SERVER: WalPolicy = WalPolicy {
+        checkpoint_every: Duration::from_millis(500),
+        restart_bytes: 64 << 20,
+    };
+
+    /// The WAL file is cut back to this size when it starts over (`journal_size_limit`): well
+    /// above what it reaches in steady use, so the commits that start it over neither truncate
+    /// nor then grow the file again (a commit that grows the file waits for more of the disk
+    /// than one that overwrites it), while a WAL once swollen (a reader held it back) shrinks.
+    fn file_limit(&self) -> u64 {
+        4 * self.restart_bytes
+    }
+}
+
+/// A connection that waits up to 5 s for a lock; `query_only` for all but the writer's, so
+/// that only the writer ever takes SQLite's write lock.
+fn connect(path: &Path, query_only: bool) -> StorageResult<Connection> {
     let open = |source| StorageError::Open {
         path: path.to_path_buf(),
         source,
     };
     let conn = Connection::open(path).map_err(open)?;
     conn.busy_timeout(Duration::from_secs(5)).map_err(open)?;
+    conn.pragma_update(None, "query_only", query_only)
+        .map_err(open)?;
     Ok(conn)
 }
 
@@ -160,46 +186,55 @@ impl Store {
     /// Opens (or creates) the database file, closes games left running, and starts the writer
     /// and checkpoint threads.
     pub fn open(path: &Path, options: &StoreOptions) -> StorageResult<Store> {
+        Store::open_with(path, options, WalPolicy::SERVER)
+    }
+
+    fn open_with(path: &Path, options: &StoreOptions, wal: WalPolicy) -> StorageResult<Store> {
         let lock = Arc::new(lock(path)?);
-        let (writer, interrupted) = prepare(path, options)?;
+        let (writer, interrupted) = prepare(path, options, wal)?;
         let readers = (0..READERS)
-            .map(|_| connect(path))
+            .map(|_| connect(path, true))
             .collect::<Result<_, _>>()?;
-        let checkpointer = connect(path)?;
+        let checkpointer = connect(path, true)?;
         let (writes, rx) = mpsc::unbounded_channel();
+        let restart = Arc::new(WalRestart::default());
         // The writer holds the lock too, so it is let go only after the last write.
-        let writer_lock = lock.clone();
+        let (writer_lock, writer_restart) = (lock.clone(), restart.clone());
         std::thread::Builder::new()
             .name("arbiter-store".into())
             .spawn(move || {
-                write_loop(writer, rx);
+                write_loop(writer, rx, writer_restart);
                 drop(writer_lock);
             })
             .map_err(StorageError::Thread)?;
         let alive = writes.downgrade();
-        let wal = PathBuf::from(format!("{}-wal", path.display()));
         std::thread::Builder::new()
             .name("arbiter-checkpoint".into())
-            .spawn(move || checkpoint_loop(checkpointer, alive, wal))
+            .spawn(move || checkpoint_loop(checkpointer, alive, wal, restart))
             .map_err(StorageError::Thread)?;
         Ok(Store {
             writes,
             readers: Arc::new(ReaderPool::new(readers)),
+            counts: Arc::default(),
             interrupted_at_open: interrupted,
             _lock: lock,
         })
     }
 
-    /// Queues a write for the writer thread; its outcome once committed.
+    /// Queues write `key` for the writer thread; its outcome once committed, counted.
     async fn request<T>(
         &self,
+        key: WriteKey,
         make: impl FnOnce(oneshot::Sender<StorageResult<T>>) -> Write,
     ) -> StorageResult<T> {
         let (done, wait) = oneshot::channel();
-        self.writes
-            .send(make(done))
-            .map_err(|_| StorageError::ShutDown)?;
-        wait.await.map_err(|_| StorageError::ShutDown)?
+        let sent = self.writes.send(make(done));
+        self.counts
+            .counted(key, async move {
+                sent.map_err(|_| StorageError::ShutDown)?;
+                wait.await.map_err(|_| StorageError::ShutDown)?
+            })
+            .await
     }
 
     /// Waits until every write sent so far is committed (for shutdown).
@@ -330,15 +365,18 @@ impl Store {
 
 impl GameStore for Store {
     fn start_game(&self, game: NewGame) -> BoxFuture<'_, StorageResult<i64>> {
-        Box::pin(self.request(|done| Write::StartGame { game, done }))
+        let key = WriteKey::start(&game);
+        Box::pin(self.request(key, |done| Write::StartGame { game, done }))
     }
 
     fn record_move(&self, played: PlayedMove) -> BoxFuture<'_, StorageResult<()>> {
-        Box::pin(self.request(|done| Write::Move { played, done }))
+        let key = WriteKey::of_move(&played);
+        Box::pin(self.request(key, |done| Write::Move { played, done }))
     }
 
     fn end_game(&self, end: GameEnd) -> BoxFuture<'_, StorageResult<()>> {
-        Box::pin(self.request(|done| Write::EndGame { end, done }))
+        let key = WriteKey::end(&end);
+        Box::pin(self.request(key, |done| Write::EndGame { end, done }))
     }
 
     fn truncate_moves(
@@ -347,7 +385,11 @@ impl GameStore for Store {
         keep: usize,
         fence: Option<Fence>,
     ) -> BoxFuture<'_, StorageResult<()>> {
-        Box::pin(self.request(move |done| Write::TruncateMoves {
+        let key = WriteKey::Truncate {
+            game: game_id,
+            keep,
+        };
+        Box::pin(self.request(key, move |done| Write::TruncateMoves {
             game_id,
             keep,
             fence,
@@ -410,11 +452,19 @@ impl GameStore for Store {
     fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>> {
         self.read_later(move |store| Store::player(store, &name))
     }
+
+    fn write_tally(&self) -> WriteTally {
+        self.counts.tally()
+    }
 }
 
 /// The writer's connection, the schema set up and brought up to date, the size limit set, and
 /// the games a crash left running closed; how many there were.
-fn prepare(path: &Path, options: &StoreOptions) -> StorageResult<(Connection, usize)> {
+fn prepare(
+    path: &Path,
+    options: &StoreOptions,
+    wal: WalPolicy,
+) -> StorageResult<(Connection, usize)> {
     let setup = |action: &'static str| {
         move |source| StorageError::Setup {
             action,
@@ -422,7 +472,7 @@ fn prepare(path: &Path, options: &StoreOptions) -> StorageResult<(Connection, us
             source,
         }
     };
-    let mut writer = connect(path)?;
+    let mut writer = connect(path, false)?;
     writer
         .execute_batch("PRAGMA journal_mode = WAL;")
         .map_err(setup("set up"))?;
@@ -430,7 +480,11 @@ fn prepare(path: &Path, options: &StoreOptions) -> StorageResult<(Connection, us
     // Every commit reaches the disk before the move it holds is forwarded; checkpoints run
     // elsewhere so a commit never waits for one.
     writer
-        .execute_batch("PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;")
+        .execute_batch(&format!(
+            "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;
+             PRAGMA journal_size_limit = {};",
+            wal.file_limit()
+        ))
         .map_err(setup("configure"))?;
     if let Some(bytes) = options.max_bytes {
         let page_size: u64 = writer.query_row("PRAGMA page_size", [], |r| r.get(0))?;
@@ -500,101 +554,4 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use arbiter_pgtest::TestDir;
-
-    /// A test's folder (declared before the store, so dropped after it) and its database.
-    fn temp(name: &str) -> (TestDir, PathBuf) {
-        let dir = TestDir::new(&format!("arbiter-store-{name}-"));
-        let path = dir.join("games.sqlite");
-        (dir, path)
-    }
-
-    fn duck(room: u32, players: [&str; 2]) -> NewGame {
-        NewGame {
-            room,
-            game: "duck".into(),
-            settings: "{}".into(),
-            players: players.map(String::from),
-            owner: None,
-            seat_tokens: [None, None],
-            fence: None,
-        }
-    }
-
-    fn played(game_id: i64, ply: usize, text: &str, reason: &str) -> PlayedMove {
-        PlayedMove {
-            game_id,
-            ply,
-            text: text.into(),
-            reason: reason.into(),
-            fence: None,
-        }
-    }
-
-    #[tokio::test]
-    async fn a_failing_write_fails_alone_in_its_batch() {
-        let (_dir, path) = temp("isolation");
-        let store = Store::open(&path, &StoreOptions::default()).unwrap();
-        let good = store.start_game(duck(1, ["a", "b"])).await.unwrap();
-        // Another room's game whose moves the database refuses.
-        let bad = store.start_game(duck(2, ["c", "d"])).await.unwrap();
-        Connection::open(&path)
-            .unwrap()
-            .execute_batch(&format!(
-                "CREATE TRIGGER refuse BEFORE INSERT ON moves WHEN NEW.game_id = {bad}
-                 BEGIN SELECT RAISE(ABORT, 'refused'); END;"
-            ))
-            .unwrap();
-        let (a, b, c) = tokio::join!(
-            store.record_move(played(good, 1, "a0-a1", "LEGAL_NON_CAPTURE_MOVE")),
-            store.record_move(played(bad, 1, "a0-a1", "LEGAL_NON_CAPTURE_MOVE")),
-            store.record_move(played(good, 2, "a9-a8", "LEGAL_NON_CAPTURE_MOVE")),
-        );
-        assert!(a.is_ok() && c.is_ok(), "{a:?} {c:?}");
-        assert!(b.unwrap_err().to_string().contains("refused"));
-        assert_eq!(store.game(good).unwrap().unwrap().moves.len(), 2);
-    }
-
-    #[tokio::test]
-    async fn a_second_server_is_refused_and_only_the_newest_game_of_a_room_is_kept_running() {
-        let (_dir, path) = temp("reopen");
-        let id = {
-            let store = Store::open(&path, &StoreOptions::default()).unwrap();
-            let e = Store::open(&path, &StoreOptions::default()).err().unwrap();
-            assert!(matches!(e, StorageError::Locked { .. }), "{e}");
-            assert!(e.to_string().contains("another arbiter server"), "{e}");
-            let id = store.start_game(duck(1, ["a", "b"])).await.unwrap();
-            for (ply, mv) in ["a0-a1", "a9-a8"].iter().enumerate() {
-                store
-                    .record_move(played(id, ply + 1, mv, "LEGAL"))
-                    .await
-                    .unwrap();
-            }
-            // The room's newer game, which the next server carries on.
-            store.start_game(duck(1, ["a", "b"])).await.unwrap();
-            store.start_game(duck(2, ["c", "d"])).await.unwrap();
-            store.flush().await;
-            id
-        };
-        // The first store is gone (its writer may still hold the file a moment).
-        let mut reopened = Err(StorageError::ShutDown);
-        for _ in 0..50 {
-            reopened = Store::open(&path, &StoreOptions::default());
-            if reopened.is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let store = reopened.unwrap();
-        assert_eq!(store.interrupted_at_open, 1);
-        let game = store.game(id).unwrap().unwrap();
-        assert_eq!(game.end_reason.as_deref(), Some("INTERRUPTED"));
-        assert_eq!(game.record.as_deref(), Some("a0-a1 a9-a8 X#"));
-        assert_eq!(game.winner, Some(Winner::Nobody));
-        // The newest game of each room is left for the server to restore.
-        assert_eq!(store.live_rooms().await.unwrap(), [1, 2]);
-        assert_eq!(store.live_game(1).unwrap().unwrap().id, id + 1);
-    }
-}
+mod tests;

@@ -2,29 +2,32 @@
 //! own transaction), the leaderboard and a player's ratings from the reader pool.
 
 use futures_util::future::BoxFuture;
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, OptionalExtension, Row, Transaction};
 use tokio::sync::oneshot;
 
-use super::writer::{now_ms, Write};
+use super::writer::{in_write_transaction, now_ms, Write};
 use super::Store;
 use crate::storage::players::{claim_outcome, name_key, rate, sql};
 use crate::storage::{
-    NameClaim, PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult,
+    NameClaim, PlayerRating, PlayerRecord, RatedGame, Rating, StorageResult, WriteKey,
 };
 
 impl Store {
-    /// Runs `job` on the writer's connection; its answer.
+    /// Runs `job` (the write `key` names) on the writer's connection, in a transaction that
+    /// holds the write lock from its start; its answer.
     fn job<T: Send + 'static>(
         &self,
-        job: impl FnOnce(&mut Connection) -> StorageResult<T> + Send + 'static,
+        key: WriteKey,
+        job: impl FnOnce(&Transaction<'_>) -> StorageResult<T> + Send + 'static,
     ) -> BoxFuture<'static, StorageResult<T>> {
-        let (done, wait) = oneshot::channel();
-        let sent = self.writes.send(Write::Job(Box::new(move |conn| {
-            let _ = done.send(job(conn));
-        })));
+        let store = self.clone();
         Box::pin(async move {
-            sent.map_err(|_| StorageError::ShutDown)?;
-            wait.await.map_err(|_| StorageError::ShutDown)?
+            let make = |done: oneshot::Sender<_>| {
+                Write::Job(Box::new(move |conn| {
+                    let _ = done.send(in_write_transaction(conn, job));
+                }))
+            };
+            store.request(key, make).await
         })
     }
 
@@ -33,8 +36,7 @@ impl Store {
         name: String,
         hash: Option<String>,
     ) -> BoxFuture<'static, StorageResult<NameClaim>> {
-        self.job(move |conn| {
-            let tx = conn.transaction()?;
+        self.job(WriteKey::Claim(name.clone()), move |tx| {
             let key = name_key(&name);
             let stored: Option<String> = tx
                 .query_row(sql::SECRET_OF, [&key], |r| r.get(0))
@@ -46,7 +48,6 @@ impl Store {
                     params![key, name, hash, now_ms()],
                 )?;
             }
-            tx.commit()?;
             Ok(claim)
         })
     }
@@ -55,8 +56,7 @@ impl Store {
         &self,
         rated: RatedGame,
     ) -> BoxFuture<'static, StorageResult<[Rating; 2]>> {
-        self.job(move |conn| {
-            let tx = conn.transaction()?;
+        self.job(WriteKey::Rate(rated.game_id), move |tx| {
             let keys = rated.players.each_ref().map(|n| name_key(n));
             let read = |key: &String| {
                 tx.query_row(sql::RATING_OF, params![key, rated.class], |r| {
@@ -101,7 +101,6 @@ impl Store {
                     change(1)
                 ],
             )?;
-            tx.commit()?;
             Ok(after)
         })
     }

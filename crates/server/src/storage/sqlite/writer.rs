@@ -1,13 +1,16 @@
 //! The writer thread, which commits queued writes in groups (each in its own savepoint, so one
-//! that fails fails alone), and the checkpoint thread beside it.
+//! that fails fails alone), and the checkpoint thread beside it. The writer's connection is the
+//! only one that ever takes SQLite's write lock, and takes it when a transaction begins, so no
+//! write of one server is ever refused as "database is locked".
 
-use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{CHECKPOINT_EVERY, WAL_RESTART_BYTES};
+use super::WalPolicy;
 use crate::storage::{Fence, GameEnd, NewGame, PlayedMove, StorageError, StorageResult};
 
 /// A write the store performs; each carries the channel its completion is reported on.
@@ -44,24 +47,90 @@ pub(crate) fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// Checkpoints the WAL into the database now and then, beside the writer, so a commit never
-/// waits for one; ends with the store. A passive checkpoint never brings the WAL back to its start
-/// while the writer keeps committing, so once the WAL passes [`WAL_RESTART_BYTES`] a RESTART
-/// checkpoint (which waits for the writer between two commits) starts it over: the passive ones
-/// have copied almost everything by then, so the writer waits only a moment.
+/// Checkpoints the WAL into the database every `policy.checkpoint_every`, beside the writer, so
+/// a commit never waits for one; ends with the store. Only PASSIVE checkpoints: the others
+/// (FULL, RESTART, TRUNCATE) hold the write lock while they wait and copy, and a write
+/// transaction that has read already is then refused at once ("database is locked": SQLite does
+/// not call the busy handler for that upgrade). Passive checkpoints alone never bring the WAL back
+/// to its start while the writer keeps committing, so once it holds more than
+/// `policy.restart_bytes` this asks the writer to ([`WalRestart`]).
 pub(super) fn checkpoint_loop(
     conn: Connection,
     store: mpsc::WeakUnboundedSender<Write>,
-    wal: PathBuf,
+    policy: WalPolicy,
+    restart: Arc<WalRestart>,
 ) {
+    let frame_bytes = conn
+        .query_row("PRAGMA page_size", [], |r| r.get::<_, u64>(0))
+        .map_or(4096, |page| page + 24);
     while store.upgrade().is_some() {
-        std::thread::sleep(CHECKPOINT_EVERY);
-        let big = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_RESTART_BYTES);
-        let mode = if big { "RESTART" } else { "PASSIVE" };
-        if let Err(e) = conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(())) {
-            tracing::warn!("checkpoint failed: {e}");
+        std::thread::sleep(policy.checkpoint_every);
+        match passive_checkpoint(&conn) {
+            Ok(done) if done.frames.max(0) as u64 * frame_bytes > policy.restart_bytes => {
+                restart.wanted.store(true, Ordering::Relaxed);
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("checkpoint failed: {e}"),
         }
     }
+}
+
+/// The checkpoint thread's request that the writer start the WAL over.
+#[derive(Default)]
+pub(super) struct WalRestart {
+    wanted: AtomicBool,
+}
+
+/// What a checkpoint did: whether another checkpoint held it off, the frames in the WAL, and
+/// how many of them are in the database now.
+struct Checkpoint {
+    busy: bool,
+    frames: i64,
+    copied: i64,
+}
+
+fn passive_checkpoint(conn: &Connection) -> rusqlite::Result<Checkpoint> {
+    conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+        Ok(Checkpoint {
+            busy: r.get::<_, i64>(0)? != 0,
+            frames: r.get(1)?,
+            copied: r.get(2)?,
+        })
+    })
+}
+
+/// Between two of its own transactions, so no frame is added meanwhile, the writer copies into
+/// the database the few frames the checkpoint thread has not yet; with the whole WAL copied,
+/// SQLite's next write transaction writes the WAL from its start, over the frames already there.
+/// A reader still on an older snapshot, or the checkpoint thread at work, puts it off to after
+/// the next batch.
+fn restart_wal(conn: &Connection, restart: &WalRestart) {
+    if !restart.wanted.load(Ordering::Relaxed) {
+        return;
+    }
+    let started = std::time::Instant::now();
+    match passive_checkpoint(conn) {
+        Ok(c) if !c.busy && c.frames == c.copied => {
+            restart.wanted.store(false, Ordering::Relaxed);
+            let waited = started.elapsed();
+            tracing::debug!("the WAL starts over after {} frames ({waited:?})", c.frames);
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!("checkpoint before starting the WAL over failed: {e}"),
+    }
+}
+
+/// Runs `f` in a transaction that takes the write lock at its start (`BEGIN IMMEDIATE`), so a
+/// busy database is waited for (the busy timeout) rather than refused: a deferred transaction
+/// that reads first and then writes is refused at once when the lock is taken.
+pub(super) fn in_write_transaction<T>(
+    conn: &mut Connection,
+    f: impl FnOnce(&Transaction<'_>) -> StorageResult<T>,
+) -> StorageResult<T> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let answer = f(&tx)?;
+    tx.commit()?;
+    Ok(answer)
 }
 
 /// What one write did inside the batch: the new game's id for a start.
@@ -69,12 +138,18 @@ type Outcome = StorageResult<Option<i64>>;
 
 /// Takes every queued write, commits them in one transaction (each in its own savepoint), then
 /// reports each.
-pub(super) fn write_loop(mut conn: Connection, mut rx: mpsc::UnboundedReceiver<Write>) {
+/// Between batches, starts the WAL over when the checkpoint thread asks.
+pub(super) fn write_loop(
+    mut conn: Connection,
+    mut rx: mpsc::UnboundedReceiver<Write>,
+    restart: Arc<WalRestart>,
+) {
     // A job met while a batch was gathered, run after that batch.
     let mut held = None;
     while let Some(first) = held.take().or_else(|| rx.blocking_recv()) {
         if let Write::Job(job) = first {
             job(&mut conn);
+            restart_wal(&conn, &restart);
             continue;
         }
         let mut batch = vec![first];
@@ -105,13 +180,14 @@ pub(super) fn write_loop(mut conn: Connection, mut rx: mpsc::UnboundedReceiver<W
                 Write::Job(_) => {}
             }
         }
+        restart_wal(&conn, &restart);
     }
 }
 
 /// Runs a batch; each write's outcome, every one failed when the commit itself fails.
 fn commit_batch(conn: &mut Connection, batch: &[Write]) -> Vec<Outcome> {
     let result = (|| -> rusqlite::Result<Vec<Outcome>> {
-        let mut tx = conn.transaction()?;
+        let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut outcomes = Vec::with_capacity(batch.len());
         for w in batch {
             let sp = tx.savepoint()?;
