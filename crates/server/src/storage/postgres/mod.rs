@@ -10,6 +10,7 @@
 //! * Opening the store closes no running game: other nodes may be playing them, and a room's
 //!   next owner carries its game on ([`GameStore::live_game`]).
 
+mod errors;
 mod leases;
 mod players;
 mod url;
@@ -22,6 +23,7 @@ use futures_util::future::BoxFuture;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{NoTls, Row};
 
+use errors::{db_error, is_code, pool_error_text};
 pub use leases::PgLeases;
 use url::describe;
 pub(crate) use url::{check_url, describe_url};
@@ -126,40 +128,6 @@ async fn migrate(client: &mut deadpool_postgres::Client, target: &str) -> Storag
         tracing::info!("{target}: schema migrated from version {found} to {to}");
     }
     Ok(())
-}
-
-/// A statement's failure: the database's own words (code and message) when it answered.
-fn db_error(e: tokio_postgres::Error) -> StorageError {
-    match e.as_db_error() {
-        Some(db) => StorageError::Database(format!("{} ({})", db.message(), db.code().code())),
-        None => {
-            let source = std::error::Error::source(&e).map(|s| format!(": {s}"));
-            StorageError::Database(format!("{e}{}", source.unwrap_or_default()))
-        }
-    }
-}
-
-fn pool_error_text(e: &PoolError) -> String {
-    match e {
-        PoolError::Backend(e) => match db_error_ref(e) {
-            Some(text) => text,
-            None => {
-                let source = std::error::Error::source(e).map(|s| format!(": {s}"));
-                format!("{e}{}", source.unwrap_or_default())
-            }
-        },
-        PoolError::Timeout(_) => "no connection within the time allowed".into(),
-        other => other.to_string(),
-    }
-}
-
-fn db_error_ref(e: &tokio_postgres::Error) -> Option<String> {
-    e.as_db_error()
-        .map(|db| format!("{} ({})", db.message(), db.code().code()))
-}
-
-fn is_code(e: &tokio_postgres::Error, code: &SqlState) -> bool {
-    e.code() == Some(code)
 }
 
 /// Refuses a write of a room's former owner. The lease row is read `FOR SHARE`: a claim that

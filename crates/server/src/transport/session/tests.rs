@@ -39,7 +39,16 @@ fn ready(name: &str, colour: &str, room: &str, extra: &str) -> String {
 
 #[tokio::test]
 async fn a_bad_ready_is_refused_with_the_reason() {
-    let cases = [
+    for (line, expected) in bad_readies() {
+        let reason = refusal(&line).await;
+        assert!(reason.contains(expected), "{line}: {reason}");
+    }
+}
+
+/// READY lines each refused, with a part of the reason the client must read.
+fn bad_readies() -> Vec<(String, &'static str)> {
+    let token = |t: &str| ready("ann", "", "", &format!(r#","token":"{t}""#));
+    vec![
         (ready("a b", "", "", ""), "bad username"),
         (ready("ann", "GREEN", "", ""), "bad colour `GREEN`"),
         (
@@ -58,27 +67,11 @@ async fn a_bad_ready_is_refused_with_the_reason() {
             ready("ann", "", "", r#","game":7"#),
             "`game` must be a string",
         ),
-        (ready("ann", "", "", r#","token":"short""#), "bad token"),
+        (token("short"), "bad token"),
         // Eight characters were once enough; now only 128 random bits in hex.
-        (ready("ann", "", "", r#","token":"abcdefgh""#), "bad token"),
-        (
-            ready(
-                "ann",
-                "",
-                "",
-                r#","token":"0123456789abcdef0123456789abcdeg""#,
-            ),
-            "bad token",
-        ),
-        (
-            ready(
-                "ann",
-                "",
-                "",
-                r#","token":"0123456789ABCDEF0123456789ABCDEF""#,
-            ),
-            "bad token",
-        ),
+        (token("abcdefgh"), "bad token"),
+        (token("0123456789abcdef0123456789abcdeg"), "bad token"),
+        (token("0123456789ABCDEF0123456789ABCDEF"), "bad token"),
         (
             ready("ann", "", "", r#","timeout_ms":5"#),
             "timeout_ms must be from 100",
@@ -97,11 +90,7 @@ async fn a_bad_ready_is_refused_with_the_reason() {
             format!(r#"{{"op":{READY},"data1":"ann","data2":"","data3":1}}"#),
             "data3: a string, not 1",
         ),
-    ];
-    for (line, expected) in cases {
-        let reason = refusal(&line).await;
-        assert!(reason.contains(expected), "{line}: {reason}");
-    }
+    ]
 }
 
 #[tokio::test]
