@@ -141,6 +141,10 @@ pub struct ServeArgs {
     /// Seats one network (an IPv4 /24, an IPv6 /64) may hold at once.
     #[arg(long, value_name = "N", default_value_t = 64)]
     max_seats_per_network: usize,
+    /// Refuse READYs that ask for the server's own AI as opponent (`"opponent":"ai"`); by
+    /// default the server seats one, its searches sharing the CPU gate of --cpu-workers.
+    #[arg(long)]
+    no_house_ai: bool,
 }
 
 /// `HOST:PORT`, where HOST may be a name (`localhost:8080`).
@@ -246,6 +250,7 @@ fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
             per_ip: args.max_seats_per_ip.max(1),
             per_net: args.max_seats_per_network.max(1),
         },
+        house_ai: !args.no_house_ai,
         ..ServerConfig::default()
     })
 }
@@ -370,6 +375,7 @@ fn connect_options<C: Catalogue>(args: ConnectArgs) -> anyhow::Result<ConnectOpt
         seed: args.seed,
         wait: Duration::from_secs(args.wait),
         quiet: args.quiet,
+        gate: None,
     };
     Ok(options)
 }

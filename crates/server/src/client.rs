@@ -3,22 +3,28 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
 use arbiter_ai::{Limits, Player, PlayerSpec};
 use arbiter_core::outcome::record_with_end;
 use arbiter_core::{EndReason, Options, Side};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
+
+use crate::api::gate::{gated, CpuGate};
 
 use crate::protocol::{self, Message, MAX_LINE};
 
+/// One side of a connection, read or written: a TCP socket's half, or an in-process pipe's.
+type Reading = Box<dyn AsyncRead + Send + Unpin>;
+type Writing = Box<dyn AsyncWrite + Send + Unpin>;
+
 /// A line-based protocol connection that logs every message.
 pub struct Connection {
-    reader: BufReader<OwnedReadHalf>,
-    writer: OwnedWriteHalf,
+    reader: BufReader<Reading>,
+    writer: Writing,
     pub peer: String,
     /// Moves seen so far, for the log's move number.
     pub moves: usize,
@@ -40,13 +46,18 @@ impl Connection {
             .peer_addr()
             .map_or(format!("{host}:{port}"), |a| a.to_string());
         let (r, w) = stream.into_split();
-        Ok(Connection {
-            reader: BufReader::new(r),
-            writer: w,
+        Ok(Connection::over(Box::new(r), Box::new(w), peer, quiet))
+    }
+
+    /// A connection over any byte stream (the server's own AI speaks through an in-process pipe).
+    pub fn over(reader: Reading, writer: Writing, peer: String, quiet: bool) -> Connection {
+        Connection {
+            reader: BufReader::new(reader),
+            writer,
             peer,
             moves: 0,
             quiet,
-        })
+        }
     }
 
     fn log(&self, direction: &str, m: &Message) {
@@ -114,6 +125,9 @@ pub struct ConnectOptions {
     pub wait: Duration,
     /// No log line per message (the summary and errors still go to standard error).
     pub quiet: bool,
+    /// The server's gate for CPU-heavy work, when the server itself plays: every search waits
+    /// its turn there, and a full gate gets a quick move instead of a loss on time.
+    pub gate: Option<Arc<CpuGate>>,
 }
 
 /// How the game went.
@@ -184,8 +198,17 @@ pub async fn connect<C: Catalogue>(
     if let Some(path) = &options.record {
         prepare_record(path)?;
     }
-    let mut conn = Connection::open(&options.host, options.port, options.quiet).await?;
-    conn.send(&ready_message(options)).await?;
+    let conn = Connection::open(&options.host, options.port, options.quiet).await?;
+    play_over::<C>(conn, &ready_message(options), options).await
+}
+
+/// Sends `ready` over a connection already open, then plays the game as `options` say.
+pub async fn play_over<C: Catalogue>(
+    mut conn: Connection,
+    ready: &Message,
+    options: &ConnectOptions,
+) -> Result<ConnectOutcome, ClientError> {
+    conn.send(ready).await?;
     let start = wait_for_start(&mut conn, options.wait).await?;
     let game_options =
         options_of_start::<C>(&start.message, options.game.as_deref(), &options.options)?;
@@ -444,21 +467,15 @@ impl<G: FullGame> Board<G> {
 }
 
 /// Lets `player` choose a move (off the async threads) and sends it, or RESIGN when there is
-/// none; gives the player back.
+/// none.
 async fn our_move<G: FullGame>(
     conn: &mut Connection,
     board: &mut Board<G>,
-    mut player: Box<dyn Player<G>>,
+    player: &Shared<G>,
     limits: Limits,
-) -> Result<Box<dyn Player<G>>, ClientError> {
-    let pos = board.pos.clone();
-    let (chosen, player) = tokio::task::spawn_blocking(move || {
-        let stop = AtomicBool::new(false);
-        let mv = player.choose(&pos, &limits, &stop, &mut |_| {});
-        (mv.map(|m| pos.format_move(m)), player)
-    })
-    .await
-    .map_err(ClientError::Player)?;
+    gate: Option<&Arc<CpuGate>>,
+) -> Result<(), ClientError> {
+    let chosen = think(board.pos.clone(), player, limits, gate).await?;
     match chosen {
         Some(text) => {
             let (from, to) = arbiter_core::rules::split_move(&text);
@@ -473,7 +490,48 @@ async fn our_move<G: FullGame>(
                 .await?
         }
     }
-    Ok(player)
+    Ok(())
+}
+
+/// A player shared with the search that runs for it off the async threads.
+type Shared<G> = Arc<std::sync::Mutex<Box<dyn Player<G>>>>;
+
+/// How long the server's AI thinks when the CPU gate has no room for it: a move at once beats a
+/// loss on time.
+const QUICK_MOVE: Duration = Duration::from_millis(20);
+
+/// `player`'s move in `pos`, formatted, chosen off the async threads: through `gate` when the
+/// server itself plays, with the quickest search there is when the gate is full.
+async fn think<G: FullGame>(
+    pos: G,
+    player: &Shared<G>,
+    limits: Limits,
+    gate: Option<&Arc<CpuGate>>,
+) -> Result<Option<String>, ClientError> {
+    let chooser = |limits: Limits| {
+        let (pos, player) = (pos.clone(), player.clone());
+        move |stop: &AtomicBool| {
+            let mut player = player.lock().unwrap_or_else(|e| e.into_inner());
+            let mv = player.choose(&pos, &limits, stop, &mut |_| {});
+            Ok::<_, crate::api::ApiError>(mv.map(|m| pos.format_move(m)))
+        }
+    };
+    let quick = Limits::time(QUICK_MOVE.as_millis() as u64);
+    let limits = match gate {
+        None => limits,
+        Some(gate) => match gated(gate, chooser(limits)).await {
+            Ok(chosen) => return Ok(chosen),
+            Err(why) => {
+                tracing::warn!("the server's AI plays a quick move: {why}");
+                quick
+            }
+        },
+    };
+    let choose = chooser(limits);
+    tokio::task::spawn_blocking(move || choose(&AtomicBool::new(false)))
+        .await
+        .map_err(ClientError::Player)?
+        .map_err(|e| ClientError::Connection(e.to_string()))
 }
 
 /// The server's next message; an error when it closed the connection or said nothing for
@@ -495,10 +553,11 @@ async fn play<G: FullGame>(start: G, game: PlayGame<'_>) -> Result<ConnectOutcom
         opponent,
         timeout_ms,
     } = game;
-    let mut player = options
+    let player = options
         .player
         .build::<G>(options.seed)
         .map_err(|e| ClientError::Connection(e.to_string()))?;
+    let player: Shared<G> = Arc::new(std::sync::Mutex::new(player));
     let limits = move_limits::<G>(&options.player, timeout_ms);
     // A server that says nothing for twice its own clock (and then some) is gone.
     let silence = Duration::from_millis(timeout_ms.saturating_mul(2)) + Duration::from_secs(10);
@@ -510,9 +569,15 @@ async fn play<G: FullGame>(start: G, game: PlayGame<'_>) -> Result<ConnectOutcom
     let path = options.record.as_ref();
     loop {
         if board.pos.side_to_move() == side && !board.pos.status().is_over() {
-            player = our_move(&mut conn, &mut board, player, limits)
-                .await
-                .map_err(|e| board.unfinished(path, e))?;
+            our_move(
+                &mut conn,
+                &mut board,
+                &player,
+                limits,
+                options.gate.as_ref(),
+            )
+            .await
+            .map_err(|e| board.unfinished(path, e))?;
         }
         let received = next_message(&mut conn, silence)
             .await

@@ -12,11 +12,13 @@ use tokio::task::JoinHandle;
 
 use arbiter_ai::Catalogue;
 
+use crate::api::gate::CpuGate;
 use crate::api::ApiLimits;
 use crate::cluster::{Cluster, ClusterConfig, ClusterError};
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::{self, DbLocation, PgLeases, Storage, StorageError, StoreOptions};
+use crate::transport::house::HouseAi;
 use crate::transport::http::{HttpDeadlines, HttpState};
 use crate::transport::limits::Caps;
 use crate::transport::proxy::Proxies;
@@ -75,6 +77,8 @@ pub struct ServerConfig {
     pub trusted_proxies: Vec<IpAddr>,
     /// This server is one node of a cluster (docs/cluster.md).
     pub cluster: Option<ClusterConfig>,
+    /// A READY with `"opponent":"ai"` seats the server's own AI (`--no-house-ai` turns it off).
+    pub house_ai: bool,
 }
 
 impl Default for ServerConfig {
@@ -111,19 +115,21 @@ impl Default for ServerConfig {
             seat_limits: SeatLimits::default(),
             trusted_proxies: Vec::new(),
             cluster: None,
+            house_ai: true,
         }
     }
 }
 
 impl ServerConfig {
     /// What a TCP connection needs (a WebSocket's differs in its opening move time).
-    fn conn_config(&self, registry: Arc<Registry>) -> ConnConfig {
+    fn conn_config(&self, registry: Arc<Registry>, house: Option<HouseAi>) -> ConnConfig {
         ConnConfig {
             registry,
             idle_timeout: self.idle_timeout,
             watch_idle_timeout: self.watch_idle_timeout,
             rate_limit: self.rate_limit,
             opening_timeout_ms: None,
+            house,
         }
     }
 
@@ -231,7 +237,10 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
     let storage: Storage = store.clone();
     let hub = new_hub(&config, &storage, &registry, setup).await;
     let cluster = join_cluster(&config, &hub, &registry, &storage).await?;
-    let tcp_conn = config.conn_config(registry);
+    // One gate for the CPU-heavy work of the API and of the server's own AI seat.
+    let gate = Arc::new(CpuGate::of(&config.api));
+    let house = config.house_ai.then(|| HouseAi::new::<C>(gate.clone()));
+    let tcp_conn = config.conn_config(registry, house);
     let web_conn = ConnConfig {
         opening_timeout_ms: Some(config.web_timeout_ms),
         ..tcp_conn.clone()
@@ -245,7 +254,7 @@ pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, 
         admissions.clone(),
         config.proxies(),
     ));
-    let state = HttpState::new::<C>(hub.clone(), storage, web_conn, &config);
+    let state = HttpState::new::<C>(hub.clone(), storage, web_conn, gate, &config);
     let web = tokio::spawn(transport::http::serve(
         http,
         state,

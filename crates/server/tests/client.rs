@@ -24,6 +24,7 @@ fn options(port: u16) -> ConnectOptions {
         seed: 1,
         wait: Duration::from_secs(10),
         quiet: false,
+        gate: None,
     }
 }
 

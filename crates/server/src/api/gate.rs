@@ -1,4 +1,5 @@
-//! One gate for every CPU-heavy request (the AI, analysis, the judge visualiser): a few computed
+//! One gate for every CPU-heavy request (the AI, analysis, the judge visualiser, the server's own
+//! AI seat): a few computed
 //! at once, a short queue that waits a bounded time, 503 beyond it.
 //!
 //! Both a place in the queue and a worker are semaphore permits, released when dropped: a
@@ -15,6 +16,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use super::ApiError;
 
 /// CPU-heavy requests: `workers` computed at once, `queue` more waiting up to `wait`.
+#[derive(Debug)]
 pub struct CpuGate {
     /// Workers and queue places together: a request without one is answered 503 at once.
     places: Arc<Semaphore>,
@@ -36,6 +38,11 @@ impl CpuGate {
             running: Arc::new(Semaphore::new(workers)),
             wait,
         }
+    }
+
+    /// The gate the API's limits set (`--cpu-workers` and its queue).
+    pub fn of(limits: &super::ApiLimits) -> CpuGate {
+        CpuGate::new(limits.cpu_workers, limits.cpu_queue, limits.cpu_queue_wait)
     }
 
     /// A place, then a worker within the wait; `Busy` when the queue is full or the wait ends.

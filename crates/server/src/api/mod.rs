@@ -13,7 +13,7 @@ mod catalogue;
 mod error;
 mod extract;
 mod games;
-mod gate;
+pub mod gate;
 mod judge;
 mod judge_answer;
 mod limits;
@@ -62,6 +62,7 @@ impl ApiState {
         registry: Arc<Registry>,
         engines: Arc<Engines>,
         limits: &ApiLimits,
+        cpu: Arc<CpuGate>,
     ) -> ApiState {
         ApiState {
             hub,
@@ -70,11 +71,7 @@ impl ApiState {
             engines,
             limits: Arc::new(limits.clone()),
             arena_queue: None,
-            cpu: Arc::new(CpuGate::new(
-                limits.cpu_workers,
-                limits.cpu_queue,
-                limits.cpu_queue_wait,
-            )),
+            cpu,
             writes: Arc::new(WriteLimits::new(limits)),
             analyses: Arc::new(analysis::jobs(limits.analysis_jobs)),
         }

@@ -31,6 +31,7 @@ use super::deadline::{Counted, Requests, TimedBody, Tracked};
 use super::limits::{Admissions, Crowded};
 use super::proxy::Proxies;
 use super::session::ConnConfig;
+use crate::api::gate::CpuGate;
 use crate::api::{self, ApiError, ApiState, Engines};
 use crate::rooms::Hub;
 use crate::storage::{DbLocation, Storage};
@@ -52,6 +53,7 @@ impl HttpState {
         hub: Arc<Hub>,
         store: Storage,
         conn: ConnConfig,
+        cpu: Arc<CpuGate>,
         config: &ServerConfig,
     ) -> HttpState {
         let mut api = ApiState::new(
@@ -60,6 +62,7 @@ impl HttpState {
             conn.registry.clone(),
             Arc::new(Engines::of::<C>()),
             &config.api,
+            cpu,
         );
         if let DbLocation::Postgres(url) = &config.db {
             api.arena_queue = Some(Arc::new(crate::api::arena_tests::ArenaTests::new(url)));

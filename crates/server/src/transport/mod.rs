@@ -5,6 +5,7 @@
 
 mod bare;
 pub mod deadline;
+pub mod house;
 pub mod http;
 pub mod limits;
 pub mod proxy;

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::limits::{Admissions, Admitted, Crowded};
@@ -104,9 +104,21 @@ async fn serve_tcp(
     keep_alive(&stream);
     // The kernel's send buffer grows to megabytes for a client that does not read; bound it.
     let _ = socket2::SockRef::from(&stream).set_send_buffer_size(SOCKET_BUFFER);
-    let (mut reader, writer) = stream.into_split();
-    let (mut session, inbox) = Session::new(addr.to_string(), hub, config);
+    let (reader, writer) = stream.into_split();
     tracing::info!("connection from {addr} (TCP)");
+    serve_lines(reader, writer, addr.to_string(), hub, config).await;
+}
+
+/// Serves one connection of the course protocol over any byte stream: a TCP socket, or the
+/// in-process pipe of the server's own AI seat.
+pub async fn serve_lines(
+    mut reader: impl AsyncRead + Unpin,
+    writer: impl AsyncWrite + Send + Unpin + 'static,
+    addr: String,
+    hub: Arc<Hub>,
+    config: ConnConfig,
+) {
+    let (mut session, inbox) = Session::new(addr.clone(), hub, config);
     let mut writer_task = tokio::spawn(write_lines(inbox, writer, session.traffic()));
     let mut buf = vec![0u8; 8192];
     let mut lines = LineBuffer::default();

@@ -31,6 +31,8 @@ pub struct ConnConfig {
     /// The move time of a room opened without one over this transport: the page's people get
     /// `--web-timeout-ms`, TCP bots the course's `--timeout-ms` (None).
     pub opening_timeout_ms: Option<u64>,
+    /// The server's own AI, seated by a READY with `"opponent":"ai"`; `None` refuses such READYs.
+    pub house: Option<super::house::HouseAi>,
 }
 
 /// How many bad lines (unparsable, too long) a connection may send before it is closed.
@@ -78,6 +80,16 @@ pub enum Refused {
     Secret,
     #[error("the server is shutting down")]
     ShuttingDown,
+    #[error("opponent must be \"ai\" (the server's own player)")]
+    Opponent,
+    #[error("level must be easy, medium or hard")]
+    Level,
+    #[error("level needs \"opponent\":\"ai\"")]
+    LevelWithoutOpponent,
+    #[error("a game against the server's AI is not rated")]
+    RatedAgainstAi,
+    #[error("this server seats no AI (started with --no-house-ai)")]
+    NoHouseAi,
     #[error("a connection may watch at most {MAX_WATCHED} rooms at once")]
     WatchingTooMany,
 }

@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 
 use arbiter_core::Side;
 
+use super::super::house;
 use super::{Refused, Session, MAX_EXTENDED_ROOM};
 use crate::games::{GameClock, GameSettings, Requested, CLOCK_RANGE, INCREMENT_RANGE};
 use crate::protocol::{self, Message};
@@ -18,6 +19,8 @@ struct CheckedReady {
     room: u32,
     request: Requested,
     token: Option<String>,
+    /// The level of the server's AI to seat opposite, when the READY asks for it.
+    house_level: Option<&'static str>,
 }
 
 impl Session {
@@ -56,6 +59,9 @@ impl Session {
         }
         self.progress();
         self.room = Some(ready.room);
+        let house = ready
+            .house_level
+            .map(|level| (level, house::ready_for_ai(&message, level)));
         let event = RoomEvent::Ready {
             peer: self.peer.clone(),
             message,
@@ -65,6 +71,36 @@ impl Session {
             token: ready.token,
         };
         self.hub.send(ready.room, event);
+        if let (Some((level, ai_ready)), Some(seats)) = (house, &self.config.house) {
+            let (hub, config) = (self.hub.clone(), self.config.clone());
+            house::seat(seats, hub, config, ready.room, level, ai_ready);
+        }
+    }
+
+    /// The server's AI a READY asks for (`opponent`, `level`), checked: `None` when it asks
+    /// for none.
+    fn house_level(&self, message: &Message) -> Result<Option<&'static str>, Refused> {
+        let text = |key: &str| {
+            message
+                .extra
+                .get(key)
+                .map(|v| v.as_str().unwrap_or_default())
+        };
+        let level = match text("level") {
+            None => house::DEFAULT_LEVEL,
+            Some(level) => *house::LEVELS
+                .iter()
+                .find(|l| **l == level)
+                .ok_or(Refused::Level)?,
+        };
+        match text("opponent") {
+            None if message.extra.contains_key("level") => Err(Refused::LevelWithoutOpponent),
+            None => Ok(None),
+            Some("ai") if self.config.house.is_none() => Err(Refused::NoHouseAi),
+            Some("ai") if yes_or_no(message, "rated")? => Err(Refused::RatedAgainstAi),
+            Some("ai") => Ok(Some(level)),
+            Some(_) => Err(Refused::Opponent),
+        }
     }
 
     /// A READY's fields, each checked, in the order the course's server checks them.
@@ -102,6 +138,7 @@ impl Session {
         };
         // `resume`: only take back the seat the token holds (checked here, read by the room).
         yes_or_no(message, "resume")?;
+        let house_level = self.house_level(message)?;
         if extended || token.is_some() {
             self.peer.extension.store(true, Ordering::Relaxed);
         }
@@ -111,6 +148,7 @@ impl Session {
             room,
             request,
             token,
+            house_level,
         })
     }
 
@@ -127,7 +165,14 @@ impl Session {
         for (key, _) in message.extra.iter() {
             if matches!(
                 key.as_str(),
-                "game" | "timeout_ms" | "clock_ms" | "increment_ms" | "training" | "rated"
+                "game"
+                    | "timeout_ms"
+                    | "clock_ms"
+                    | "increment_ms"
+                    | "training"
+                    | "rated"
+                    | "opponent"
+                    | "level"
             ) || protocol::is_client_key(key)
             {
                 continue;

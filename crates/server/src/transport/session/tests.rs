@@ -20,6 +20,7 @@ fn session() -> (Session, Inbox) {
         watch_idle_timeout: Duration::from_secs(300),
         rate_limit: 1000,
         opening_timeout_ms: None,
+        house: None,
     };
     Session::new("test".into(), hub, config)
 }
