@@ -2,20 +2,26 @@
 //! of arbiter's players until END, and writes the game record.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_ai::registry::{self, Catalogue, FullGame, GameVisitor};
-use arbiter_ai::{Limits, Player, PlayerSpec};
+use arbiter_ai::{Limits, PlayerSpec};
 use arbiter_core::outcome::record_with_end;
 use arbiter_core::{EndReason, Options, Side};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::api::gate::{gated, CpuGate};
+use crate::api::gate::CpuGate;
 
 use crate::protocol::{self, Message, MAX_LINE};
+
+mod http;
+mod think;
+
+pub use http::http_get;
+
+use think::{think, Shared};
 
 /// One side of a connection, read or written: a TCP socket's half, or an in-process pipe's.
 type Reading = Box<dyn AsyncRead + Send + Unpin>;
@@ -493,45 +499,13 @@ async fn our_move<G: FullGame>(
     Ok(())
 }
 
-/// A player shared with the search that runs for it off the async threads.
-type Shared<G> = Arc<std::sync::Mutex<Box<dyn Player<G>>>>;
-
-/// How long the server's AI thinks when the CPU gate has no room for it: a move at once beats a
-/// loss on time.
-const QUICK_MOVE: Duration = Duration::from_millis(20);
-
-/// `player`'s move in `pos`, formatted, chosen off the async threads: through `gate` when the
-/// server itself plays, with the quickest search there is when the gate is full.
-async fn think<G: FullGame>(
-    pos: G,
-    player: &Shared<G>,
-    limits: Limits,
-    gate: Option<&Arc<CpuGate>>,
-) -> Result<Option<String>, ClientError> {
-    let chooser = |limits: Limits| {
-        let (pos, player) = (pos.clone(), player.clone());
-        move |stop: &AtomicBool| {
-            let mut player = player.lock().unwrap_or_else(|e| e.into_inner());
-            let mv = player.choose(&pos, &limits, stop, &mut |_| {});
-            Ok::<_, crate::api::ApiError>(mv.map(|m| pos.format_move(m)))
-        }
-    };
-    let quick = Limits::time(QUICK_MOVE.as_millis() as u64);
-    let limits = match gate {
-        None => limits,
-        Some(gate) => match gated(gate, chooser(limits)).await {
-            Ok(chosen) => return Ok(chosen),
-            Err(why) => {
-                tracing::warn!("the server's AI plays a quick move: {why}");
-                quick
-            }
-        },
-    };
-    let choose = chooser(limits);
-    tokio::task::spawn_blocking(move || choose(&AtomicBool::new(false)))
-        .await
-        .map_err(ClientError::Player)?
-        .map_err(|e| ClientError::Connection(e.to_string()))
+/// The record of a finished game: a move sent as the clock ran out never counted, and the
+/// server says how many did (`plies`).
+fn finished(mut record: Vec<String>, end_reason: Option<EndReason>, plies: Option<u64>) -> String {
+    if let Some(plies) = plies {
+        record.truncate(usize::try_from(plies).unwrap_or(usize::MAX));
+    }
+    record_with_end(&record, end_reason.unwrap_or(EndReason::None))
 }
 
 /// The server's next message; an error when it closed the connection or said nothing for
@@ -566,18 +540,12 @@ async fn play<G: FullGame>(start: G, game: PlayGame<'_>) -> Result<ConnectOutcom
         record: Vec::new(),
         last_sent: None,
     };
-    let path = options.record.as_ref();
+    let (path, gate) = (options.record.as_ref(), options.gate.as_ref());
     loop {
         if board.pos.side_to_move() == side && !board.pos.status().is_over() {
-            our_move(
-                &mut conn,
-                &mut board,
-                &player,
-                limits,
-                options.gate.as_ref(),
-            )
-            .await
-            .map_err(|e| board.unfinished(path, e))?;
+            our_move(&mut conn, &mut board, &player, limits, gate)
+                .await
+                .map_err(|e| board.unfinished(path, e))?;
         }
         let received = next_message(&mut conn, silence)
             .await
@@ -593,17 +561,12 @@ async fn play<G: FullGame>(start: G, game: PlayGame<'_>) -> Result<ConnectOutcom
                 board.push(&mut conn, text);
             }
             Heard::End(end_reason, winner, plies) => {
-                // A move sent as the clock ran out never counted; the server says how many did.
-                let mut record = board.record;
-                if let Some(plies) = plies {
-                    record.truncate(usize::try_from(plies).unwrap_or(usize::MAX));
-                }
-                let text = record_with_end(&record, end_reason.unwrap_or(EndReason::None));
-                write_record(path, &text)?;
+                let record = finished(board.record, end_reason, plies);
+                write_record(path, &record)?;
                 return Ok(ConnectOutcome {
                     opponent,
                     side,
-                    record: text,
+                    record,
                     end_reason,
                     winner,
                 });
@@ -611,30 +574,4 @@ async fn play<G: FullGame>(start: G, game: PlayGame<'_>) -> Result<ConnectOutcom
             Heard::Other => {}
         }
     }
-}
-
-/// Fetches `path` from `http` with a bare HTTP/1.1 GET; the body of a 200 answer.
-pub async fn http_get(http: std::net::SocketAddr, path: &str) -> Result<String, ClientError> {
-    let mut stream = TcpStream::connect(http).await.map_err(ClientError::Http)?;
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {http}\r\nConnection: close\r\n\r\n");
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .map_err(ClientError::Http)?;
-    let mut response = Vec::new();
-    stream
-        .read_to_end(&mut response)
-        .await
-        .map_err(ClientError::Http)?;
-    let text = String::from_utf8_lossy(&response).into_owned();
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .ok_or(ClientError::HttpMalformed)?;
-    if !head.starts_with("HTTP/1.1 200") {
-        return Err(ClientError::HttpStatus {
-            path: path.to_string(),
-            status: head.lines().next().unwrap_or("").to_string(),
-        });
-    }
-    Ok(body.to_string())
 }
