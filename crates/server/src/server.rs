@@ -216,8 +216,12 @@ async fn new_hub(
 }
 
 /// Binds both listeners (port 0 picks a free port), then opens the database and starts serving
-/// the games of catalogue `C`. Nothing is created on disk when a port is taken.
+/// the games of catalogue `C`. Nothing is created on disk when a port is taken or the
+/// configuration is refused (a cluster node on a SQLite file leaves no file behind).
 pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, StartError> {
+    if config.cluster.is_some() && !matches!(config.db, DbLocation::Postgres(_)) {
+        return Err(StartError::ClusterWithoutSharedDatabase);
+    }
     // Two connections a game: the default limit of 1024 open files is too few.
     let _ = rlimit::increase_nofile_limit(u64::MAX);
     let (tcp, tcp_addr) = bind(config.tcp, "TCP").await?;

@@ -142,6 +142,18 @@ impl PgLeases {
             .map_err(|e| self.failed(e))?;
         Ok(())
     }
+
+    async fn holder(&self, room: u32) -> Result<Option<(String, u64)>, LeaseError> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt(
+                "SELECT node, epoch FROM room_leases WHERE room = $1 AND expires_at > now()",
+                &[&i64::from(room)],
+            )
+            .await
+            .map_err(|e| self.failed(e))?;
+        Ok(row.map(|r| (r.get(0), r.get::<_, i64>(1) as u64)))
+    }
 }
 
 impl Leases for PgLeases {
@@ -162,6 +174,10 @@ impl Leases for PgLeases {
     fn release(&self, room: u32, node: &str, epoch: u64) -> BoxFuture<'_, Result<(), LeaseError>> {
         let node = node.to_string();
         Box::pin(async move { PgLeases::release(self, room, &node, epoch).await })
+    }
+
+    fn holder(&self, room: u32) -> BoxFuture<'_, Result<Option<(String, u64)>, LeaseError>> {
+        Box::pin(PgLeases::holder(self, room))
     }
 }
 
