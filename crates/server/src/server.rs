@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use arbiter_ai::Catalogue;
 
 use crate::api::ApiLimits;
-use crate::cluster::{Cluster, ClusterConfig, ClusterError};
+use crate::cluster::{Cluster, ClusterConfig, ClusterError, ClusterIdentity};
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::{self, DbLocation, PgLeases, Storage, StorageError, StoreOptions};
@@ -288,12 +288,15 @@ async fn join_cluster(
         return Err(StartError::ClusterWithoutSharedDatabase);
     };
     let leases = Arc::new(PgLeases::connect(url, cluster.lease).await?);
+    let (id, db) = leases.identity().await?;
+    let cluster = &ClusterConfig {
+        identity: Some(ClusterIdentity { id, db }),
+        ..cluster.clone()
+    };
     let joined = Cluster::join(cluster, hub, registry.clone(), leases, storage.clone()).await?;
-    tracing::info!(
-        "node {} joined the cluster at {}",
-        cluster.node,
-        cluster.nats
-    );
+    let id = cluster.identity.as_ref().map_or("", |i| i.id.as_str());
+    let nats = &cluster.nats;
+    tracing::info!("node {} joined the cluster {id} at {nats}", cluster.node);
     Ok(Some(joined))
 }
 

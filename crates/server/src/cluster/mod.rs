@@ -45,6 +45,18 @@ pub struct ClusterConfig {
     pub renew_every: Duration,
     /// How long a lease lasts unrenewed.
     pub lease: Duration,
+    /// The cluster this node's database belongs to, announced on NATS; `None` skips the
+    /// check (nodes of one process on leases in memory, in tests).
+    pub identity: Option<ClusterIdentity>,
+}
+
+/// A cluster's identity: the id its database holds (made with the database) and that database,
+/// for messages. A node refuses to join a NATS whose nodes announce another.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClusterIdentity {
+    pub id: String,
+    /// `host:port/database`, never a password.
+    pub db: String,
 }
 
 impl ClusterConfig {
@@ -55,6 +67,7 @@ impl ClusterConfig {
             node,
             renew_every: lease / 3,
             lease,
+            identity: None,
         }
     }
 
@@ -81,11 +94,29 @@ pub enum ClusterError {
         url: String,
         source: async_nats::ConnectError,
     },
+    #[error(transparent)]
+    OtherCluster(Box<OtherCluster>),
     #[error("cannot subscribe to {subject}: {source}")]
     Subscribe {
         subject: String,
         source: async_nats::SubscribeError,
     },
+}
+
+/// A NATS that carries another cluster than this node's database holds.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "NATS at {nats} already carries cluster {} (node {node} on database {}), but this node's \
+     database {} holds cluster {}: a cluster's nodes share one database and one NATS; give \
+     this node the others' --db, or a NATS of its own",
+    theirs.id, theirs.db, ours.db, ours.id
+)]
+pub struct OtherCluster {
+    pub nats: String,
+    pub ours: ClusterIdentity,
+    pub theirs: ClusterIdentity,
+    /// The node that answered for the other cluster.
+    pub node: String,
 }
 
 /// This node's part of the cluster.
@@ -196,6 +227,9 @@ impl Cluster {
     ) -> Result<Arc<Cluster>, ClusterError> {
         let reconnected = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let nats = connect(&config.nats, reconnected.clone()).await?;
+        if let Some(ours) = &config.identity {
+            identity::refuse_other_cluster(&nats, &config.nats, ours).await?;
+        }
         identity::warn_if_name_taken(&nats, &config.node).await;
         let cluster = Arc::new(Cluster {
             node: incarnation(&config.node),
@@ -219,6 +253,9 @@ impl Cluster {
             repeats: Mutex::default(),
         });
         cluster.answer_to_name(&config.node).await?;
+        if let Some(ours) = config.identity.clone() {
+            cluster.announce(ours).await?;
+        }
         cluster.take_deliveries().await?;
         cluster.answer_room_lists().await?;
         cluster.hear_heartbeats().await?;
