@@ -45,8 +45,9 @@ pub struct ServeArgs {
     /// Where every game is stored: a SQLite file (created when missing; one server at a time),
     /// or a PostgreSQL database, postgres://USER@HOST:PORT/DATABASE (for a cluster; its tables
     /// are created or migrated at start).
+    /// (Parsed by us, not by clap: clap's error would repeat the URL with its password.)
     #[arg(long, value_name = "FILE|URL", default_value = "arbiter.sqlite")]
-    db: DbLocation,
+    db: String,
     /// Time a player has for each move, for rooms whose READY does not set its own.
     #[arg(long, value_name = "MS", default_value_t = 3000)]
     timeout_ms: u64,
@@ -210,11 +211,19 @@ fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
         .map_err(|e| anyhow::anyhow!("--web-timeout-ms: {e}"))?;
     let seconds = Duration::from_secs;
     let cluster = cluster_config(&args)?;
+    let db = DbLocation::parse(&args.db).map_err(|e| anyhow::anyhow!("--db: {e}"))?;
+    if cluster.is_some() && !matches!(db, DbLocation::Postgres(_)) {
+        // Refused before the SQLite file (and its -wal, -shm) is made.
+        bail!(
+            "{}",
+            arbiter_server::server::StartError::ClusterWithoutSharedDatabase
+        );
+    }
     Ok(ServerConfig {
         cluster,
         tcp: args.tcp,
         http: args.http,
-        db: args.db,
+        db,
         timeout_ms: args.timeout_ms,
         web_timeout_ms: args.web_timeout_ms,
         max_no_capture_round: args.max_no_capture_round,

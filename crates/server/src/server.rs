@@ -14,7 +14,7 @@ use arbiter_ai::Catalogue;
 
 use crate::api::gate::CpuGate;
 use crate::api::ApiLimits;
-use crate::cluster::{Cluster, ClusterConfig, ClusterError};
+use crate::cluster::{Cluster, ClusterConfig, ClusterError, ClusterIdentity};
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::{self, DbLocation, PgLeases, Storage, StorageError, StoreOptions};
@@ -222,8 +222,12 @@ async fn new_hub(
 }
 
 /// Binds both listeners (port 0 picks a free port), then opens the database and starts serving
-/// the games of catalogue `C`. Nothing is created on disk when a port is taken.
+/// the games of catalogue `C`. Nothing is created on disk when a port is taken or the
+/// configuration is refused (a cluster node on a SQLite file leaves no file behind).
 pub async fn start<C: Catalogue>(config: ServerConfig) -> Result<RunningServer, StartError> {
+    if config.cluster.is_some() && !matches!(config.db, DbLocation::Postgres(_)) {
+        return Err(StartError::ClusterWithoutSharedDatabase);
+    }
     // Two connections a game: the default limit of 1024 open files is too few.
     let _ = rlimit::increase_nofile_limit(u64::MAX);
     let (tcp, tcp_addr) = bind(config.tcp, "TCP").await?;
@@ -293,12 +297,15 @@ async fn join_cluster(
         return Err(StartError::ClusterWithoutSharedDatabase);
     };
     let leases = Arc::new(PgLeases::connect(url, cluster.lease).await?);
+    let (id, db) = leases.identity().await?;
+    let cluster = &ClusterConfig {
+        identity: Some(ClusterIdentity { id, db }),
+        ..cluster.clone()
+    };
     let joined = Cluster::join(cluster, hub, registry.clone(), leases, storage.clone()).await?;
-    tracing::info!(
-        "node {} joined the cluster at {}",
-        cluster.node,
-        cluster.nats
-    );
+    let id = cluster.identity.as_ref().map_or("", |i| i.id.as_str());
+    let nats = &cluster.nats;
+    tracing::info!("node {} joined the cluster {id} at {nats}", cluster.node);
     Ok(Some(joined))
 }
 

@@ -209,7 +209,10 @@ impl Cluster {
                         continue;
                     }
                 }
-                Err(e) => tracing::warn!("room {room}: command not delivered yet: {e}"),
+                Err(e) => {
+                    let text = format!("command not delivered yet: {e}");
+                    self.warn_room(room, "deliver", text);
+                }
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

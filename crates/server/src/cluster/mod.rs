@@ -15,7 +15,9 @@ pub mod wire;
 
 mod attach;
 mod gateway;
+mod identity;
 mod owner;
+mod repeats;
 mod resend;
 mod rooms;
 mod watchdog;
@@ -43,6 +45,18 @@ pub struct ClusterConfig {
     pub renew_every: Duration,
     /// How long a lease lasts unrenewed.
     pub lease: Duration,
+    /// The cluster this node's database belongs to, announced on NATS; `None` skips the
+    /// check (nodes of one process on leases in memory, in tests).
+    pub identity: Option<ClusterIdentity>,
+}
+
+/// A cluster's identity: the id its database holds (made with the database) and that database,
+/// for messages. A node refuses to join a NATS whose nodes announce another.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClusterIdentity {
+    pub id: String,
+    /// `host:port/database`, never a password.
+    pub db: String,
 }
 
 impl ClusterConfig {
@@ -53,6 +67,7 @@ impl ClusterConfig {
             node,
             renew_every: lease / 3,
             lease,
+            identity: None,
         }
     }
 
@@ -79,11 +94,29 @@ pub enum ClusterError {
         url: String,
         source: async_nats::ConnectError,
     },
+    #[error(transparent)]
+    OtherCluster(Box<OtherCluster>),
     #[error("cannot subscribe to {subject}: {source}")]
     Subscribe {
         subject: String,
         source: async_nats::SubscribeError,
     },
+}
+
+/// A NATS that carries another cluster than this node's database holds.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "NATS at {nats} already carries cluster {} (node {node} on database {}), but this node's \
+     database {} holds cluster {}: a cluster's nodes share one database and one NATS; give \
+     this node the others' --db, or a NATS of its own",
+    theirs.id, theirs.db, ours.db, ours.id
+)]
+pub struct OtherCluster {
+    pub nats: String,
+    pub ours: ClusterIdentity,
+    pub theirs: ClusterIdentity,
+    /// The node that answered for the other cluster.
+    pub node: String,
 }
 
 /// This node's part of the cluster.
@@ -119,6 +152,8 @@ pub struct Cluster {
     /// Rooms being claimed here right now (one claim at a time: the lease is re-granted to
     /// its holder, so a second would restore and serve the room twice).
     claiming: Mutex<std::collections::HashSet<u32>>,
+    /// Per-room warnings said lately, so retries every 100 ms do not repeat them.
+    repeats: Mutex<repeats::Repeats>,
 }
 
 struct Owned {
@@ -149,6 +184,29 @@ fn incarnation(name: &str) -> String {
     format!("{name}-{:08x}", rand::random::<u32>())
 }
 
+/// Connects to NATS at `url`; `reconnected` is set each time the connection is made again.
+async fn connect(
+    url: &str,
+    reconnected: Arc<std::sync::atomic::AtomicBool>,
+) -> Result<async_nats::Client, ClusterError> {
+    async_nats::ConnectOptions::new()
+        .event_callback(move |event| {
+            if matches!(event, async_nats::Event::Connected) {
+                reconnected.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            async {}
+        })
+        // A live owner answers in milliseconds; one that does not within this is paused,
+        // cut off or dead, and its room may be claimed once its lease lapses.
+        .request_timeout(Some(REQUEST_TIMEOUT))
+        .connect(url)
+        .await
+        .map_err(|source| ClusterError::Nats {
+            url: url.to_string(),
+            source,
+        })
+}
+
 fn node_subject(node: &str) -> String {
     format!("arbiter.node.{node}")
 }
@@ -168,23 +226,11 @@ impl Cluster {
         store: Storage,
     ) -> Result<Arc<Cluster>, ClusterError> {
         let reconnected = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = reconnected.clone();
-        let nats = async_nats::ConnectOptions::new()
-            .event_callback(move |event| {
-                if matches!(event, async_nats::Event::Connected) {
-                    flag.store(true, std::sync::atomic::Ordering::Relaxed);
-                }
-                async {}
-            })
-            // A live owner answers in milliseconds; one that does not within this is paused,
-            // cut off or dead, and its room may be claimed once its lease lapses.
-            .request_timeout(Some(REQUEST_TIMEOUT))
-            .connect(&config.nats)
-            .await
-            .map_err(|source| ClusterError::Nats {
-                url: config.nats.clone(),
-                source,
-            })?;
+        let nats = connect(&config.nats, reconnected.clone()).await?;
+        if let Some(ours) = &config.identity {
+            identity::refuse_other_cluster(&nats, &config.nats, ours).await?;
+        }
+        identity::warn_if_name_taken(&nats, &config.node).await;
         let cluster = Arc::new(Cluster {
             node: incarnation(&config.node),
             nats,
@@ -204,7 +250,12 @@ impl Cluster {
             received: Mutex::default(),
             reconnected,
             claiming: Mutex::default(),
+            repeats: Mutex::default(),
         });
+        cluster.answer_to_name(&config.node).await?;
+        if let Some(ours) = config.identity.clone() {
+            cluster.announce(ours).await?;
+        }
         cluster.take_deliveries().await?;
         cluster.answer_room_lists().await?;
         cluster.hear_heartbeats().await?;
@@ -241,6 +292,16 @@ impl Cluster {
         Ok(())
     }
 
+    /// Warns about `room`, unless a warning of this `kind` was said for it within the last
+    /// 10 s (see [`repeats`]): the next one says how many were held back.
+    fn warn_room(&self, room: u32, kind: &'static str, text: impl std::fmt::Display) {
+        let now = tokio::time::Instant::now();
+        if let Some(held) = lock(&self.repeats).say(room, kind, now) {
+            let more = repeats::held_back(held);
+            tracing::warn!("room {room}: {text}{more}");
+        }
+    }
+
     fn hub(&self) -> Option<Arc<Hub>> {
         self.hub.upgrade()
     }
@@ -272,18 +333,32 @@ impl Cluster {
                 .collect();
             let sent = tokio::time::Instant::now();
             let renewing: Vec<u32> = still.iter().map(|(room, _)| *room).collect();
-            match self.leases.renew(&self.node, still).await {
+            match self.leases.renew(&self.node, still.clone()).await {
                 Ok(lost) => {
                     self.renewed(&renewing, sent);
-                    lost.into_iter().for_each(|room| {
-                        tracing::warn!("room {room}: lease lost to another node");
-                        self.give_up(room);
-                    })
+                    for room in lost {
+                        let epoch = still.iter().find(|(r, _)| *r == room).map(|(_, e)| *e);
+                        self.lost_lease(room, epoch.unwrap_or_default()).await;
+                    }
                 }
                 Err(e) => tracing::error!("leases not renewed: {e}"),
             }
             self.give_up_unsure();
         }
+    }
+
+    /// A renewal of `room`'s lease at `epoch` failed. A room this node claimed again since
+    /// (a newer epoch, its own) is kept without a word; otherwise the room is dropped here,
+    /// and the log says why: another node holds it, or the lease lapsed unrenewed.
+    async fn lost_lease(&self, room: u32, epoch: u64) {
+        if self.epoch_of(room) != Some(epoch) {
+            return;
+        }
+        let holder = self.leases.holder(room).await.ok().flatten();
+        if let Some(note) = lost_lease_note(&self.node, holder) {
+            tracing::warn!("room {room}: {note}; dropped here");
+        }
+        self.give_up(room);
     }
 
     /// The leases renewed by a request sent at `sent` last at least a lease from then.
@@ -334,6 +409,19 @@ impl Cluster {
     }
 }
 
+/// Why this node (`me`) lost a lease, given who holds it now; `None` when it is this node's
+/// own again (nothing was lost: the log would only alarm).
+fn lost_lease_note(me: &str, holder: Option<(String, u64)>) -> Option<String> {
+    match holder {
+        Some((node, _)) if node == me => None,
+        Some((node, epoch)) => Some(format!("lease lost to node {node} (epoch {epoch})")),
+        None => Some(
+            "its lease lapsed before this node renewed it (the database or this node was slow)"
+                .into(),
+        ),
+    }
+}
+
 /// What the cluster's journal asks of this node: its leases.
 struct Owner(Arc<Cluster>);
 
@@ -375,5 +463,23 @@ impl Elsewhere for Router {
         limit: usize,
     ) -> futures_util::future::BoxFuture<'_, crate::rooms::RoomsPage> {
         self.0.rooms_of_all(after, limit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lease_lost_names_its_new_holder_and_is_no_news_when_that_is_this_node() {
+        let me = "a-0000000a";
+        assert_eq!(lost_lease_note(me, Some((me.into(), 4))), None);
+        let other = lost_lease_note(me, Some(("b-0000000b".into(), 4))).unwrap();
+        assert_eq!(other, "lease lost to node b-0000000b (epoch 4)");
+        let lapsed = lost_lease_note(me, None).unwrap();
+        assert!(
+            lapsed.contains("lapsed") && !lapsed.contains("another node"),
+            "{lapsed}"
+        );
     }
 }

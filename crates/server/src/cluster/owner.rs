@@ -34,7 +34,7 @@ impl Cluster {
             Ok(Some(epoch)) => epoch,
             Ok(None) => return false,
             Err(e) => {
-                tracing::error!("room {room}: cannot claim: {e}");
+                self.warn_room(room, "claim", format!("cannot claim: {e}"));
                 return false;
             }
         };
@@ -86,7 +86,8 @@ impl Cluster {
             Ok(Some(live)) => live,
             Ok(None) => return,
             Err(e) => {
-                tracing::error!("room {room}: its running game cannot be read: {e}");
+                let text = format!("its running game cannot be read: {e}");
+                self.warn_room(room, "restore", text);
                 return;
             }
         };

@@ -60,6 +60,12 @@ pub enum StorageError {
     /// A `--db` that looks like a PostgreSQL URL but is not one.
     #[error("invalid PostgreSQL URL (expected postgres://USER@HOST:PORT/DATABASE): {0}")]
     BadUrl(String),
+    /// A `--db` URL whose scheme names no store arbiter has (a typo such as `postgress://`).
+    #[error(
+        "`{0}://` is not a database arbiter knows: give postgres://USER@HOST:PORT/DATABASE \
+         (or postgresql://…) for PostgreSQL, or a file path (no scheme) for SQLite"
+    )]
+    UnknownScheme(String),
     /// PostgreSQL cannot be reached (`target` is `host:port/database`, never a password).
     #[error("cannot reach PostgreSQL at {target}: {reason}")]
     Unreachable { target: String, reason: String },

@@ -34,6 +34,8 @@ pub trait Leases: Send + Sync + 'static {
     ) -> BoxFuture<'_, Result<Vec<u32>, LeaseError>>;
     /// Gives `room` up (its room closed).
     fn release(&self, room: u32, node: &str, epoch: u64) -> BoxFuture<'_, Result<(), LeaseError>>;
+    /// Who holds a live lease on `room` now, with its epoch (to say why a renewal failed).
+    fn holder(&self, room: u32) -> BoxFuture<'_, Result<Option<(String, u64)>, LeaseError>>;
 }
 
 /// Leases in this process's memory, for nodes of one process (tests): the same rules as the
@@ -108,6 +110,14 @@ impl Leases for MemoryLeases {
         }
         Box::pin(async { Ok(()) })
     }
+
+    fn holder(&self, room: u32) -> BoxFuture<'_, Result<Option<(String, u64)>, LeaseError>> {
+        let now = Instant::now();
+        let held = self.lock();
+        let live = held.get(&room).filter(|h| h.until > now);
+        let holder = live.map(|h| (h.node.clone(), h.epoch));
+        Box::pin(async move { Ok(holder) })
+    }
 }
 
 /// The rules every lease store follows (run against [`MemoryLeases`] and the database's
@@ -153,7 +163,9 @@ where
         None,
         "not a's to release"
     );
+    assert_eq!(leases.holder(7).await.unwrap(), Some(("b".into(), 2)));
     leases.release(7, "b", 2).await.unwrap();
+    assert_eq!(leases.holder(7).await.unwrap(), None, "released");
     assert_eq!(leases.claim(7, "a").await.unwrap(), Some(3));
     assert_eq!(
         leases.claim(9, "b").await.unwrap(),

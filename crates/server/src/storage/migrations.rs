@@ -39,12 +39,14 @@ pub const SQLITE: &[Migration] = &[
     migration!("sqlite", 1, "0001_games_and_moves"),
     migration!("sqlite", 2, "0002_seat_tokens_and_leases"),
     migration!("sqlite", 3, "0003_players_and_ratings"),
+    migration!("sqlite", 4, "0004_cluster_identity"),
 ];
 
 pub const POSTGRES: &[Migration] = &[
     migration!("postgres", 1, "0001_games_and_moves"),
     migration!("postgres", 2, "0002_seat_tokens_and_leases"),
     migration!("postgres", 3, "0003_players_and_ratings"),
+    migration!("postgres", 4, "0004_cluster_identity"),
 ];
 
 /// The newest version of a list of migrations.

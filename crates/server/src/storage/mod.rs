@@ -226,15 +226,30 @@ pub enum DbLocation {
 
 impl DbLocation {
     /// A URL starting `postgres://` or `postgresql://` names PostgreSQL (checked here, so a
-    /// malformed one is refused before anything starts); anything else is a SQLite file.
+    /// malformed one is refused before anything starts); any other `scheme://` is refused by
+    /// name — a typo such as `postgress://` would otherwise become a SQLite file of that name
+    /// and a node that quietly stores its games apart from the cluster's; anything else is a
+    /// SQLite file.
     pub fn parse(text: &str) -> StorageResult<DbLocation> {
-        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
-            postgres::check_url(text)?;
-            Ok(DbLocation::Postgres(text.to_string()))
-        } else {
-            Ok(DbLocation::Sqlite(PathBuf::from(text)))
+        match url_scheme(text) {
+            Some("postgres" | "postgresql") => {
+                postgres::check_url(text)?;
+                Ok(DbLocation::Postgres(text.to_string()))
+            }
+            Some(scheme) => Err(StorageError::UnknownScheme(scheme.to_string())),
+            None => Ok(DbLocation::Sqlite(PathBuf::from(text))),
         }
     }
+}
+
+/// The scheme of a `scheme://…` URL (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`);
+/// `None` for a path, even one with `://` further on (`./a://b` names a folder `a:`).
+fn url_scheme(text: &str) -> Option<&str> {
+    let (scheme, _) = text.split_once("://")?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    let rest_fits = chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    (first.is_ascii_alphabetic() && rest_fits).then_some(scheme)
 }
 
 impl FromStr for DbLocation {
@@ -291,3 +306,38 @@ pub async fn open(location: &DbLocation, options: &StoreOptions) -> StorageResul
 
 #[cfg(test)]
 mod contract;
+
+#[cfg(test)]
+mod location_tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_scheme_is_refused_by_name_and_a_path_is_a_sqlite_file() {
+        let e = DbLocation::parse("postgress://a@h:5432/x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`postgress://`"), "{e}");
+        assert!(
+            e.contains("postgres://") && e.contains("postgresql://"),
+            "{e}"
+        );
+        assert!(!e.contains("a@h"), "{e}");
+        assert!(DbLocation::parse("mysql://h/x").is_err());
+        assert!(DbLocation::parse("sqlite:///tmp/x").is_err());
+        for path in [
+            "games.sqlite",
+            "/var/lib/a.sqlite",
+            "./a://b",
+            "C:\\x.sqlite",
+            "1a://b",
+        ] {
+            assert_eq!(
+                DbLocation::parse(path).unwrap(),
+                DbLocation::Sqlite(PathBuf::from(path)),
+                "{path}"
+            );
+        }
+        let pg = DbLocation::parse("postgresql://a@h:5432/x").unwrap();
+        assert!(matches!(pg, DbLocation::Postgres(_)));
+    }
+}

@@ -127,7 +127,7 @@ pub async fn serve(
         };
         let (app, admissions, proxies) = (app.clone(), admissions.clone(), proxies.clone());
         tokio::spawn(async move {
-            let Some(addr) = proxies.origin(&mut stream, peer).await else {
+            let Some(addr) = proxies.origin(&mut stream, peer).await.map(|o| o.addr) else {
                 return;
             };
             match admissions.admit(addr.ip()) {

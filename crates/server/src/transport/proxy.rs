@@ -49,18 +49,41 @@ impl Proxies {
 
     /// Where a connection comes from: `peer` itself, or for a trusted balancer the client its
     /// header names; `None` (the connection is dropped) when that header is bad or late.
-    pub async fn origin(&self, stream: &mut TcpStream, peer: SocketAddr) -> Option<SocketAddr> {
+    pub async fn origin(&self, stream: &mut TcpStream, peer: SocketAddr) -> Option<Origin> {
+        let client = |addr| Origin { addr, check: false };
         if !self.trusted.contains(&peer.ip().to_canonical()) {
-            return Some(peer);
+            return Some(client(peer));
         }
-        match client_address(stream, peer, self.within).await {
-            Ok(client) => Some(client),
-            Err(e) => {
-                tracing::warn!("dropped a connection from the balancer {peer}: {e}");
-                None
-            }
+        match tokio::time::timeout(self.within, read_header(stream)).await {
+            Ok(Ok(header)) => match source_of(&header) {
+                // haproxy's checks name the check's own connection (seen with haproxy 2.6).
+                Ok(Some(addr)) if addr != peer => Some(client(addr)),
+                Ok(_) => Some(Origin {
+                    addr: peer,
+                    check: true,
+                }),
+                Err(e) => dropped(peer, e),
+            },
+            Ok(Err(e)) => dropped(peer, e),
+            Err(_) => dropped(peer, ProxyError::Late(self.within)),
         }
     }
+}
+
+fn dropped(peer: SocketAddr, e: ProxyError) -> Option<Origin> {
+    tracing::warn!("dropped a connection from the balancer {peer}: {e}");
+    None
+}
+
+/// Who a connection is for the limits and the log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub addr: SocketAddr,
+    /// The balancer speaking for itself — a header naming no client (`PROXY UNKNOWN`, version
+    /// 2's `LOCAL`) or naming the connection's own source, as haproxy's `check-send-proxy`
+    /// does: its health check, made every second per node, logged at debug level only, or it
+    /// would bury the log.
+    pub check: bool,
 }
 
 /// Reads the PROXY header a trusted balancer sends first; the client's address, or the
@@ -73,7 +96,7 @@ pub async fn client_address(
     let header = tokio::time::timeout(within, read_header(stream))
         .await
         .map_err(|_| ProxyError::Late(within))??;
-    source_of(&header, peer)
+    Ok(source_of(&header)?.unwrap_or(peer))
 }
 
 /// Reads exactly the header's bytes, so what follows is left for the protocol.
@@ -107,20 +130,21 @@ async fn read_header(stream: &mut TcpStream) -> Result<Vec<u8>, ProxyError> {
     Ok(header)
 }
 
-/// The source address a whole header names.
-fn source_of(header: &[u8], peer: SocketAddr) -> Result<SocketAddr, ProxyError> {
+/// The source address a whole header names; `None` when it names none (the balancer's own
+/// connection: a health check).
+fn source_of(header: &[u8]) -> Result<Option<SocketAddr>, ProxyError> {
     use ppp::{v1, v2, HeaderResult};
     let invalid = |e: &dyn std::fmt::Display| ProxyError::Invalid(e.to_string());
     match HeaderResult::parse(header) {
         HeaderResult::V1(Ok(h)) => Ok(match h.addresses {
-            v1::Addresses::Tcp4(a) => SocketAddr::new(a.source_address.into(), a.source_port),
-            v1::Addresses::Tcp6(a) => SocketAddr::new(a.source_address.into(), a.source_port),
-            v1::Addresses::Unknown => peer,
+            v1::Addresses::Tcp4(a) => Some(SocketAddr::new(a.source_address.into(), a.source_port)),
+            v1::Addresses::Tcp6(a) => Some(SocketAddr::new(a.source_address.into(), a.source_port)),
+            v1::Addresses::Unknown => None,
         }),
         HeaderResult::V2(Ok(h)) => Ok(match h.addresses {
-            v2::Addresses::IPv4(a) => SocketAddr::new(a.source_address.into(), a.source_port),
-            v2::Addresses::IPv6(a) => SocketAddr::new(a.source_address.into(), a.source_port),
-            v2::Addresses::Unspecified | v2::Addresses::Unix(_) => peer,
+            v2::Addresses::IPv4(a) => Some(SocketAddr::new(a.source_address.into(), a.source_port)),
+            v2::Addresses::IPv6(a) => Some(SocketAddr::new(a.source_address.into(), a.source_port)),
+            v2::Addresses::Unspecified | v2::Addresses::Unix(_) => None,
         }),
         HeaderResult::V1(Err(e)) => Err(invalid(&e)),
         HeaderResult::V2(Err(e)) => Err(invalid(&e)),

@@ -1,7 +1,6 @@
 //! The course protocol over TCP: one JSON message a line, each connection read by its own task
 //! and written by another, so a client that stops reading never holds up a room.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,7 +8,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::limits::{Admissions, Admitted, Crowded};
-use super::proxy::Proxies;
+use super::proxy::{Origin, Proxies};
 use super::session::{ConnConfig, Next, Session, Traffic};
 use crate::protocol::{self, Line, LineBuffer};
 use crate::rooms::outbox::{Inbox, SOCKET_BUFFER, WRITE_TIMEOUT};
@@ -31,11 +30,12 @@ pub async fn accept(
                 let (admissions, proxies) = (admissions.clone(), proxies.clone());
                 tokio::spawn(async move {
                     let mut stream = stream;
-                    let Some(addr) = proxies.origin(&mut stream, peer).await else {
+                    let Some(origin) = proxies.origin(&mut stream, peer).await else {
                         return;
                     };
+                    let addr = origin.addr;
                     match admissions.admit(addr.ip()) {
-                        Ok(admitted) => serve_tcp(stream, addr, hub, config, admitted).await,
+                        Ok(admitted) => serve_tcp(stream, origin, hub, config, admitted).await,
                         Err(why) => {
                             tracing::warn!("refused a connection from {addr}: {why}");
                             refuse_tcp(stream, why).await;
@@ -95,30 +95,40 @@ fn keep_alive(stream: &TcpStream) {
 
 async fn serve_tcp(
     stream: TcpStream,
-    addr: SocketAddr,
+    origin: Origin,
     hub: Arc<Hub>,
     config: ConnConfig,
     _admitted: Admitted,
 ) {
+    let addr = origin.addr;
     let _ = stream.set_nodelay(true);
     keep_alive(&stream);
     // The kernel's send buffer grows to megabytes for a client that does not read; bound it.
     let _ = socket2::SockRef::from(&stream).set_send_buffer_size(SOCKET_BUFFER);
     let (reader, writer) = stream.into_split();
-    tracing::info!("connection from {addr} (TCP)");
-    serve_lines(reader, writer, addr.to_string(), hub, config).await;
+    if origin.check {
+        tracing::debug!("connection from {addr} (TCP; the balancer's health check)");
+    } else {
+        tracing::info!("connection from {addr} (TCP)");
+    }
+    serve_lines(reader, writer, addr.to_string(), hub, config, origin.check).await;
 }
 
 /// Serves one connection of the course protocol over any byte stream: a TCP socket, or the
-/// in-process pipe of the server's own AI seat.
+/// in-process pipe of the server's own AI seat. A `quiet` one (a balancer's health check) logs
+/// its messages at DEBUG.
 pub async fn serve_lines(
     mut reader: impl AsyncRead + Unpin,
     writer: impl AsyncWrite + Send + Unpin + 'static,
     addr: String,
     hub: Arc<Hub>,
     config: ConnConfig,
+    quiet: bool,
 ) {
     let (mut session, inbox) = Session::new(addr.clone(), hub, config);
+    if quiet {
+        session.log_quietly();
+    }
     let mut writer_task = tokio::spawn(write_lines(inbox, writer, session.traffic()));
     let mut buf = vec![0u8; 8192];
     let mut lines = LineBuffer::default();

@@ -18,7 +18,7 @@ use futures_util::future::BoxFuture;
 
 use super::{pool, pool_error_text, PgStore};
 use crate::storage::leases::{LeaseError, Leases};
-use crate::storage::StorageResult;
+use crate::storage::{StorageError, StorageResult};
 
 /// Connections a lease store of its own keeps at most.
 const POOL_SIZE: usize = 4;
@@ -53,6 +53,22 @@ impl PgLeases {
 
     pub fn ttl(&self) -> Duration {
         self.ttl
+    }
+
+    /// The cluster's id, made with the database (migration 4), and the database as
+    /// `host:port/database`: what this node announces on NATS.
+    pub async fn identity(&self) -> StorageResult<(String, String)> {
+        let unreachable = |reason| StorageError::Unreachable {
+            target: self.target.clone(),
+            reason,
+        };
+        let client = self.pool.get().await;
+        let client = client.map_err(|e| unreachable(pool_error_text(&e)))?;
+        let row = client
+            .query_one("SELECT id FROM cluster_identity", &[])
+            .await
+            .map_err(super::db_error)?;
+        Ok((row.get(0), self.target.clone()))
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Client, LeaseError> {
@@ -142,6 +158,18 @@ impl PgLeases {
             .map_err(|e| self.failed(e))?;
         Ok(())
     }
+
+    async fn holder(&self, room: u32) -> Result<Option<(String, u64)>, LeaseError> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt(
+                "SELECT node, epoch FROM room_leases WHERE room = $1 AND expires_at > now()",
+                &[&i64::from(room)],
+            )
+            .await
+            .map_err(|e| self.failed(e))?;
+        Ok(row.map(|r| (r.get(0), r.get::<_, i64>(1) as u64)))
+    }
 }
 
 impl Leases for PgLeases {
@@ -162,6 +190,10 @@ impl Leases for PgLeases {
     fn release(&self, room: u32, node: &str, epoch: u64) -> BoxFuture<'_, Result<(), LeaseError>> {
         let node = node.to_string();
         Box::pin(async move { PgLeases::release(self, room, &node, epoch).await })
+    }
+
+    fn holder(&self, room: u32) -> BoxFuture<'_, Result<Option<(String, u64)>, LeaseError>> {
+        Box::pin(PgLeases::holder(self, room))
     }
 }
 

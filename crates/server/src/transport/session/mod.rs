@@ -109,6 +109,8 @@ pub struct Session {
     last_progress: Instant,
     /// The last message read from or written to the client.
     traffic: Arc<Traffic>,
+    /// A balancer's health check: its close is logged at debug level only.
+    quiet: bool,
 }
 
 /// When a connection last carried a message either way (pings and junk do not count); the
@@ -176,8 +178,15 @@ impl Session {
             dropped: 0,
             last_progress: Instant::now(),
             traffic: Arc::new(Traffic::new()),
+            quiet: false,
         };
         (session, inbox)
+    }
+
+    /// The connection is a balancer's health check (one a second per node): its close is no
+    /// news for the log.
+    pub fn log_quietly(&mut self) {
+        self.quiet = true;
     }
 
     /// When the connection is closed for making no progress; `None` while it holds a seat (the
@@ -440,7 +449,11 @@ impl Session {
             self.hub
                 .send(room, RoomEvent::Unwatch { conn: self.peer.id });
         }
-        tracing::info!("connection {} closed", self.peer.addr);
+        if self.quiet {
+            tracing::debug!("connection {} closed", self.peer.addr);
+        } else {
+            tracing::info!("connection {} closed", self.peer.addr);
+        }
     }
 }
 
