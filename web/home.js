@@ -208,15 +208,24 @@ export class HomeView {
         onclick: () => this.enterRoom(r.room, r) }, "Play"));
   }
 
+  // A stored game: a link to its replay, or, while two people still play it in a room (no
+  // engine's help, not even a replay's, until it ends), a link to watch it.
+  storedGame(g, modes) {
+    const live = !g.end_reason && !(g.settings && g.settings.mode);
+    const link = live
+      ? h("a", { href: `#/watch?room=${g.room}`, class: "watch-link" }, `Watch game ${g.id}`)
+      : h("a", { href: `#/replay?id=${g.id}` }, `Game ${g.id}`);
+    return h("li", { "data-game": g.id }, link, " ", gameTitle(g.game, g.settings && g.settings.size),
+      ` — ${g.first || "anonymous"} vs ${g.second || "anonymous"}`,
+      g.settings && modes[g.settings.mode] ? ` (${modes[g.settings.mode]})` : "",
+      live ? `, being played in room ${g.room}` : g.end_reason ? `, ${g.end_reason.toLowerCase().replace(/_/g, " ")}` : ", not finished");
+  }
+
   async loadGames() {
     try {
       const games = await api("/api/games?limit=20", undefined, { timeout: 8000 });
       const modes = { ai: "against the AI", local: "at one screen" };
-      this.games.replaceChildren(...(games.length ? games.map((g) => h("li", {},
-        h("a", { href: `#/replay?id=${g.id}` }, `Game ${g.id}`), " ", gameTitle(g.game, g.settings && g.settings.size),
-        ` — ${g.first || "anonymous"} vs ${g.second || "anonymous"}`,
-        g.settings && modes[g.settings.mode] ? ` (${modes[g.settings.mode]})` : "",
-        g.end_reason ? `, ${g.end_reason.toLowerCase().replace(/_/g, " ")}` : ", not finished"))
+      this.games.replaceChildren(...(games.length ? games.map((g) => this.storedGame(g, modes))
         : [h("li", {}, "No stored games yet.")]));
     } catch (e) {
       this.failed(this.games, "the stored games", e);

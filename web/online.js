@@ -631,9 +631,7 @@ export class OnlineView extends NetworkView {
     if (this.lost) return "The connection to the server was lost — reconnecting…";
     if (!this.started && this.rematching) return "Rematch asked: waiting for your opponent…";
     if (!this.started) return `Waiting for an opponent in room ${this.room}… share the link.`;
-    let text = super.statusText();
-    if (this.pendingResign) text += " — you will resign when your turn comes";
-    return text + this.firstMoveWords();
+    return super.statusText() + this.firstMoveWords();
   }
 
   connect() {
@@ -758,7 +756,6 @@ export class OnlineView extends NetworkView {
     this.opponentName = m.data1;
     this.moves = [];
     this.outcome = null;
-    this.pendingResign = false;
     this.resetOffers();
     this.clocksMs = this.clockMs ? [this.clockMs, this.clockMs] : null;
     this.clocksAt = Date.now();
@@ -790,11 +787,6 @@ export class OnlineView extends NetworkView {
     this.offerFromSnapshot(snap);
   }
 
-  async moved(m) {
-    await super.moved(m);
-    if (this.pendingResign && this.humanToMove()) this.sendResign();
-  }
-
   afterRefresh() {
     this.losing = new Set();
     if (this.training && this.humanToMove()) this.fetchWarnings();
@@ -821,21 +813,12 @@ export class OnlineView extends NetworkView {
     this.startDeadline();
   }
 
-  // The protocol takes a resignation only on one's own turn: off turn, it waits for it.
+  // A page resigns at once, on either side's turn (the server takes it from the extension).
   async resign() {
     if (!this.playing()) return;
     const sure = await confirmDialog("Resign this game?", "Resign", "Keep playing");
     if (!sure || !this.playing()) return;
-    if (this.humanToMove()) this.sendResign();
-    else {
-      this.pendingResign = true;
-      this.renderSide();
-    }
-  }
-
-  sendResign() {
-    this.pendingResign = false;
-    this.connection.send(OP.RESIGN);
+    if (!this.connection.send(OP.RESIGN)) this.connectionLost();
   }
 
   // A rematch is a READY after the game (the opponent is asked, or it answers theirs); the
