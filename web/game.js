@@ -5,6 +5,7 @@
 
 import { AnalysisBoard } from "./analysis.js";
 import { Board } from "./board.js";
+import { glyphButton } from "./glyphs.js";
 import * as sound from "./sound.js";
 import {
   announce, api, app, clockText, colourWords, confirmDialog, endWords, gameDef, gameOptions,
@@ -119,12 +120,7 @@ export class GameView {
   commonButtons() {
     const buttons = [this.button("flip", "Flip board", () => this.board.setFlipped(!this.board.flipped))];
     const alternative = this.look().alternative;
-    if (alternative) {
-      buttons.push(this.button("letters", alternative.show, (e) => {
-        this.board.setAlternative(!this.board.alternative);
-        e.target.textContent = this.board.alternative ? alternative.hide : alternative.show;
-      }));
-    }
+    if (alternative) buttons.push(glyphButton(this.board, alternative));
     buttons.push(this.button("sound", sound.soundOn() ? "Sound: on" : "Sound: off", (e) => {
       sound.setSound(!sound.soundOn());
       e.target.textContent = sound.soundOn() ? "Sound: on" : "Sound: off";

@@ -46,6 +46,8 @@ export function sideNames(id) {
 
 export function gameTitle(game, size) {
   const def = gameDef(game);
+  // A link that names no game (the room's game is told when it starts).
+  if (!game) return "A game";
   if (!def) return `an unknown game (${game})`;
   return def.sizes.length && size ? `${def.title} ${size}×${size}` : def.title;
 }
