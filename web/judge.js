@@ -138,6 +138,8 @@ export class JudgeView {
 
   // Shows step `k`; stepping forward, the pieces it takes flash on the board before they go.
   async show(k, animate) {
+    // Nothing judged yet (a step button before a run): nothing to show.
+    if (!this.trace) return;
     const steps = this.trace.steps;
     const step = steps[k];
     if (animate && k > 0 && step.captured.length) {

@@ -7,7 +7,8 @@
 import { ChatPanel } from "./chat.js";
 import { GameView } from "./game.js";
 import { Connection } from "./net.js";
-import { badRoom, homeLink } from "./roomlinks.js";
+import { ratingClass, ratingOf } from "./players.js";
+import { badRoom, homeLink, spectatorsOf, spectatorWords } from "./roomlinks.js";
 import * as sound from "./sound.js";
 import {
   confirmDialog, endWords, gameDef, gameOptions, gameTitle, h, nameSecret, playerName, PROTOCOL, randomToken, replaceGuestName,
@@ -16,6 +17,9 @@ import {
 
 // The protocol's operation codes, as the server defines them.
 export const OP = new Proxy({}, { get: (_, name) => PROTOCOL.ops[name] });
+
+// How often a player's page asks how many watch its game.
+const SPECTATORS_EVERY_MS = 5000;
 
 // The words for an offer's kind.
 const OFFERED = { draw: "a draw", takeback: "a takeback" };
@@ -406,6 +410,8 @@ export class OnlineView extends NetworkView {
       e.returnValue = "";
     };
     window.addEventListener("beforeunload", this.guard);
+    // How many watch: the players see it, as on lichess (the room list's count, every 5 s).
+    this.spectatorPoll = setInterval(() => this.countSpectators(), SPECTATORS_EVERY_MS);
     this.buildExtras();
     this.serial.run(() => this.refresh());
     this.connect();
@@ -413,7 +419,44 @@ export class OnlineView extends NetworkView {
 
   dispose() {
     window.removeEventListener("beforeunload", this.guard);
+    clearInterval(this.spectatorPoll);
     super.dispose();
+  }
+
+  // Rated or casual, said; in a rated game both players' ratings of its class by their names.
+  async showRated(m) {
+    const rated = Number(m.rated) === 1;
+    this.ratedLine.hidden = false;
+    this.ratedLine.textContent = rated ? "Rated game: it counts for both players' ratings." : "Casual game: no rating changes.";
+    this.ratingsBySide = [null, null];
+    if (!rated) return;
+    const cls = ratingClass(this.settings.game, m);
+    const names = this.playerNames();
+    const found = await Promise.all(names.map((name) => (name ? ratingOf(name, cls) : null)));
+    if (this.disposed || this.playerNames().join() !== names.join()) return;
+    this.ratingsBySide = found;
+    this.renderClocks();
+  }
+
+  playerRatings() {
+    return this.ratingsBySide && this.playing() ? this.ratingsBySide : [null, null];
+  }
+
+  // The spectators of the game this page plays, shown while it runs.
+  async countSpectators() {
+    if (!this.playing()) {
+      this.spectatorLine.hidden = true;
+      return;
+    }
+    let n;
+    try {
+      n = await spectatorsOf(this.room);
+    } catch (e) {
+      return;
+    }
+    if (this.disposed) return;
+    this.spectatorLine.hidden = !n;
+    if (n) this.spectatorLine.textContent = spectatorWords(n);
   }
 
   // Whether this page holds a seat in a game not yet over.
@@ -463,6 +506,8 @@ export class OnlineView extends NetworkView {
     this.resetOffers();
     this.chat = new ChatPanel({ send: (text) => Boolean(this.connection) && this.connection.send(OP.CHAT, playerName(), text) });
     this.timeLine = h("p", { id: "time-control", hidden: !this.tc }, this.tc ? `Time: ${this.tc.label}.` : "");
+    this.spectatorLine = h("p", { id: "spectators", class: "hint", hidden: true });
+    this.ratedLine = h("p", { id: "rated", hidden: true });
     this.trainingLine = h("p", { id: "training", hidden: !this.training },
       "Training room: the engine warns both players before a move it sees losing.");
     this.extra.replaceChildren(
@@ -470,6 +515,8 @@ export class OnlineView extends NetworkView {
         h("input", { id: "share-link", readonly: true, value: link, size: 30, onfocus: (e) => e.target.select() })),
       this.timeLine,
       this.trainingLine,
+      this.ratedLine,
+      this.spectatorLine,
       this.chat.element);
   }
 
@@ -769,6 +816,7 @@ export class OnlineView extends NetworkView {
     this.timeLine.hidden = false;
     this.training = Number(m.training) === 1;
     this.trainingLine.hidden = !this.training;
+    this.showRated(m);
     this.startDeadline();
     await this.refresh();
   }

@@ -58,7 +58,7 @@ export class ReplayView extends GameView {
     this.steps = new StepControls({
       ids: { first: "start", back: "back", play: "play", next: "forward", last: "end", goto: "goto", go: "go", speed: "speed" },
       words: { group: "Replay controls", unit: "move", first: "First position", back: "Previous move", next: "Next move", last: "Last position", go: "Go to that move" },
-      speeds: [["1600", "½×"], ["800", "1×"], ["400", "2×"], ["200", "4×"]],
+      speeds: [["3200", "¼×"], ["1600", "½×"], ["800", "1×"], ["400", "2×"], ["200", "4×"]],
       speed: "800",
       show: (n) => this.serial.run(() => this.seek(n)),
       advance: () => this.serial.run(async () => {

@@ -28,3 +28,18 @@ export function replayLink(id, words = `Replay game ${id}`) {
 export function homeLink() {
   return h("a", { href: "#/" }, "Back home");
 }
+
+// How many spectators watch room `room` now (the room list's count), or null when it is not
+// listed.
+export async function spectatorsOf(room) {
+  const n = Number(room);
+  const after = n > 0 ? `&after=${n - 1}` : "";
+  const { rooms } = await api(`/api/rooms?limit=1${after}`, undefined, { timeout: 5000 });
+  const found = (rooms || []).find((r) => r.room === n);
+  return found ? found.spectators : null;
+}
+
+// A count of spectators in words.
+export function spectatorWords(n) {
+  return n === 1 ? "1 spectator watches this game." : `${n} spectators watch this game.`;
+}
