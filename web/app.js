@@ -6,10 +6,11 @@
 import { PlayView } from "./game.js";
 import { HomeView } from "./home.js";
 import { JudgeView } from "./judge.js";
-import { OnlineView, WatchView } from "./online.js";
+import { OnlineView } from "./online.js";
 import { LeaderboardView, PlayerView } from "./players.js";
 import { ReplayView } from "./replay.js";
 import { api, app, h, setCatalogue, setProtocol } from "./ui.js";
+import { WatchView } from "./watch.js";
 
 let current = null;
 let currentHash = null;

@@ -8,6 +8,7 @@
 // svg[data-ply], squares [data-square] with aria-labels, pieces [data-piece="first captain"],
 // last-move marks [data-mark="from|to|captured"], targets [data-target].
 
+import { alternativeChosen } from "./glyphs.js";
 import { glide, moveTime, routePoints } from "./motion.js";
 import { el, Layer } from "./svg.js";
 import { gameDef } from "./ui.js";
@@ -32,7 +33,7 @@ export class Board {
     this.container = container;
     this.onMove = onMove || (() => {});
     this.flipped = false;
-    this.alternative = false;
+    this.alternative = alternativeChosen();
     this.state = null;
     this.selected = null;
     this.interactive = false;

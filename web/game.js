@@ -5,6 +5,7 @@
 
 import { AnalysisBoard } from "./analysis.js";
 import { Board } from "./board.js";
+import { glyphButton } from "./glyphs.js";
 import * as sound from "./sound.js";
 import {
   announce, api, app, clockText, colourWords, confirmDialog, endWords, gameDef, gameOptions,
@@ -32,7 +33,8 @@ export class GameView {
     this.positions = new Map();
     this.pliesClickable = true;
     this.build();
-    this.ticker = setInterval(() => this.tick(), 250);
+    // Ten times a second: a clock under 10 s shows tenths.
+    this.ticker = setInterval(() => this.tick(), 100);
     this.lastTick = performance.now();
     this.keys = (e) => this.keyDown(e);
     document.addEventListener("keydown", this.keys);
@@ -119,12 +121,7 @@ export class GameView {
   commonButtons() {
     const buttons = [this.button("flip", "Flip board", () => this.board.setFlipped(!this.board.flipped))];
     const alternative = this.look().alternative;
-    if (alternative) {
-      buttons.push(this.button("letters", alternative.show, (e) => {
-        this.board.setAlternative(!this.board.alternative);
-        e.target.textContent = this.board.alternative ? alternative.hide : alternative.show;
-      }));
-    }
+    if (alternative) buttons.push(glyphButton(this.board, alternative));
     buttons.push(this.button("sound", sound.soundOn() ? "Sound: on" : "Sound: off", (e) => {
       sound.setSound(!sound.soundOn());
       e.target.textContent = sound.soundOn() ? "Sound: on" : "Sound: off";
@@ -423,6 +420,11 @@ export class GameView {
     return [null, null];
   }
 
+  // The players' ratings by side during a rated game, shown beside their names.
+  playerRatings() {
+    return [null, null];
+  }
+
   // [first, second] in ms to show, and which one runs (or null).
   clockValues() {
     return null;
@@ -432,9 +434,11 @@ export class GameView {
     const values = this.clockValues();
     const names = this.names();
     const players = this.playerNames();
+    const ratings = this.playerRatings();
     for (const i of [0, 1]) {
-      const text = values ? clockText(values.ms[i]) : "—";
-      const label = players[i] ? `${names[i]} · ${players[i]}` : names[i];
+      const text = values ? clockText(values.ms[i], Boolean(values.countdown)) : "—";
+      const rated = ratings[i] ? ` (${ratings[i]})` : "";
+      const label = players[i] ? `${names[i]} · ${players[i]}${rated}` : names[i];
       if (this.clocks[i].textContent !== `${label} ${text}`) this.clocks[i].textContent = `${label} ${text}`;
       this.clocks[i].classList.toggle("running", Boolean(values) && values.running === i);
       this.clocks[i].classList.toggle("low", Boolean(values && values.countdown) && values.running === i && values.ms[i] < 10000);

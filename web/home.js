@@ -3,6 +3,7 @@
 // stored games (which say so when the server cannot be reached). The lobby and the games being
 // played are fetched again every few seconds.
 
+import { ratingClass, ratingOf } from "./players.js";
 import {
   api, app, CATALOGUE, confirmDialog, gameOptions, PROTOCOL, gameTitle, h, nameHeld, playerName, setPlayerName, settingsFrom,
   TIME_CONTROLS, timeWords,
@@ -46,6 +47,7 @@ export class HomeView {
     this.rooms = h("ul", { id: "rooms", class: "list" }, h("li", {}, "Loading…"));
     this.seeks = h("ul", { id: "seeks", class: "list" }, h("li", {}, "Loading…"));
     this.games = h("ul", { id: "games", class: "list" }, h("li", {}, "Loading…"));
+    this.ratings = new Map();
     app.replaceChildren(
       h("section", { class: "home" },
         h("h1", {}, "Play"),
@@ -75,6 +77,7 @@ export class HomeView {
   }
 
   dispose() {
+    this.disposed = true;
     clearInterval(this.poll);
   }
 
@@ -202,21 +205,47 @@ export class HomeView {
 
   seek(r) {
     const s = r.settings;
-    const words = [gameTitle(s.game, s.size), timeWords(s), Number(s.rated) === 1 ? "rated" : "", Number(s.training) === 1 ? "training" : ""];
-    return h("li", { "data-room": r.room }, `${words.filter(Boolean).join(" · ")} — ${r.players[0].name || "anonymous"} `,
+    const rated = Number(s.rated) === 1;
+    const words = [gameTitle(s.game, s.size), timeWords(s), rated ? "rated" : "casual", Number(s.training) === 1 ? "training" : ""];
+    const name = r.players[0].name || "anonymous";
+    const rating = rated && r.players[0].name ? this.lobbyRating(name, ratingClass(s.game, s)) : null;
+    return h("li", { "data-room": r.room }, `${words.filter(Boolean).join(" · ")} — ${name}${rating ? ` (${rating})` : ""} `,
       h("button", { type: "button", class: "small", "aria-label": `Play ${r.players[0].name || "anonymous"} in room ${r.room}`,
         onclick: () => this.enterRoom(r.room, r) }, "Play"));
+  }
+
+  // A stored game: a link to its replay, or, while two people still play it in a room (no
+  // engine's help, not even a replay's, until it ends), a link to watch it.
+  storedGame(g, modes) {
+    const live = !g.end_reason && !(g.settings && g.settings.mode);
+    const link = live
+      ? h("a", { href: `#/watch?room=${g.room}`, class: "watch-link" }, `Watch game ${g.id}`)
+      : h("a", { href: `#/replay?id=${g.id}` }, `Game ${g.id}`);
+    return h("li", { "data-game": g.id }, link, " ", gameTitle(g.game, g.settings && g.settings.size),
+      ` — ${g.first || "anonymous"} vs ${g.second || "anonymous"}`,
+      g.settings && modes[g.settings.mode] ? ` (${modes[g.settings.mode]})` : "",
+      live ? `, being played in room ${g.room}` : g.end_reason ? `, ${g.end_reason.toLowerCase().replace(/_/g, " ")}` : ", not finished");
+  }
+
+  // A waiting player's rating in a rated room's class, read once per name and class (the
+  // lobby is drawn again when it arrives).
+  lobbyRating(name, cls) {
+    const key = `${name}\n${cls}`;
+    if (!this.ratings.has(key)) {
+      this.ratings.set(key, null);
+      ratingOf(name, cls).then((rating) => {
+        this.ratings.set(key, rating);
+        if (rating && !this.disposed) this.loadRooms();
+      });
+    }
+    return this.ratings.get(key);
   }
 
   async loadGames() {
     try {
       const games = await api("/api/games?limit=20", undefined, { timeout: 8000 });
       const modes = { ai: "against the AI", local: "at one screen" };
-      this.games.replaceChildren(...(games.length ? games.map((g) => h("li", {},
-        h("a", { href: `#/replay?id=${g.id}` }, `Game ${g.id}`), " ", gameTitle(g.game, g.settings && g.settings.size),
-        ` — ${g.first || "anonymous"} vs ${g.second || "anonymous"}`,
-        g.settings && modes[g.settings.mode] ? ` (${modes[g.settings.mode]})` : "",
-        g.end_reason ? `, ${g.end_reason.toLowerCase().replace(/_/g, " ")}` : ", not finished"))
+      this.games.replaceChildren(...(games.length ? games.map((g) => this.storedGame(g, modes))
         : [h("li", {}, "No stored games yet.")]));
     } catch (e) {
       this.failed(this.games, "the stored games", e);

@@ -4,6 +4,7 @@
 // red, and there are sounds for a move, a capture and the end.
 
 import { Board } from "./board.js";
+import { glyphButton } from "./glyphs.js";
 import * as sound from "./sound.js";
 import { StepControls } from "./steps.js";
 import { announce, api, app, CATALOGUE, colourWords, gameDef, h } from "./ui.js";
@@ -50,6 +51,8 @@ export class JudgeView {
     this.controls = this.steps.element;
     this.controls.hidden = true;
     this.output = h("pre", { id: "judge-output", class: "verdict" });
+    // The glyph switch of a game that has one (Duck Chess's Latin letters), kept per browser.
+    this.glyphSlot = h("p", { class: "controls" });
     app.replaceChildren(h("section", { class: "judge" },
       h("h1", {}, "Judge visualiser"),
       h("p", {}, "Step through a judge's input on the board, with each verdict exactly as ", h("code", {}, "arbiter judge"), " prints it."),
@@ -62,7 +65,7 @@ export class JudgeView {
       this.message,
       h("div", { class: "judge-view" },
         h("div", { class: "board-col" }, this.boardWrap),
-        h("div", {}, this.controls, this.stepInfo, h("h2", {}, "Verdict"), this.verdict,
+        h("div", {}, this.glyphSlot, this.controls, this.stepInfo, h("h2", {}, "Verdict"), this.verdict,
           h("details", {}, h("summary", {}, "The whole output"), this.output)))));
     this.board = new Board(this.boardWrap);
     this.describe();
@@ -71,6 +74,8 @@ export class JudgeView {
   describe() {
     const def = gameDef(this.gameSelect.value);
     this.format.textContent = def && def.judge ? `Input: ${def.judge}` : "";
+    const alternative = def && def.look && def.look.alternative;
+    this.glyphSlot.replaceChildren(...(alternative ? [glyphButton(this.board, alternative)] : []));
   }
 
   example() {
@@ -133,6 +138,8 @@ export class JudgeView {
 
   // Shows step `k`; stepping forward, the pieces it takes flash on the board before they go.
   async show(k, animate) {
+    // Nothing judged yet (a step button before a run): nothing to show.
+    if (!this.trace) return;
     const steps = this.trace.steps;
     const step = steps[k];
     if (animate && k > 0 && step.captured.length) {

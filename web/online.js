@@ -4,8 +4,11 @@
 // seeks a game by itself (READY's `resume`); leaving a running game asks first. Players offer each other draws and takebacks, abort before both have moved, and
 // claim the game when the opponent's connection has been gone a while (the extension's OFFER).
 
+import { ChatPanel } from "./chat.js";
 import { GameView } from "./game.js";
 import { Connection } from "./net.js";
+import { ratingClass, ratingOf } from "./players.js";
+import { badRoom, homeLink, spectatorsOf, spectatorWords } from "./roomlinks.js";
 import * as sound from "./sound.js";
 import {
   confirmDialog, endWords, gameDef, gameOptions, gameTitle, h, nameSecret, playerName, PROTOCOL, randomToken, replaceGuestName,
@@ -13,7 +16,10 @@ import {
 } from "./ui.js";
 
 // The protocol's operation codes, as the server defines them.
-const OP = new Proxy({}, { get: (_, name) => PROTOCOL.ops[name] });
+export const OP = new Proxy({}, { get: (_, name) => PROTOCOL.ops[name] });
+
+// How often a player's page asks how many watch its game.
+const SPECTATORS_EVERY_MS = 5000;
 
 // The words for an offer's kind.
 const OFFERED = { draw: "a draw", takeback: "a takeback" };
@@ -21,7 +27,7 @@ const NOUN = { draw: "draw", takeback: "takeback" };
 
 // What both online views share: the connection, offers and absences as the room tells them, and
 // the end of a game.
-class NetworkView extends GameView {
+export class NetworkView extends GameView {
   build() {
     super.build();
     // An offer waiting for its answer, and what became of the last one.
@@ -133,13 +139,16 @@ class NetworkView extends GameView {
       case OP.MOVE: await this.moved(m); return true;
       case OP.END: await this.endFrom(m); return true;
       case OP.CHAT:
-        this.chat.append(h("p", {}, `${m.data1}: ${m.data2}`));
+        this.chat.heard(m.data1, m.data2, m.data3);
         return true;
       case OP.NOTICE:
         if (m.data1 === "away") this.opponentAway(m.data2, Number(m.data3));
         else if (m.data1 === "back") this.opponentBack(m.data2);
         else if (m.data1 === "restored") {
           this.note("The server stopped while this game was played; it carries on from the last stored move. The pause was charged to no one's clock.");
+        } else if (m.data1 === "error") {
+          // A line the server refused (a chat line too long): said where it was typed.
+          this.chat.note(`The server refused that: ${m.data3}.`);
         } else this.seatNotice(m.data1, m.data3);
         return true;
       case OP.OFFER:
@@ -374,6 +383,13 @@ export class OnlineView extends NetworkView {
   constructor(params) {
     super(params);
     this.room = params.get("room");
+    this.refused = badRoom(this.room);
+    if (this.refused) {
+      this.title.textContent = "Online play";
+      this.showBanner(this.refused, homeLink());
+      this.renderSide();
+      return;
+    }
     this.tc = timeControl(params.get("tc") || "");
     // A training room: asked for here, and on once the room says both players asked.
     this.training = params.get("training") === "1";
@@ -394,6 +410,8 @@ export class OnlineView extends NetworkView {
       e.returnValue = "";
     };
     window.addEventListener("beforeunload", this.guard);
+    // How many watch: the players see it, as on lichess (the room list's count, every 5 s).
+    this.spectatorPoll = setInterval(() => this.countSpectators(), SPECTATORS_EVERY_MS);
     this.buildExtras();
     this.serial.run(() => this.refresh());
     this.connect();
@@ -401,7 +419,44 @@ export class OnlineView extends NetworkView {
 
   dispose() {
     window.removeEventListener("beforeunload", this.guard);
+    clearInterval(this.spectatorPoll);
     super.dispose();
+  }
+
+  // Rated or casual, said; in a rated game both players' ratings of its class by their names.
+  async showRated(m) {
+    const rated = Number(m.rated) === 1;
+    this.ratedLine.hidden = false;
+    this.ratedLine.textContent = rated ? "Rated game: it counts for both players' ratings." : "Casual game: no rating changes.";
+    this.ratingsBySide = [null, null];
+    if (!rated) return;
+    const cls = ratingClass(this.settings.game, m);
+    const names = this.playerNames();
+    const found = await Promise.all(names.map((name) => (name ? ratingOf(name, cls) : null)));
+    if (this.disposed || this.playerNames().join() !== names.join()) return;
+    this.ratingsBySide = found;
+    this.renderClocks();
+  }
+
+  playerRatings() {
+    return this.ratingsBySide && this.playing() ? this.ratingsBySide : [null, null];
+  }
+
+  // The spectators of the game this page plays, shown while it runs.
+  async countSpectators() {
+    if (!this.playing()) {
+      this.spectatorLine.hidden = true;
+      return;
+    }
+    let n;
+    try {
+      n = await spectatorsOf(this.room);
+    } catch (e) {
+      return;
+    }
+    if (this.disposed) return;
+    this.spectatorLine.hidden = !n;
+    if (n) this.spectatorLine.textContent = spectatorWords(n);
   }
 
   // Whether this page holds a seat in a game not yet over.
@@ -449,17 +504,10 @@ export class OnlineView extends NetworkView {
     this.controls.replaceChildren(this.resignButton, this.drawButton, this.takebackButton, this.abortButton,
       this.rematchButton, ...this.commonButtons());
     this.resetOffers();
-    this.chat = h("div", { id: "chat", class: "chat", "aria-live": "polite" });
-    const chatInput = h("input", { id: "chat-input", placeholder: "say something", size: 18 });
-    const send = (e) => {
-      e.preventDefault();
-      const text = chatInput.value.trim();
-      if (!text || !this.connection) return;
-      this.connection.send(OP.CHAT, playerName(), text);
-      this.chat.append(h("p", {}, `you: ${text}`));
-      chatInput.value = "";
-    };
+    this.chat = new ChatPanel({ send: (text) => Boolean(this.connection) && this.connection.send(OP.CHAT, playerName(), text) });
     this.timeLine = h("p", { id: "time-control", hidden: !this.tc }, this.tc ? `Time: ${this.tc.label}.` : "");
+    this.spectatorLine = h("p", { id: "spectators", class: "hint", hidden: true });
+    this.ratedLine = h("p", { id: "rated", hidden: true });
     this.trainingLine = h("p", { id: "training", hidden: !this.training },
       "Training room: the engine warns both players before a move it sees losing.");
     this.extra.replaceChildren(
@@ -467,8 +515,9 @@ export class OnlineView extends NetworkView {
         h("input", { id: "share-link", readonly: true, value: link, size: 30, onfocus: (e) => e.target.select() })),
       this.timeLine,
       this.trainingLine,
-      this.chat,
-      h("form", { onsubmit: send }, h("label", { for: "chat-input", class: "visually-hidden" }, "Chat"), chatInput, " ", h("button", { type: "submit" }, "Send")));
+      this.ratedLine,
+      this.spectatorLine,
+      this.chat.element);
   }
 
   renderControls() {
@@ -631,9 +680,7 @@ export class OnlineView extends NetworkView {
     if (this.lost) return "The connection to the server was lost — reconnecting…";
     if (!this.started && this.rematching) return "Rematch asked: waiting for your opponent…";
     if (!this.started) return `Waiting for an opponent in room ${this.room}… share the link.`;
-    let text = super.statusText();
-    if (this.pendingResign) text += " — you will resign when your turn comes";
-    return text + this.firstMoveWords();
+    return super.statusText() + this.firstMoveWords();
   }
 
   connect() {
@@ -758,7 +805,6 @@ export class OnlineView extends NetworkView {
     this.opponentName = m.data1;
     this.moves = [];
     this.outcome = null;
-    this.pendingResign = false;
     this.resetOffers();
     this.clocksMs = this.clockMs ? [this.clockMs, this.clockMs] : null;
     this.clocksAt = Date.now();
@@ -770,6 +816,7 @@ export class OnlineView extends NetworkView {
     this.timeLine.hidden = false;
     this.training = Number(m.training) === 1;
     this.trainingLine.hidden = !this.training;
+    this.showRated(m);
     this.startDeadline();
     await this.refresh();
   }
@@ -788,11 +835,6 @@ export class OnlineView extends NetworkView {
     this.startDeadline(snap.turn_left_ms);
     await this.refresh();
     this.offerFromSnapshot(snap);
-  }
-
-  async moved(m) {
-    await super.moved(m);
-    if (this.pendingResign && this.humanToMove()) this.sendResign();
   }
 
   afterRefresh() {
@@ -821,21 +863,12 @@ export class OnlineView extends NetworkView {
     this.startDeadline();
   }
 
-  // The protocol takes a resignation only on one's own turn: off turn, it waits for it.
+  // A page resigns at once, on either side's turn (the server takes it from the extension).
   async resign() {
     if (!this.playing()) return;
     const sure = await confirmDialog("Resign this game?", "Resign", "Keep playing");
     if (!sure || !this.playing()) return;
-    if (this.humanToMove()) this.sendResign();
-    else {
-      this.pendingResign = true;
-      this.renderSide();
-    }
-  }
-
-  sendResign() {
-    this.pendingResign = false;
-    this.connection.send(OP.RESIGN);
+    if (!this.connection.send(OP.RESIGN)) this.connectionLost();
   }
 
   // A rematch is a READY after the game (the opponent is asked, or it answers theirs); the
@@ -861,82 +894,5 @@ export class OnlineView extends NetworkView {
       this.note(declined ? "You declined the rematch." : "Your opponent declined the rematch.");
     } else if (action === "refused") this.note(`Not done: ${who}.`);
     this.renderOffer();
-  }
-}
-
-export class WatchView extends NetworkView {
-  constructor(params) {
-    super(params);
-    this.room = params.get("room");
-    this.started = false;
-    this.title.textContent = `Watching room ${this.room}`;
-    this.controls.replaceChildren(...this.commonButtons());
-    this.chat = h("div", { id: "chat", class: "chat", "aria-live": "polite" });
-    this.extra.replaceChildren(this.chat);
-    // A tab whose seat another tab of this browser took: it watches, and says so.
-    this.movedHere = params.get("moved") === "1";
-    if (this.movedHere) {
-      this.showBanner("Your game in this room goes on in another tab of this browser; this tab watches it.",
-        h("a", { href: `#/online?room=${encodeURIComponent(this.room)}`, id: "take-seat" }, "Play it here"));
-      this.banner.dataset.kind = "moved";
-    }
-    this.connect();
-  }
-
-  connect() {
-    this.connection = new Connection({
-      onOpen: () => {
-        this.lost = false;
-        if (!this.movedHere) this.hideBanner();
-        this.connection.send(OP.WATCH, String(this.room));
-      },
-      onMessage: (m) => this.message(m),
-      onLost: () => {
-        this.lost = true;
-        this.draw();
-        this.retry = setTimeout(() => this.connect(), 2000);
-      },
-    });
-  }
-
-  statusText() {
-    if (this.lost) return "The connection was lost — reconnecting…";
-    if (!this.started) return this.waiting || "Waiting for a game to start in this room…";
-    return super.statusText() + this.firstMoveWords();
-  }
-
-  async message(m) {
-    if (m.op === OP.STATE) {
-      const snap = JSON.parse(m.data1);
-      if (!snap.settings) {
-        this.waiting = "Nobody plays in this room yet.";
-        this.renderSide();
-        return;
-      }
-      this.adoptSettings(snap.settings);
-      this.title.textContent = `Watching room ${this.room}: ${gameTitle(this.settings.game, this.settings.size)} — ${snap.players.map((p) => p.name || "anonymous").join(" vs ")}`;
-      this.players = snap.players.map((p) => p.name || null);
-      this.moves = snap.moves;
-      this.outcome = null;
-      this.started = snap.status !== "waiting";
-      this.clocksMs = snap.clocks || null;
-      this.clocksAt = Date.now();
-      this.firstMoveFrom(snap);
-      if (snap.status === "playing") this.startDeadline(snap.turn_left_ms);
-      const away = snap.status === "playing" && (snap.away || [])[0];
-      if (away && !this.away) this.opponentAway(away, NaN);
-      await this.refresh();
-      this.offerFromSnapshot(snap);
-    } else {
-      await this.common(m);
-    }
-  }
-
-  mayMove() {
-    return false;
-  }
-
-  playerNames() {
-    return this.players && this.players.length === 2 ? this.players : [null, null];
   }
 }

@@ -10,6 +10,27 @@ const CLASSES = [
   ["rapid", "rapid (8 to 25 min)"], ["classical", "classical (25 min or more)"],
 ];
 
+// The class a game's ratings are kept under, as the server counts it (`rating_class`): the
+// clock plus 40 increments, or 40 moves' time with a clock per move. `m`: READY's keys.
+export function ratingClass(game, m) {
+  const ms = Number(m.clock_ms) ? Number(m.clock_ms) + 40 * (Number(m.increment_ms) || 0) : 40 * (Number(m.timeout_ms) || 0);
+  const s = ms / 1000;
+  return `${game}/${s < 180 ? "bullet" : s < 480 ? "blitz" : s < 1500 ? "rapid" : "classical"}`;
+}
+
+// `name`'s rating in class `cls`, rounded: 1500 before a rated game of the class (Glicko-2's
+// start), null when it cannot be read.
+export async function ratingOf(name, cls) {
+  let player;
+  try {
+    player = await api(`/api/players/${encodeURIComponent(name)}`, undefined, { timeout: 8000 });
+  } catch (e) {
+    return /no player/i.test(e.message) ? 1500 : null;
+  }
+  const found = (player.ratings || []).find((r) => r.class === cls);
+  return found ? Math.round(found.rating) : 1500;
+}
+
 const playerLink = (name) => h("a", { href: `#/player?${new URLSearchParams({ name })}` }, name);
 
 export class LeaderboardView {

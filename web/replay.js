@@ -43,6 +43,12 @@ export class ReplayView extends GameView {
     const loser = winner === null ? null : names[1 - winner];
     const title = game.end_reason === "ABORTED" ? "Aborted" : game.end_reason === "INTERRUPTED" ? "Interrupted" : null;
     this.finalOutcome = game.end_reason ? { winner, reason: endWords(game.end_reason, loser), title } : null;
+    // A game two people still play in a room: no engine's help until it ends.
+    this.live = !game.end_reason && !(game.settings && game.settings.mode);
+    if (this.live) {
+      this.showBanner(`Game ${this.id} is being played in room ${game.room}: the engine and the analysis open when it ends.`,
+        h("a", { href: `#/watch?room=${game.room}`, id: "watch-live" }, "Watch it live"));
+    }
     this.buildControls(game.game);
     const ply = Number(this.params.get("ply"));
     await this.seek(Number.isInteger(ply) && ply > 0 ? ply : 0);
@@ -52,7 +58,7 @@ export class ReplayView extends GameView {
     this.steps = new StepControls({
       ids: { first: "start", back: "back", play: "play", next: "forward", last: "end", goto: "goto", go: "go", speed: "speed" },
       words: { group: "Replay controls", unit: "move", first: "First position", back: "Previous move", next: "Next move", last: "Last position", go: "Go to that move" },
-      speeds: [["1600", "½×"], ["800", "1×"], ["400", "2×"], ["200", "4×"]],
+      speeds: [["3200", "¼×"], ["1600", "½×"], ["800", "1×"], ["400", "2×"], ["200", "4×"]],
       speed: "800",
       show: (n) => this.serial.run(() => this.seek(n)),
       advance: () => this.serial.run(async () => {
@@ -105,9 +111,10 @@ export class ReplayView extends GameView {
     return { winner: this.finalOutcome.winner, title: this.finalOutcome.title, reason: this.finalOutcome.reason || (rules && rules.reason) || "the game is over" };
   }
 
-  // Any position of the record (or tried from it) may be analysed.
+  // Any position of the record (or tried from it) may be analysed, once the game is over or
+  // was played at one screen.
   analysable() {
-    return Boolean(this.record);
+    return Boolean(this.record) && !this.live;
   }
 
   storedId() {

@@ -46,6 +46,8 @@ export function sideNames(id) {
 
 export function gameTitle(game, size) {
   const def = gameDef(game);
+  // A link that names no game (the room's game is told when it starts).
+  if (!game) return "A game";
   if (!def) return `an unknown game (${game})`;
   return def.sizes.length && size ? `${def.title} ${size}×${size}` : def.title;
 }
@@ -188,10 +190,22 @@ export function nameHeld() {
   return localStorage.getItem("arbiter-name-held") === playerName();
 }
 
+// The longest name, in characters as people count them (graphemes: 👨‍👩‍👧 is one).
+export const MAX_NAME = 20;
+
+// How many characters a person sees in `text` (grapheme clusters; code points where the
+// browser cannot segment).
+export function graphemes(text) {
+  if (typeof Intl !== "undefined" && Intl.Segmenter) return [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)].length;
+  return [...text].length;
+}
+
 // Claims `name` (any script, at most 20 characters) for this browser's secret: null when it is
 // now this player's, else why not (the server's words, naming the field).
 export async function setPlayerName(name) {
   const wanted = name.trim();
+  const length = graphemes(wanted);
+  if (length > MAX_NAME) return `name: at most ${MAX_NAME} characters, not ${length}`;
   try {
     await api("/api/players", { name: wanted, secret: nameSecret() });
   } catch (e) {
@@ -202,8 +216,14 @@ export async function setPlayerName(name) {
   return null;
 }
 
-export function clockText(ms) {
+// A clock's time: minutes and seconds, and with `tenths` (a clock counting down) the tenths of
+// a second under 10 s, as lichess shows them.
+export function clockText(ms, tenths = false) {
   if (ms === null || ms === undefined) return "—";
+  if (tenths && ms < 10000) {
+    const t = Math.max(0, Math.floor(ms / 100));
+    return `0:${String(Math.floor(t / 10)).padStart(2, "0")}.${t % 10}`;
+  }
   const total = Math.max(0, Math.ceil(ms / 1000));
   return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
 }

@@ -327,25 +327,6 @@ test("a browser plays `arbiter connect` over the course protocol; both records a
   await page.close();
 });
 
-test("resigning off turn asks, waits for the turn, then ends the game for both", { timeout: 60000 }, async () => {
-  const [first, second] = await seatedPair("game=surakarta&size=6", 8181);
-  await playSeeded(first, seeded(5));
-  await waitPly(second, 1);
-  await first.click("#resign");
-  await first.waitForSelector("dialog[open]");
-  await first.click("#dialog-yes");
-  await waitStatus(first, /you will resign when your turn comes/);
-  await playSeeded(second, seeded(6));
-  await waitStatus(first, /^You lost: /);
-  await waitStatus(second, /^You won: /);
-  assert.match((await drawn(second)).result, /resigned/);
-  assert.equal(await first.isDisabled("#resign"), true);
-  for (const page of [first, second]) {
-    assert.deepEqual(page.errors, []);
-    await page.close();
-  }
-});
-
 test("lists the server cannot give say so and offer to try again", { timeout: 30000 }, async () => {
   const page = await newPage(session.browser);
   let refuse = true;

@@ -22,6 +22,23 @@ async function chooseName(page, name) {
   return { note: await page.textContent("#name-note"), error: await page.textContent("#name-error") };
 }
 
+test("names are counted in graphemes, on the page and by the server: three family emoji are a name", { timeout: 60000 }, async () => {
+  const family = "👨\u200D👩\u200D👧";
+  const page = await newPage(session.browser);
+  assert.deepEqual(await chooseName(page, family.repeat(3)), { note: " (yours)", error: "" });
+  assert.match((await chooseName(page, family.repeat(21))).error, /^name: at most 20 characters, not 21$/);
+  // The server counts alike (a page that skipped its own check).
+  const claim = (name) => fetch(`${session.server.url}/api/players`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, secret: "a".repeat(32) }),
+  });
+  assert.equal((await claim(`${family}${family}x`)).status, 200);
+  const refused = await claim(family.repeat(21));
+  assert.equal(refused.status, 400);
+  assert.match((await refused.json()).error, /at most 20 characters, not 21/);
+  clean(page);
+  await page.close();
+});
+
 test("names in any script are held by the browser's secret; bad ones are refused with the field named", { timeout: 60000 }, async () => {
   const ann = await newPage(session.browser);
   assert.deepEqual(await chooseName(ann, "Ann 🦆"), { note: " (yours)", error: "" });
@@ -48,13 +65,16 @@ test("a rated game between two named players changes both ratings, shown on the 
   await waitStatus(ann, /Waiting for an opponent/);
   const room = Number(new URLSearchParams(ann.url().split("?")[1]).get("room"));
   assert.match(ann.url(), /rated=1/);
+  // The lobby says the room is rated and how the waiting player is rated (1500 before a game).
+  await waitText(bob, `#seeks li[data-room="${room}"]`, new RegExp(` · rated — ${ANN} \\(1500\\) Play$`));
   await bob.fill("#join-room", String(room));
   await bob.click("#online-join");
   await waitStatus(ann, /Black to move \(you\)/);
-  await waitStatus(bob, /Black to move$/);
-  // The names stand by the clocks.
-  await waitText(bob, "#clock-first", new RegExp(`^black · ${ANN} `));
-  await waitText(ann, "#clock-second", /^white · 🦆 duck /);
+  await waitStatus(bob, /Black to move/);
+  // The names stand by the clocks, with their ratings, and the game says it is rated.
+  await waitText(bob, "#clock-first", new RegExp(`^black · ${ANN} \\(1500\\) `));
+  await waitText(ann, "#clock-second", /^white · 🦆 duck \(1500\) /);
+  for (const page of [ann, bob]) assert.equal(await page.textContent("#rated"), "Rated game: it counts for both players' ratings.");
   await resign(ann);
   for (const page of [ann, bob]) {
     await waitText(page, "#ratings", /^Ratings: /);

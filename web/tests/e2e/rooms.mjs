@@ -46,7 +46,8 @@ export async function seatedIn(browser, url, { query, room, colour, viewport, si
   await waitWaiting(url, room);
   await second.goto(`${url}/#/online?${query}&room=${room}`);
   await waitStatus(first, new RegExp(`${side}to move \\(you\\)`));
-  await waitStatus(second, new RegExp(`${side}to move$`));
+  // The joiner's page shows the mover's first-move countdown too (both READYs carry it).
+  await waitStatus(second, new RegExp(`${side}to move( — first move within \\d+ s, or the game is aborted)?$`));
   return [first, second];
 }
 

@@ -31,7 +31,9 @@ pub const ASSETS: &[Asset] = &[
     ),
     asset!("/app.js", "app.js", "text/javascript; charset=utf-8"),
     asset!("/board.js", "board.js", "text/javascript; charset=utf-8"),
+    asset!("/chat.js", "chat.js", "text/javascript; charset=utf-8"),
     asset!("/game.js", "game.js", "text/javascript; charset=utf-8"),
+    asset!("/glyphs.js", "glyphs.js", "text/javascript; charset=utf-8"),
     asset!("/home.js", "home.js", "text/javascript; charset=utf-8"),
     asset!("/judge.js", "judge.js", "text/javascript; charset=utf-8"),
     asset!("/motion.js", "motion.js", "text/javascript; charset=utf-8"),
@@ -43,10 +45,16 @@ pub const ASSETS: &[Asset] = &[
         "text/javascript; charset=utf-8"
     ),
     asset!("/replay.js", "replay.js", "text/javascript; charset=utf-8"),
+    asset!(
+        "/roomlinks.js",
+        "roomlinks.js",
+        "text/javascript; charset=utf-8"
+    ),
     asset!("/sound.js", "sound.js", "text/javascript; charset=utf-8"),
     asset!("/steps.js", "steps.js", "text/javascript; charset=utf-8"),
     asset!("/svg.js", "svg.js", "text/javascript; charset=utf-8"),
     asset!("/ui.js", "ui.js", "text/javascript; charset=utf-8"),
+    asset!("/watch.js", "watch.js", "text/javascript; charset=utf-8"),
     asset!("/style.css", "style.css", "text/css; charset=utf-8"),
 ];
 

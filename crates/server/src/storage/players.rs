@@ -13,7 +13,8 @@ use skillratings::Outcomes;
 
 use crate::protocol::Winner;
 
-/// The longest name, in characters (not bytes: 中文 is two).
+/// The longest name, in characters as people count them (grapheme clusters, not bytes or code
+/// points: 中文 is two, and so is a pair of family emoji 👨‍👩‍👧👨‍👩‍👧).
 pub const MAX_NAME_CHARS: usize = 20;
 
 /// Why a name cannot be used, in the words its chooser reads.
@@ -29,29 +30,45 @@ pub enum NameError {
     Padded,
 }
 
-/// A name as a player may choose it: any script, at most [`MAX_NAME_CHARS`] characters, no
-/// control characters, no spaces around it.
+/// A name as a player may choose it: any script, at most [`MAX_NAME_CHARS`] characters
+/// (graphemes), no control or hidden characters, no spaces around it.
 pub fn check_name(name: &str) -> Result<(), NameError> {
+    use unicode_segmentation::UnicodeSegmentation;
     if name.is_empty() {
         return Err(NameError::Empty);
     }
-    let chars = name.chars().count();
-    if chars > MAX_NAME_CHARS {
-        return Err(NameError::TooLong(chars));
+    let graphemes = name.graphemes(true).count();
+    if graphemes > MAX_NAME_CHARS {
+        return Err(NameError::TooLong(graphemes));
     }
-    // Format characters too (a right-to-left override, a zero-width joiner alone): they would
-    // let one name look like another.
-    let hidden = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}')
-    };
-    if name.chars().any(hidden) {
+    if hides_something(name) {
         return Err(NameError::Control);
     }
     if name.trim() != name {
         return Err(NameError::Padded);
     }
     Ok(())
+}
+
+/// Control and format characters (a right-to-left override, a zero-width space) would let one
+/// name look like another; a zero-width joiner is kept only inside an emoji sequence (👨‍👩‍👧),
+/// between two pictographs.
+fn hides_something(name: &str) -> bool {
+    let chars: Vec<char> = name.chars().collect();
+    chars.iter().enumerate().any(|(i, &c)| {
+        if c == '\u{200D}' {
+            let before = i.checked_sub(1).map(|j| chars[j]);
+            let after = chars.get(i + 1).copied();
+            return !(before.is_some_and(pictographic) && after.is_some_and(pictographic));
+        }
+        c.is_control()
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}')
+    })
+}
+
+/// A character an emoji sequence joins: a pictograph, a skin tone, or the emoji-style selector.
+fn pictographic(c: char) -> bool {
+    matches!(c, '\u{1F000}'..='\u{1FAFF}' | '\u{2600}'..='\u{27BF}' | '\u{FE0F}')
 }
 
 /// The key names are unique by: the name in lower case.
@@ -182,5 +199,28 @@ pub(super) mod sql {
     }
     pub fn ratings_of() -> String {
         format!("{RATINGS} WHERE r.name_key = $1 ORDER BY r.class")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names are counted as people count them: three family emoji are three characters, twenty
+    /// Chinese characters fit and twenty-one do not; a joiner outside an emoji, a right-to-left
+    /// override or spaces around a name are refused.
+    #[test]
+    fn names_are_counted_in_graphemes() {
+        let family = "👨\u{200D}👩\u{200D}👧";
+        assert_eq!(check_name(&family.repeat(3)), Ok(()));
+        assert_eq!(check_name(&format!("ana {family}")), Ok(()));
+        assert_eq!(check_name(&"中".repeat(20)), Ok(()));
+        assert_eq!(check_name(&"中".repeat(21)), Err(NameError::TooLong(21)));
+        assert_eq!(check_name(&family.repeat(21)), Err(NameError::TooLong(21)));
+        assert_eq!(check_name("an\u{200D}a"), Err(NameError::Control));
+        assert_eq!(check_name("\u{200D}👩"), Err(NameError::Control));
+        assert_eq!(check_name("a\u{202E}b"), Err(NameError::Control));
+        assert_eq!(check_name(" ana"), Err(NameError::Padded));
+        assert_eq!(check_name(""), Err(NameError::Empty));
     }
 }

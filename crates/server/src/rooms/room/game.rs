@@ -324,12 +324,18 @@ impl Room {
         }
     }
 
+    /// A player resigns: a course client on its own turn only (off turn the course ignores it),
+    /// a page (the extension) at any time, as on lichess.
     pub(super) async fn resign(&mut self, peer: &Peer) {
-        let turn = self.running.as_ref().and_then(|r| {
-            let side = r.game.to_move();
-            (r.players[side.index()] == peer.id && !r.game.is_over()).then_some(side)
+        let any_time = peer.extension.load(std::sync::atomic::Ordering::Relaxed);
+        let resigning = self.running.as_ref().and_then(|r| {
+            let side = Side::BOTH
+                .into_iter()
+                .find(|s| r.players[s.index()] == peer.id)?;
+            let may = any_time || side == r.game.to_move();
+            (may && !r.game.is_over()).then_some(side)
         });
-        if let Some(side) = turn {
+        if let Some(side) = resigning {
             self.finish(EndReason::Resign, Some(side.opponent()), None, None)
                 .await;
         }

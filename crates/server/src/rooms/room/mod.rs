@@ -14,6 +14,7 @@ use arbiter_core::Side;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+mod chat;
 mod clock;
 mod game;
 mod names;
@@ -287,34 +288,6 @@ impl Room {
                 let _ = done.send(());
             }
         }
-    }
-
-    /// Relays chat from a member to the other member and the spectators (cut to a sane length).
-    fn chat(&mut self, peer: &Peer, message: &Message) {
-        const LONGEST_CHAT: usize = 4096;
-        let Some(i) = self.member(peer.id) else {
-            return;
-        };
-        let mut text = message.data2.clone();
-        if text.len() > LONGEST_CHAT {
-            let mut cut = LONGEST_CHAT;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            text.truncate(cut);
-            text.push('…');
-        }
-        let relay = Message::new(protocol::CHAT, self.members[i].name.clone(), text, "");
-        let others: Vec<Peer> = self
-            .members
-            .iter()
-            .filter(|m| m.peer.id != peer.id)
-            .map(|m| m.peer.clone())
-            .collect();
-        for other in others {
-            self.send_to(&other, relay.clone());
-        }
-        self.tell_spectators(&relay);
     }
 
     /// Waits (a bounded time) until every member and spectator has been written what was

@@ -359,9 +359,10 @@ impl Session {
         );
     }
 
-    /// MOVE, RESIGN, CHAT and OFFER go to the connection's room.
+    /// MOVE, RESIGN, CHAT and OFFER go to the connection's room; a spectator's CHAT to the room
+    /// it watches (the spectators' channel).
     fn play(&mut self, message: Message) {
-        let Some(room) = self.room else {
+        let Some(room) = self.room.or_else(|| self.watched_for_chat(&message)) else {
             return self.not_in_a_room(&message);
         };
         if message.op != protocol::CHAT {
@@ -379,6 +380,18 @@ impl Session {
             _ => RoomEvent::Chat { peer, message },
         };
         self.hub.send(room, event);
+    }
+
+    /// The room a spectator's CHAT is for: the one its data3 names, or the only one it watches.
+    fn watched_for_chat(&self, message: &Message) -> Option<u32> {
+        if message.op != protocol::CHAT {
+            return None;
+        }
+        match parse_room(&message.data3, true) {
+            Ok(room) if !message.data3.is_empty() => self.watching.contains(&room).then_some(room),
+            _ if self.watching.len() == 1 => self.watching.iter().next().copied(),
+            _ => None,
+        }
     }
 
     fn leave(&mut self, message: Message) {

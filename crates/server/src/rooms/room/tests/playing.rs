@@ -134,6 +134,7 @@ async fn a_game_clock_runs_down_for_the_side_to_move_and_credits_the_increment()
     );
 }
 
+/// A course client resigns on its own turn only (the course ignores it off turn).
 #[tokio::test(start_paused = true)]
 async fn resigning_counts_only_on_ones_own_turn() {
     let (mut t, mut alice, mut bob) = started().await;
@@ -145,6 +146,23 @@ async fn resigning_counts_only_on_ones_own_turn() {
     assert_eq!(end_of(&alice.one()), expected);
     assert_eq!(end_of(&bob.one()), expected);
     assert_eq!(t.store.games()[0].record.as_deref(), Some("R#"));
+}
+
+/// A page (the extension) resigns at any time, as on lichess: on the opponent's turn too.
+#[tokio::test(start_paused = true)]
+async fn a_page_resigns_on_the_opponents_turn_at_once() {
+    let mut t = Table::new();
+    let (mut alice, mut bob) = (Client::page(1, "alice"), Client::page(2, "bob"));
+    t.ready(&alice, Some(Side::First)).await;
+    t.ready(&bob, Some(Side::Second)).await;
+    alice.heard();
+    bob.heard();
+    t.send(&bob, RESIGN, "", "").await;
+    let expected = end(None, EndReason::Resign, Winner::First);
+    let told = |c: &mut Client| c.heard().iter().find(|m| m.op == END).map(end_of);
+    assert_eq!(told(&mut alice), Some(expected.clone()));
+    assert_eq!(told(&mut bob), Some(expected));
+    assert_eq!(t.store.games()[0].end_reason.as_deref(), Some("RESIGN"));
 }
 
 #[tokio::test(start_paused = true)]

@@ -15,14 +15,49 @@ async fn chat_goes_to_the_others_with_the_senders_name() {
     // Spectators do not talk to the players.
     t.send(&carol, CHAT, "", "psst").await;
     bob.silent();
-    let long = "é".repeat(3000);
-    t.send(&bob, CHAT, "", &long).await;
-    let cut = alice.one().data2;
-    assert!(
-        cut.len() <= 4096 + '…'.len_utf8() && cut.ends_with('…'),
-        "{}",
-        cut.len()
+    alice.silent();
+}
+
+/// A line over 500 characters is refused, its sender told why; 500 (in any script) go through.
+#[tokio::test(start_paused = true)]
+async fn a_chat_line_over_500_characters_is_refused_with_a_reason() {
+    let (mut t, mut alice, mut bob) = started().await;
+    t.send(&bob, CHAT, "", &"é".repeat(501)).await;
+    alice.silent();
+    let refused = bob.one();
+    assert_eq!((refused.op, refused.data1.as_str()), (NOTICE, "error"));
+    assert_eq!(
+        refused.data3,
+        "a chat message has at most 500 characters; this one has 501"
     );
+    let longest = "é".repeat(500);
+    t.send(&bob, CHAT, "", &longest).await;
+    assert_eq!(fields(&alice.one()), (CHAT, "bob", longest.as_str(), ""));
+}
+
+/// The spectators' own channel, as on lichess: a spectator's line goes to the other spectators,
+/// under the name it gives, marked `spectators`; the players never see it.
+#[tokio::test(start_paused = true)]
+async fn spectators_chat_among_themselves_and_the_players_do_not_see_it() {
+    let (mut t, mut alice, mut bob) = started().await;
+    let (mut carol, mut dave) = (Client::new(3, "carol"), Client::new(4, "dave"));
+    for c in [&carol, &dave] {
+        t.send(c, WATCH, "1", "").await;
+    }
+    carol.one();
+    dave.one();
+    t.send(&carol, CHAT, "carol", "nice move").await;
+    assert_eq!(
+        fields(&dave.one()),
+        (CHAT, "carol", "nice move", "spectators")
+    );
+    carol.silent();
+    alice.silent();
+    bob.silent();
+    // The players' channel still reaches every spectator.
+    t.send(&alice, CHAT, "", "thanks").await;
+    assert_eq!(fields(&carol.one()), (CHAT, "alice", "thanks", ""));
+    assert_eq!(fields(&dave.one()), (CHAT, "alice", "thanks", ""));
 }
 
 #[tokio::test(start_paused = true)]
