@@ -96,6 +96,7 @@ pub fn seat(
         addr.clone(),
         hub,
         config,
+        false,
     ));
     let (reads, writes) = tokio::io::split(ours);
     // Quiet: the session on the other end of the pipe logs every message already.
