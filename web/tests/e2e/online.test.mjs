@@ -102,6 +102,11 @@ test("the creator's time control is the room's: the joiner's clocks show it", { 
 
 test("a room opened without a time control gives 20 s a move", { timeout: 60000 }, async () => {
   const [first, second] = await seatedPair("game=surakarta&size=6", 5151);
+  // Each side's first move is off the clock (lichess's rule); the third ply is on it.
+  await typeMove(first, "B2-B3");
+  await waitPly(second, 1);
+  await typeMove(second, "B5-B4");
+  await waitPly(first, 2);
   const clocks = await clockTexts(first);
   const seconds = Number(clocks[0].match(/0:(\d\d)$/)?.[1]);
   assert.ok(seconds > 10 && seconds <= 20, `the side to move has 20 s: ${clocks}`);
@@ -118,18 +123,23 @@ function seconds(text) {
 test("a reload mid-move shows the time left for the move, and so does a spectator who joins", { timeout: 60000 }, async () => {
   const room = 5252;
   const [first, second] = await seatedPair("game=surakarta&size=6", room);
+  // Both first moves are off the clock; white's second move is on it.
   await typeMove(first, "B2-B3");
   await waitPly(second, 1);
+  await typeMove(second, "B5-B4");
+  await waitPly(first, 2);
+  await typeMove(first, "C2-C3");
+  await waitPly(second, 3);
   // Second thinks 7 s of its 20, then reloads.
   await second.waitForTimeout(7000);
   await second.reload();
-  await waitPly(second, 1);
+  await waitPly(second, 3);
   await waitStatus(second, /White to move \(you\)/);
   const left = seconds((await clockTexts(second))[1]);
   assert.ok(left <= 14 && left >= 5, `after 7 s of 20 the clock shows ${left} s, not the whole move`);
   const watcher = await newPage(session.browser);
   await watcher.goto(`${session.server.url}/#/watch?room=${room}`);
-  await waitPly(watcher, 1);
+  await waitPly(watcher, 3);
   await watcher.waitForFunction(() => /\d:\d\d$/.test(document.querySelectorAll(".clock")[1].textContent));
   const watched = seconds((await clockTexts(watcher))[1]);
   assert.ok(watched <= 14 && watched >= 4, `a spectator joining mid-move sees ${watched} s`);
