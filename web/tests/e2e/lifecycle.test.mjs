@@ -5,7 +5,7 @@
 // shows the increment it earned.
 
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { drawn, newPage, sharedSession, startServer, typeMove, waitPly } from "./helpers.mjs";
 import { clean, play, resign, seatedPair, storedOfRoom, waitStatus, waitStored } from "./rooms.mjs";
 
@@ -13,6 +13,18 @@ import { clean, play, resign, seatedPair, storedOfRoom, waitStatus, waitStored }
 // each still failed for the reason its `todo` names: they run and report, and do not fail CI,
 // until issue 74 makes them pass (then the `todo` goes).
 const session = sharedSession();
+
+// Servers a test starts for itself: killed after the file, whether or not its test got as far
+// as stopping them (a test that fails early must not leave the file waiting on a child).
+const owned = [];
+async function ownServer(...args) {
+  const server = await startServer(...args);
+  owned.push(server);
+  return server;
+}
+after(() => {
+  for (const server of owned) server.child.kill("SIGKILL");
+});
 
 // The rooms the server lists, and the number of games it stored.
 async function rooms(url) {
@@ -38,7 +50,7 @@ const clockText = (page, i) => page.textContent(`#clock-${i === 0 ? "first" : "s
 
 test("a finished game left open in a tab never starts or seeks another game", { todo: "issue 74, failing on main: the idle tab is never told its seat is gone after the rematch window (it keeps showing the result)", timeout: 90000 }, async () => {
   // A short rematch window and idle limit: the idle tab's seat is freed within seconds.
-  const own = await startServer(["--rematch-window", "2", "--idle-timeout", "2"]);
+  const own = await ownServer(["--rematch-window", "2", "--idle-timeout", "2"]);
   const room = 7401;
   const [black, white] = await seatedPair(session.browser, own.url, room);
   await play(black, white, ["B2-B3", "B5-B4"]);
@@ -66,7 +78,7 @@ test("a finished game left open in a tab never starts or seeks another game", { 
 });
 
 test("no clock before a side's first move; a missed first move aborts without a result", { todo: "issue 74, failing on main: the abort's wording or stored result differs from what the test expects; not yet diagnosed", timeout: 60000 }, async () => {
-  const own = await startServer(["--first-move-seconds", "4"]);
+  const own = await ownServer(["--first-move-seconds", "4"]);
   const room = 7402;
   const [black, white] = await seatedPair(session.browser, own.url, room, { query: "&tc=3+2" });
   const before = await clockText(black, 0);
@@ -134,14 +146,14 @@ test("a closed tab opened again takes its seat back; a second tab takes it and t
 });
 
 test("a server killed and started again carries the same game on", { todo: "issue 74, failing on main: the restored game is not shown to both pages as expected; not yet diagnosed", timeout: 120000 }, async () => {
-  const first = await startServer();
+  const first = await ownServer();
   const room = 7405;
   const [black, white] = await seatedPair(session.browser, first.url, room);
   await play(black, white, ["B2-B3", "B5-B4"]);
   const gameId = (await storedOfRoom(first.url, room)).id;
   first.child.kill("SIGKILL");
   await waitStatus(black, /reconnecting/);
-  const again = await startServer([], undefined, { dir: first.dir, http: first.http });
+  const again = await ownServer([], undefined, { dir: first.dir, http: first.http });
   assert.equal(again.url, first.url);
   await waitStatus(black, /Black to move \(you\)/, 20000);
   await waitStatus(white, /Black to move$/, 20000);
