@@ -77,7 +77,8 @@ define() {
   launch "$p"
 }
 
-# Stops PART: SIGTERM, then SIGKILL after 15 s.
+# Stops PART: SIGTERM, then SIGKILL after 15 s. (A node drains on its first SIGTERM and stops
+# at once on a second: see stop_nodes.)
 halt() {
   local pid
   pid="$(pid_of "$1")"
@@ -91,6 +92,41 @@ halt() {
 }
 
 port_of() { cat "$dir/ports/$1" 2>/dev/null || true; }
+
+listens() { (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# Retires node PART for a restart: SIGTERM starts its drain (docs/cluster.md#draining), which
+# closes its ports at once and hands its rooms to the other nodes; the old process then serves
+# its course clients until their games end (at most --drain-seconds) while the new one starts
+# on the same ports. SIGKILL if it still listens after 15 s.
+retire() {
+  local pid http tcp
+  pid="$(pid_of "$1")"; http="$(port_of "$1")"; tcp="$(port_of "$1.tcp")"
+  [ -z "$pid" ] && return 0
+  kill "$pid" 2>/dev/null || return 0
+  for _ in $(seq 1 150); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    if ! listens "$http" && ! listens "$tcp"; then
+      echo "$1 (pid $pid) drains: it finishes its course clients' games in the background"
+      return 0
+    fi
+    sleep 0.1
+  done
+  kill -9 "$pid" 2>/dev/null || true
+}
+
+# Stops every node: all drain at once (so none takes another's rooms), then a second SIGTERM
+# stops each at once; the games they ran stay in the database, and the next start takes them
+# over.
+stop_nodes() {
+  local p pid
+  for p in $(parts | grep '^node'); do
+    pid="$(pid_of "$p")"
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  done
+  sleep 0.5
+  for p in $(parts | grep '^node'); do halt "$p"; done
+}
 
 wait_port() {
   for _ in $(seq 1 300); do
@@ -122,7 +158,10 @@ case "$command" in
   status) status; exit $? ;;
   restart)
     [ -f "$dir/cmd/$part" ] || { echo "cluster.sh: no part $part in $dir (see status)" >&2; exit 2; }
-    halt "$part"
+    case "$part" in
+      node*) retire "$part" ;;
+      *) halt "$part" ;;
+    esac
     launch "$part"
     port="$(port_of "$part")"
     [ -n "$port" ] && wait_port "$port" "$part"
@@ -130,7 +169,8 @@ case "$command" in
     exit 0 ;;
   stop)
     [ -f "$dir/supervisor.pid" ] && kill "$(cat "$dir/supervisor.pid")" 2>/dev/null || true
-    for p in $(parts); do halt "$p"; done
+    stop_nodes
+    for p in $(parts | grep -v '^node'); do halt "$p"; done
     exit 0 ;;
 esac
 
@@ -169,7 +209,8 @@ stop_all() {
   trap - EXIT INT TERM
   echo "stopping the cluster …"
   local p
-  for p in $(parts | grep -v '^postgres$'); do halt "$p"; done
+  stop_nodes
+  for p in $(parts | grep -v '^postgres$' | grep -v '^node'); do halt "$p"; done
   halt postgres
   rm -f "$dir/supervisor.pid"
   if [ -n "$clean" ]; then rm -rf "${dir:?}"; else echo "kept $dir (its database is reused by the next start; --clean removes it)"; fi
@@ -211,6 +252,7 @@ for i in $(seq 1 "$nodes"); do
   node_http="$(free_port)"
   node_tcp="$(free_port)"
   echo "$node_http" > "$dir/ports/node$i"
+  echo "$node_tcp" > "$dir/ports/node$i.tcp"
   define "node$i" "$binary" serve --http "127.0.0.1:$node_http" --tcp "127.0.0.1:$node_tcp" \
     --db "$db" --cluster "nats://127.0.0.1:$nats_port" --node "node$i" \
     --lease-seconds "$lease_seconds" --trusted-proxy 127.0.0.1 \
@@ -230,6 +272,9 @@ global
     maxconn $maxconn
 defaults
     mode tcp
+    # A node that drains refuses connections at once: try another.
+    option redispatch
+    retries 3
     timeout connect 5s
     timeout client 1h
     timeout server 1h

@@ -133,6 +133,11 @@ pub struct ServeArgs {
     /// On Ctrl-C, running games get this long to end before they are ended as interrupted.
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     shutdown_grace: u64,
+    /// A cluster node stopped with Ctrl-C or SIGTERM drains first: it stops listening, hands
+    /// its rooms to the other nodes and serves its course clients until their games end, for
+    /// at most this long (docs/cluster.md, "Draining").
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    drain_seconds: u64,
     #[command(flatten)]
     api: crate::api_limits::ApiLimitArgs,
     /// Seats (waiting, playing or just after a game) one address may hold at once, in all
@@ -266,6 +271,7 @@ fn server_config(args: ServeArgs) -> anyhow::Result<ServerConfig> {
 
 pub fn serve<C: Catalogue>(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let log = args.log.clone();
+    let drain_for = Duration::from_secs(args.drain_seconds);
     let config = server_config(args)?;
     let _guard = arbiter_server::init_logging(log.as_deref()).map_err(anyhow::Error::msg)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
@@ -277,15 +283,46 @@ pub fn serve<C: Catalogue>(args: ServeArgs) -> anyhow::Result<ExitCode> {
             "arbiter serves the course protocol on {} and http://{} (API at /api, WebSocket at /ws); Ctrl-C stops",
             server.tcp_addr, server.http_addr
         ));
-        tokio::signal::ctrl_c().await.context("cannot wait for Ctrl-C")?;
+        let asked = stop_asked().await?;
+        if server.cluster.is_some() {
+            say(format!("{asked}: draining — no new connections; rooms go to the other nodes; course clients here play on until their games end (at most {} s; Ctrl-C or SIGTERM again stops at once) …", drain_for.as_secs()));
+            tokio::select! {
+                drained = server.drain(drain_for) => say_drained(drained),
+                _ = stop_asked() => {
+                    say("stopped at once".into());
+                    return Ok(());
+                }
+            }
+        }
         say("stopping: running games get their grace period, then end as interrupted (Ctrl-C again to stop at once) …".into());
         tokio::select! {
             _ = server.shutdown() => {}
-            _ = tokio::signal::ctrl_c() => say("stopped at once".into()),
+            _ = stop_asked() => say("stopped at once".into()),
         }
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Waits for Ctrl-C (SIGINT) or SIGTERM, the signal service managers and `kill` send; which.
+async fn stop_asked() -> anyhow::Result<&'static str> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).context("cannot wait for SIGTERM")?;
+    tokio::select! {
+        interrupted = tokio::signal::ctrl_c() => {
+            interrupted.context("cannot wait for Ctrl-C")?;
+            Ok("Ctrl-C")
+        }
+        _ = term.recv() => Ok("SIGTERM"),
+    }
+}
+
+fn say_drained(drained: Option<arbiter_server::cluster::Drained>) {
+    let Some(d) = drained else { return };
+    say(format!(
+        "drained: {} rooms handed to other nodes, {} pages and spectators sent to other nodes, {} seated clients left when the time was up",
+        d.handed_over, d.sent_elsewhere, d.still_seated
+    ));
 }
 
 /// Tells the operator something on stderr without ever waiting for it: a stderr pipe nobody

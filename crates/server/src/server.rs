@@ -14,7 +14,7 @@ use arbiter_ai::Catalogue;
 
 use crate::api::gate::CpuGate;
 use crate::api::ApiLimits;
-use crate::cluster::{Cluster, ClusterConfig, ClusterError, ClusterIdentity};
+use crate::cluster::{Cluster, ClusterConfig, ClusterError, ClusterIdentity, Drained};
 use crate::games::{Registry, SettingsDefaults};
 use crate::rooms::{Hub, Records, RoomSetup, SeatLimits, SeatTimes};
 use crate::storage::{self, DbLocation, PgLeases, Storage, StorageError, StoreOptions};
@@ -169,14 +169,29 @@ pub struct RunningServer {
 }
 
 impl RunningServer {
+    /// Drains a cluster node (docs/cluster.md, "Draining"): it stops listening at once (the
+    /// balancer's health check fails, and a replacement can bind the same ports), hands every
+    /// room it owns to another node, and serves its own clients until their games end or
+    /// `within` has passed. `None` for a server that is no cluster node (nothing to drain).
+    pub async fn drain(&self, within: Duration) -> Option<Drained> {
+        let cluster = self.cluster.as_ref()?;
+        self.stop_listening();
+        Some(cluster.drain(tokio::time::Instant::now() + within).await)
+    }
+
+    /// Closes both listeners; connections already made go on.
+    fn stop_listening(&self) {
+        let _ = self.stop.send(true);
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+
     /// Stops taking new games, gives running ones the grace period to end, ends the rest as
     /// interrupted, stops listening and waits until everything stored so far is on disk.
     pub async fn shutdown(self) {
         self.hub.shut_down(self.grace).await;
-        let _ = self.stop.send(true);
-        for task in self.tasks {
-            task.abort();
-        }
+        self.stop_listening();
         self.store.flush().await;
         tracing::info!("server stopped; storage flushed");
     }

@@ -8,6 +8,7 @@
 //! can be re-seated the same way. Such a client closing its socket has left its game (the
 //! course's rule), so its gateway says so explicitly instead of letting the seat wait.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -242,6 +243,45 @@ impl Cluster {
             }
         }
         rooms.into_iter().collect()
+    }
+
+    /// Local connections attached to `room`.
+    pub(super) fn attached_to(&self, room: u32) -> Vec<ConnId> {
+        let attached = lock(&self.attachments);
+        attached
+            .keys()
+            .filter(|(_, r)| *r == room)
+            .map(|(c, _)| *c)
+            .collect()
+    }
+
+    /// Open local connections that hold a seat somewhere (waiting, playing, or just after a
+    /// game): a draining node serves them until they leave it.
+    pub(super) fn seated_here(&self) -> usize {
+        let attached = lock(&self.attachments);
+        let seated = attached.iter().filter(|(_, a)| {
+            is_seat(a) && !a.peer.outbox.is_closed() && a.peer.seated.load(Ordering::Relaxed)
+        });
+        let conns: HashSet<ConnId> = seated.map(|((c, _), _)| *c).collect();
+        conns.len()
+    }
+
+    /// Open local connections that can come back through another node: a page (its seat has
+    /// a token of its own) or a spectator — every one but a course client with a seat.
+    pub(super) fn able_to_come_back(&self) -> Vec<Peer> {
+        let attached = lock(&self.attachments);
+        let course_seats: HashSet<ConnId> = attached
+            .iter()
+            .filter(|(_, a)| a.hidden_token && is_seat(a))
+            .map(|((c, _), _)| *c)
+            .collect();
+        let mut peers: HashMap<ConnId, Peer> = HashMap::new();
+        for ((conn, _), a) in attached.iter() {
+            if !a.peer.outbox.is_closed() && !course_seats.contains(conn) {
+                peers.entry(*conn).or_insert_with(|| a.peer.clone());
+            }
+        }
+        peers.into_values().collect()
     }
 
     /// Forgets every attachment of a connection whose peer has closed.

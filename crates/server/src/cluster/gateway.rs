@@ -188,7 +188,7 @@ impl Cluster {
         let until = Instant::now() + ROUTE_PATIENCE;
         let mut payload = None;
         while Instant::now() < until {
-            if let Some(epoch) = self.epoch_of(room) {
+            if let Some(epoch) = self.serving_epoch(room) {
                 self.deliver_own_again(command, peer, epoch);
                 return None;
             }

@@ -104,9 +104,13 @@ impl Cluster {
         .await
     }
 
-    /// Answers to this node's name, so that a second node started under it hears of this one.
+    /// Answers to this node's name, so that a second node started under it hears of this one
+    /// — unless this node drains: its replacement may start under its name at once.
     pub(super) async fn answer_to_name(self: &Arc<Self>, name: &str) -> Result<(), ClusterError> {
         self.on_each(name_subject(name), |me, message| async move {
+            if me.is_draining() {
+                return;
+            }
             if let Some(reply) = message.reply {
                 let _ = me.nats.publish(reply, me.node.clone().into()).await;
             }

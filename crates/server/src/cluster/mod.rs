@@ -14,6 +14,7 @@ pub mod journal;
 pub mod wire;
 
 mod attach;
+mod drain;
 mod gateway;
 mod identity;
 mod owner;
@@ -32,6 +33,7 @@ use crate::games::Registry;
 use crate::rooms::{ConnId, Elsewhere, Hub, Peer, RoomEvent};
 use crate::storage::leases::Leases;
 use crate::storage::Storage;
+pub use drain::Drained;
 use journal::{ClusterJournal, Ownership};
 
 /// How a node joins a cluster.
@@ -154,6 +156,10 @@ pub struct Cluster {
     claiming: Mutex<std::collections::HashSet<u32>>,
     /// Per-room warnings said lately, so retries every 100 ms do not repeat them.
     repeats: Mutex<repeats::Repeats>,
+    /// Set once this node drains (SIGTERM): it claims no room itself and hands its own over.
+    draining: std::sync::atomic::AtomicBool,
+    /// The task taking rooms other nodes hand over; stopped when this node drains.
+    taking: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 struct Owned {
@@ -163,6 +169,9 @@ struct Owned {
     /// Until when the lease is surely this node's, by this node's clock: the last claim or
     /// renewal was sent before the database stamped it, so its lease lasts at least this long.
     sure_until: tokio::time::Instant,
+    /// Being handed to another node (a drain): it takes no new command, but what it was sent
+    /// already is still stored under its epoch.
+    leaving: bool,
 }
 
 /// How long a node waits for another node's answer.
@@ -251,6 +260,8 @@ impl Cluster {
             reconnected,
             claiming: Mutex::default(),
             repeats: Mutex::default(),
+            draining: Default::default(),
+            taking: Mutex::default(),
         });
         cluster.answer_to_name(&config.node).await?;
         if let Some(ours) = config.identity.clone() {
@@ -259,6 +270,7 @@ impl Cluster {
         cluster.take_deliveries().await?;
         cluster.answer_room_lists().await?;
         cluster.hear_heartbeats().await?;
+        cluster.take_handed_rooms().await?;
         tokio::spawn(cluster.clone().keep_leases(config.renew_every));
         tokio::spawn(cluster.clone().watch_owners());
         let journal = ClusterJournal::new(cluster.store.clone(), Arc::new(Owner(cluster.clone())));
@@ -308,6 +320,12 @@ impl Cluster {
 
     fn epoch_of(&self, room: u32) -> Option<u64> {
         lock(&self.owned).get(&room).map(|o| o.epoch)
+    }
+
+    /// The epoch of a room this node owns and runs commands for (not one it is handing over).
+    fn serving_epoch(&self, room: u32) -> Option<u64> {
+        let owned = lock(&self.owned);
+        owned.get(&room).filter(|o| !o.leaving).map(|o| o.epoch)
     }
 
     /// Renews the leases of the rooms owned here; gives up those lost (another node took them)

@@ -19,10 +19,23 @@ use crate::rooms::{next_conn_id, Peer};
 pub(super) const PING: &[u8] = b"ping";
 
 impl Cluster {
+    /// Sees that `room`, which nobody answers for, gets an owner; true when it has one now. A
+    /// node claims it itself, but a draining node asks another node to (and claims it only
+    /// when no other node is there); a room this node is handing over waits for its next owner.
+    pub(super) async fn claim(self: &Arc<Self>, room: u32) -> bool {
+        if let Some(leaving) = lock(&self.owned).get(&room).map(|o| o.leaving) {
+            return !leaving;
+        }
+        if self.is_draining() {
+            return self.claim_elsewhere(room).await;
+        }
+        self.claim_here(room).await
+    }
+
     /// Takes `room` when nobody holds it; true when this node owns it now. Its running game is
     /// restored before the room answers any command, so no command can open a fresh room
     /// under it (until then a command finds no owner and is sent again).
-    pub(super) async fn claim(self: &Arc<Self>, room: u32) -> bool {
+    pub(super) async fn claim_here(self: &Arc<Self>, room: u32) -> bool {
         if self.epoch_of(room).is_some() {
             return true;
         }
@@ -55,6 +68,7 @@ impl Cluster {
             epoch,
             commands: self.serve_commands(room, commands),
             sure_until: sent + self.lease.saturating_sub(super::LEASE_MARGIN),
+            leaving: false,
         };
         lock(&self.owned).insert(room, owned);
         self.attach_local_again(room, epoch);

@@ -107,7 +107,7 @@ impl Cluster {
 
     /// Asks who owns `room`; attaches `conns` again when that changed, taking the room over
     /// when nobody owns it.
-    async fn check_owner(self: &Arc<Self>, room: u32, conns: &[crate::rooms::ConnId]) {
+    pub(super) async fn check_owner(self: &Arc<Self>, room: u32, conns: &[crate::rooms::ConnId]) {
         let asked = self.nats.request(room_subject(room), PING.into()).await;
         match asked {
             Ok(answer) => {
