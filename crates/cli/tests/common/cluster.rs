@@ -32,6 +32,9 @@ impl Node {
         flags: &[&str],
     ) -> Node {
         let (tcp, http) = (free_port(), free_port());
+        // A node restarted under its name writes on in its predecessor's log.
+        let log = dir.join(format!("{name}.log"));
+        let served_before = serving_lines(&log);
         let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
             .args(["serve", "--tcp", &format!("127.0.0.1:{tcp}")])
             .args(["--http", &format!("127.0.0.1:{http}")])
@@ -45,17 +48,24 @@ impl Node {
             })
             .args(flags)
             .arg("--log")
-            .arg(dir.join(format!("{name}.log")))
+            .arg(&log)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        // A node binds its ports before it opens the database and joins the cluster: it is
+        // ready once it says it serves (a test that stops PostgreSQL at once must not stop it
+        // in the middle of the start).
         let deadline = Instant::now() + Duration::from_secs(20);
-        for port in [tcp, http] {
-            while TcpStream::connect(("127.0.0.1", port)).is_err() {
-                assert!(Instant::now() < deadline, "node {name} did not start");
-                std::thread::sleep(Duration::from_millis(50));
-            }
+        let serving = || serving_lines(&log) > served_before;
+        let listening = || {
+            [tcp, http]
+                .iter()
+                .all(|p| TcpStream::connect(("127.0.0.1", *p)).is_ok())
+        };
+        while !(listening() && serving()) {
+            assert!(Instant::now() < deadline, "node {name} did not start");
+            std::thread::sleep(Duration::from_millis(50));
         }
         Node { child, tcp, http }
     }
@@ -70,6 +80,12 @@ impl Drop for Node {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// How many times a node's log says it started serving.
+fn serving_lines(log: &std::path::Path) -> usize {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.matches("serving the course protocol").count()
 }
 
 /// A client of the course protocol (with the extension's keys when given).
