@@ -55,6 +55,8 @@ struct Client {
     /// A page: it has a seat token and comes back through another node when its node drains.
     page: bool,
     home: usize,
+    /// How long it thinks before a move, in ms.
+    think: std::ops::Range<u64>,
     ports: Ports,
     /// Set when the players are to resign (the first to move from then on does).
     stop: Arc<AtomicBool>,
@@ -107,7 +109,7 @@ impl Client {
         };
         let (stream, mut node) = self.connect(self.home);
         let mut game = Game::new(stream);
-        let give_up = Instant::now() + Duration::from_secs(120);
+        let give_up = Instant::now() + Duration::from_secs(600);
         while Instant::now() < give_up {
             let line = match game.read_line() {
                 Ok(Some(line)) => line,
@@ -238,7 +240,7 @@ impl Game {
         }
     }
 
-    /// On its turn, after 30–120 ms: a random legal move without a capture when there is one
+    /// On its turn, after its thinking time: a random legal move without a capture when there is one
     /// (the games must last), or, once the test says so, RESIGN.
     fn think(&mut self, client: &Client, rng: &mut SmallRng) {
         let my_turn = self.started && self.synced && self.moves.len() % 2 == client.seat;
@@ -246,9 +248,9 @@ impl Game {
             self.move_at = None;
             return;
         }
-        let at = *self
-            .move_at
-            .get_or_insert_with(|| Instant::now() + Duration::from_millis(rng.gen_range(30..120)));
+        let at = *self.move_at.get_or_insert_with(|| {
+            Instant::now() + Duration::from_millis(rng.gen_range(client.think.clone()))
+        });
         if Instant::now() < at {
             return;
         }
@@ -310,9 +312,21 @@ fn start_node(name: &str, db: &str, nats: &str, dir: &std::path::Path) -> Node {
     Node::start_with(name, db, nats, dir, &flags)
 }
 
-/// The games' players, started on their threads; `(room, seat) -> (home node, page?)`.
+/// The players of `rooms` games, thinking 30–120 ms a move, started on their threads;
+/// `(room, seat) -> (home node, page?)`.
 fn start_games(
     rooms: u32,
+    placed: impl Fn(u32, usize) -> (usize, bool),
+    ports: &Ports,
+    stop: &Arc<AtomicBool>,
+    dir: &std::path::Path,
+) -> mpsc::Receiver<Seen> {
+    start_games_thinking(rooms, 30..120, placed, ports, stop, dir)
+}
+
+fn start_games_thinking(
+    rooms: u32,
+    think: std::ops::Range<u64>,
     placed: impl Fn(u32, usize) -> (usize, bool),
     ports: &Ports,
     stop: &Arc<AtomicBool>,
@@ -327,6 +341,7 @@ fn start_games(
                 seat,
                 page,
                 home,
+                think: think.clone(),
                 ports: ports.clone(),
                 stop: stop.clone(),
                 log: std::fs::File::create(dir.join(format!("client-{room}-{seat}.log"))).unwrap(),
@@ -356,10 +371,12 @@ fn every_end(seen: &mpsc::Receiver<Seen>, rooms: u32, dir: &std::path::Path) -> 
 }
 
 /// Every game ended by the resignation, no course client lost its connection, and each room's
-/// one stored game holds every move any client was told, at its ply.
-fn check_games(node: &Node, seen: &[Seen], dir: &std::path::Path) {
+/// one stored game holds every move any client was told, at its ply. How many moves were told.
+fn check_games(node: &Node, seen: &[Seen], dir: &std::path::Path) -> usize {
     let logs = dir.display();
+    let mut told = 0;
     for client in seen {
+        told += client.told.len();
         let room = client.room;
         assert_eq!(
             client.lost, None,
@@ -387,6 +404,7 @@ fn check_games(node: &Node, seen: &[Seen], dir: &std::path::Path) {
     for game in &games {
         assert_eq!(game["end_reason"], "RESIGN", "{game} ({logs})");
     }
+    told
 }
 
 /// Waits until nothing listens on `port` any more (a draining node closed its listener).
@@ -456,25 +474,67 @@ fn sigterm_hands_the_rooms_over_at_once_and_their_games_end_normally() {
 
 #[test]
 fn a_rolling_restart_of_every_node_ends_no_game() {
-    const ROOMS: u32 = 8;
+    let pause = rolling_restart(&["a", "b"], 8, 30..120, Duration::from_secs(2));
+    eprintln!("rolling restart: the longest pause between two moves a client saw: {pause:?}");
+}
+
+/// The longer run of docs/cluster.md: `DRAIN_NODES` nodes (3), `DRAIN_GAMES` games (40) whose
+/// players think 0.3–1.5 s a move on the 3 s clock, each node drained and started again in turn
+/// `DRAIN_GAP_SECONDS` (20) apart: `cargo test --release -p arbiter-cli --test cluster_drain
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn a_rolling_restart_under_forty_games_measured() {
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let names: Vec<String> = (0..env("DRAIN_NODES", 3))
+        .map(|i| format!("n{i}"))
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let gap = Duration::from_secs(env("DRAIN_GAP_SECONDS", 20));
+    let started = Instant::now();
+    let pause = rolling_restart(&names, env("DRAIN_GAMES", 40) as u32, 300..1500, gap);
+    eprintln!(
+        "{} nodes restarted one after another under the games: every game ended by its \
+         resignation, stored whole; the longest pause between two moves a client saw: \
+         {pause:?}; {:?} in all",
+        names.len(),
+        started.elapsed()
+    );
+}
+
+/// Plays `rooms` games on nodes `names` and restarts every node in turn (SIGTERM, the new
+/// process started once the old one's port is closed, `gap` before the next), then has the
+/// players resign: every game must end by it, stored whole, and every old process must exit
+/// by itself. The longest pause between two moves any client saw.
+fn rolling_restart(
+    names: &[&str],
+    rooms: u32,
+    think: std::ops::Range<u64>,
+    gap: Duration,
+) -> Duration {
     let (db, _pg) = TestPostgres::start();
     let nats = TestNats::start();
     let dir = temp("rolling");
-    let names = ["a", "b"];
     let mut nodes: Vec<Node> = names
         .iter()
         .map(|n| start_node(n, &db, &nats.url(), &dir))
         .collect();
     let ports: Ports = Arc::new(Mutex::new(nodes.iter().map(|n| Some(n.tcp)).collect()));
     let stop = Arc::new(AtomicBool::new(false));
-    // Rooms open on both nodes; players of one game on one node or on two; a page as the
+    // Rooms open on every node; players of one game on one node or on two; a page as the
     // second player of every fourth game.
+    let count = names.len();
     let placed = |room: u32, seat: usize| match seat {
-        0 => (room as usize % 2, false),
-        _ => ((room as usize / 2) % 2, room % 4 == 3),
+        0 => (room as usize % count, false),
+        _ => ((room as usize / count) % count, room % 4 == 3),
     };
-    let seen = start_games(ROOMS, placed, &ports, &stop, &dir);
-    std::thread::sleep(Duration::from_secs(2));
+    let seen = start_games_thinking(rooms, think, placed, &ports, &stop, &dir);
+    std::thread::sleep(gap);
     let mut drained = Vec::new();
     for (i, name) in names.iter().enumerate() {
         signal(&nodes[i], "-TERM");
@@ -483,14 +543,14 @@ fn a_rolling_restart_of_every_node_ends_no_game() {
         let fresh = start_node(name, &db, &nats.url(), &dir);
         ports.lock().unwrap()[i] = Some(fresh.tcp);
         drained.push(std::mem::replace(&mut nodes[i], fresh));
-        std::thread::sleep(Duration::from_secs(2));
+        std::thread::sleep(gap);
     }
     stop.store(true, Ordering::Relaxed);
-    let seen = every_end(&seen, ROOMS, &dir);
-    check_games(&nodes[0], &seen, &dir);
+    let seen = every_end(&seen, rooms, &dir);
+    let told = check_games(&nodes[0], &seen, &dir);
+    eprintln!("{told} moves told to clients, each stored once at its ply");
     for (node, name) in drained.iter_mut().zip(names) {
         wait_exit(node, name);
     }
-    let pause = longest_pause(&seen);
-    eprintln!("rolling restart: the longest pause between two moves a client saw: {pause:?}");
+    longest_pause(&seen)
 }
