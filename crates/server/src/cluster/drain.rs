@@ -27,6 +27,8 @@ const PROBE: &[u8] = b"probe";
 /// A taker's answer: it owns the room now (or, to a probe, it would take rooms).
 const TOOK: &[u8] = b"took";
 const DECLINED: &[u8] = b"declined";
+/// Rooms handed over at once (each a lease release and a claim by another node, a few ms).
+const HANDED_AT_ONCE: usize = 16;
 /// How often a draining node checks whether its clients are done.
 const DRAIN_TICK: Duration = Duration::from_secs(1);
 
@@ -166,12 +168,13 @@ impl Cluster {
         if let Some(hub) = self.hub() {
             hub.rooms().await;
         }
-        let mut taken = 0;
-        for (room, epoch) in leaving {
-            if self.hand_off(room, epoch).await {
-                taken += 1;
-            }
-        }
+        let handed = futures_util::stream::iter(leaving)
+            .map(|(room, epoch)| self.hand_off(room, epoch))
+            .buffer_unordered(HANDED_AT_ONCE);
+        let taken = handed
+            .filter(|taken| std::future::ready(*taken))
+            .count()
+            .await;
         tracing::info!("handed {taken} rooms to other nodes");
         taken
     }
