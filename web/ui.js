@@ -253,8 +253,11 @@ export function timeWords(m) {
   return `${Number(m.timeout_ms) / 1000} s a move`;
 }
 
+// A link typed or pasted as `tc=3+2` reaches the page as "3 2" (a `+` in a query is a space),
+// so a space is read as the `+` it was.
 export function timeControl(id) {
-  return TIME_CONTROLS.find((t) => t.id === id) || null;
+  const named = id.trim().replace(/ +/g, "+");
+  return TIME_CONTROLS.find((t) => t.id === named) || null;
 }
 
 // Runs async steps one after another, so no step starts before the last one ended.
