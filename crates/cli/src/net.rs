@@ -320,7 +320,7 @@ async fn stop_asked() -> anyhow::Result<&'static str> {
 fn say_drained(drained: Option<arbiter_server::cluster::Drained>) {
     let Some(d) = drained else { return };
     say(format!(
-        "drained: {} rooms handed to other nodes, {} pages and spectators sent to other nodes, {} seated clients left when the time was up",
+        "drained: {} rooms handed to other nodes, {} pages and spectators sent to other nodes, {} seated clients still here at the end of --drain-seconds (closed)",
         d.handed_over, d.sent_elsewhere, d.still_seated
     ));
 }
