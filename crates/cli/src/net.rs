@@ -284,6 +284,12 @@ pub fn serve<C: Catalogue>(args: ServeArgs) -> anyhow::Result<ExitCode> {
             server.tcp_addr, server.http_addr
         ));
         let asked = stop_asked().await?;
+        if server.cluster.is_none() && asked == "SIGTERM" {
+            // A service manager's restart: the running games stay in the database as they are
+            // and carry on when the server starts again (as after a crash), instead of ending.
+            say("SIGTERM: stopping at once; running games carry on from the database when the server starts again".into());
+            return Ok(());
+        }
         if server.cluster.is_some() {
             say(format!("{asked}: draining — no new connections; rooms go to the other nodes; course clients here play on until their games end (at most {} s; Ctrl-C or SIGTERM again stops at once) …", drain_for.as_secs()));
             tokio::select! {
