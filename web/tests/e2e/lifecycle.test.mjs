@@ -148,28 +148,29 @@ test("a closed tab opened again takes its seat back; a second tab takes it and t
   for (const page of [back, second, white]) await page.close();
 });
 
-test("a server killed and started again carries the same game on", { timeout: 120000 }, async () => {
-  const first = await ownServer();
-  const room = 7405;
-  const [black, white] = await seatedPair(session.browser, first.url, room);
-  await play(black, white, ["B2-B3", "B5-B4"]);
-  const gameId = (await storedOfRoom(first.url, room)).id;
-  first.child.kill("SIGKILL");
-  await waitStatus(black, /reconnecting/);
-  const again = await ownServer([], undefined, { dir: first.dir, http: first.http });
-  assert.equal(again.url, first.url);
-  await waitStatus(black, /Black to move \(you\)/, 20000);
-  await waitStatus(white, /Black to move$/, 20000);
-  assert.equal((await drawn(black)).ply, 2);
-  await typeMove(black, "C2-C3");
-  await waitPly(white, 3);
-  await resign(white);
-  await waitStatus(black, /^You won/);
-  const game = await waitStored(again.url, room, (g) => g.end_reason);
-  assert.equal(game.id, gameId, "the same game id");
-  assert.equal(game.end_reason, "RESIGN");
-  assert.deepEqual(game.moves.map((m) => m.move), ["B2-B3", "B5-B4", "C2-C3"]);
-  clean(black, white);
-  for (const page of [black, white]) await page.close();
-  await again.stop();
-});
+for (const [signal, room] of [["SIGKILL", 7405], ["SIGTERM", 7406]]) {
+  test(`a server stopped by ${signal} and started again carries the same game on`, { timeout: 120000 }, async () => {
+    const first = await ownServer();
+    const [black, white] = await seatedPair(session.browser, first.url, room);
+    await play(black, white, ["B2-B3", "B5-B4"]);
+    const gameId = (await storedOfRoom(first.url, room)).id;
+    first.child.kill(signal);
+    await waitStatus(black, /reconnecting/);
+    const again = await ownServer([], undefined, { dir: first.dir, http: first.http });
+    assert.equal(again.url, first.url);
+    await waitStatus(black, /Black to move \(you\)/, 20000);
+    await waitStatus(white, /Black to move$/, 20000);
+    assert.equal((await drawn(black)).ply, 2);
+    await typeMove(black, "C2-C3");
+    await waitPly(white, 3);
+    await resign(white);
+    await waitStatus(black, /^You won/);
+    const game = await waitStored(again.url, room, (g) => g.end_reason);
+    assert.equal(game.id, gameId, "the same game id");
+    assert.equal(game.end_reason, "RESIGN");
+    assert.deepEqual(game.moves.map((m) => m.move), ["B2-B3", "B5-B4", "C2-C3"]);
+    clean(black, white);
+    for (const page of [black, white]) await page.close();
+    await again.stop();
+  });
+}
