@@ -2,15 +2,6 @@
 // (GET /api/catalogue, GET /api/protocol): read once by app.js and handed to every view in its
 // context. Nothing here changes after the page starts.
 
-// The time controls a room can be opened with, when the server does not list them.
-const TIME_CONTROLS = [
-  { id: "20s", label: "20 s a move (as THUPC's toy)", keys: { timeout_ms: 20000 } },
-  { id: "60s", label: "1 min a move", keys: { timeout_ms: 60000 } },
-  { id: "3+2", label: "3 min + 2 s a game", keys: { clock_ms: 180000, increment_ms: 2000 } },
-  { id: "10+5", label: "10 min + 5 s a game", keys: { clock_ms: 600000, increment_ms: 5000 } },
-  { id: "3s", label: "3 s a move (the course's bots)", keys: { timeout_ms: 3000 } },
-];
-
 export class Catalogue {
   /**
    * @param {import("./api.js").GameDef[]} games
@@ -21,7 +12,8 @@ export class Catalogue {
     this.protocol = protocol;
     // The protocol's operation codes by name (OP.MOVE, …).
     this.ops = Object.freeze({ ...protocol.ops });
-    this.timeControls = protocol.time_controls || TIME_CONTROLS;
+    // The time controls a room is opened with (the server lists them with their READY keys).
+    this.timeControls = protocol.time_controls || [];
     Object.freeze(this);
   }
 

@@ -137,7 +137,7 @@ export class NetworkView extends GameView {
         } else this.seatNotice(m.data1, m.data3);
         return true;
       case this.ops.OFFER:
-        this.offers.message(m.data1, m.data2, m.data3);
+        this.offers.message(m.data1, m.data2, m.data3, m.code);
         return true;
       default:
         return false;

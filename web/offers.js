@@ -50,8 +50,9 @@ export class Offers {
   }
 
   // OFFER(kind, action, name) from the room: an offer made, answered, withdrawn or lapsed; an
-  // abort or a claim (the END follows); or, to its sender alone, a refusal and why.
-  message(kind, action, who) {
+  // abort or a claim (the END follows); or, to its sender alone, a refusal, why in words and
+  // its `code` (the extension key the page decides by).
+  message(kind, action, who, code = "") {
     if (kind === "rematch") {
       if (this.player) this.rematchMessage(action, who);
       return;
@@ -82,7 +83,7 @@ export class Offers {
         this.note(`The ${noun} offer lapsed: a move was played.`);
         break;
       case "refused":
-        this.refused(kind, who);
+        this.refused(kind, who, code);
         break;
       case "":
         if (kind === "abort") this.note(`${this.nameWords(who)} aborted the game.`);
@@ -180,13 +181,14 @@ export class Offers {
     this.blockedUntil[kind] = this.view.moves.length + 1;
   }
 
-  // The server refused this page's offer, abort or claim, and says why.
-  refused(kind, why) {
+  // The server refused this page's offer, abort or claim: `why` in words, `code` for the page
+  // (offers.rs: `too_soon` after a decline or a withdrawal, `too_many` after three).
+  refused(kind, why, code) {
     if (this.sentOffer === kind) this.sentOffer = null;
     if (kind === "abort") this.sentAbort = false;
     if (kind === "claim") this.view.away.sentClaim = false;
-    if (/play a move before/.test(why)) this.block(kind);
-    if (/times this game/.test(why) && kind in this.made) this.made[kind] = 3;
+    if (code === "too_soon") this.block(kind);
+    if (code === "too_many" && kind in this.made) this.made[kind] = 3;
     this.note(`Not done: ${why}.`);
   }
 

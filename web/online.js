@@ -220,8 +220,9 @@ export class OnlineView extends NetworkView {
       case this.ops.READY: return this.gameStarts(m);
       case this.ops.STATE: return this.caughtUp(m);
       case this.ops.REJECT:
-        // A guest name another browser holds: this page takes a new one and asks again.
-        if (/is held by another player/.test(m.data2) && this.renamed < 3 && replaceGuestName()) {
+        // A guest name another browser holds (REJECT's code `name_held`): this page takes a new
+        // one and asks again.
+        if (m.code === "name_held" && this.renamed < 3 && replaceGuestName()) {
           this.renamed += 1;
           this.sendReady();
           return undefined;
