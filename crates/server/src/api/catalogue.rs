@@ -73,9 +73,12 @@ pub fn catalogue(games: &[&'static GameDef]) -> Vec<GameInfo> {
         .collect()
 }
 
+/// READY's keys and values that ask for a time control.
+type ReadyKeys = &'static [(&'static str, u64)];
+
 /// The time controls a page offers when it opens a room: an id for links, the words, and the
 /// READY keys that ask for it (a time per move, or a game clock and its increment).
-const TIME_CONTROLS: [(&str, &str, &[(&str, u64)]); 5] = [
+const TIME_CONTROLS: [(&str, &str, ReadyKeys); 5] = [
     (
         "20s",
         "20 s a move (as THUPC's toy)",
