@@ -89,8 +89,11 @@ export class Catalogue {
     return detail ? `${words} (${detail})` : words;
   }
 
+  // A link typed or pasted as `tc=3+2` reaches the page as "3 2" (a `+` in a query is a space),
+  // so a space is read as the `+` it was.
   timeControl(id) {
-    return this.timeControls.find((t) => t.id === id) || null;
+    const named = id.trim().replace(/ +/g, "+");
+    return this.timeControls.find((t) => t.id === named) || null;
   }
 
   // The room's time control in words, from READY's keys: a known control's label, else the

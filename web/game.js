@@ -203,6 +203,11 @@ export class GameView {
     return { winner, reason: v.end || "the game is over" };
   }
 
+  // What the status says over the result: this page no longer plays here (a network view's).
+  seatWords() {
+    return null;
+  }
+
   statusText() {
     const v = this.view;
     if (!v) return "Loading…";
@@ -227,7 +232,7 @@ export class GameView {
       this.resultReason.textContent = end.reason[0].toUpperCase() + end.reason.slice(1) + ".";
       this.result.dataset.winner = end.winner === null ? "none" : String(end.winner);
     }
-    const status = end ? `${this.resultTitle.textContent}: ${end.reason}.` : this.statusText();
+    const status = this.seatWords() || (end ? `${this.resultTitle.textContent}: ${end.reason}.` : this.statusText());
     this.status.textContent = status;
     this.status.dataset.over = String(Boolean(end));
     announce(status);

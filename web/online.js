@@ -104,7 +104,8 @@ export class OnlineView extends NetworkView {
 
   // Asked by the router before it leaves the page.
   async mayLeave() {
-    if (!this.playing()) return true;
+    // A tab whose seat went to another tab leaves without asking: there is nothing to lose.
+    if (this.disposed || !this.playing()) return true;
     return confirmDialog("Leave this game? Your seat is kept for 30 seconds; after that, leaving counts as resigning.", "Leave", "Stay");
   }
 
@@ -163,9 +164,17 @@ export class OnlineView extends NetworkView {
     this.offers.reset();
   }
 
-  statusText() {
+  // A refusal or a lost seat is said even over a finished game's result: an idle tab must not
+  // read as if its seat were still held.
+  seatWords() {
     if (this.refused) return this.refused;
     if (this.unseated) return `You no longer hold a seat in room ${this.room}: ${this.unseated}.`;
+    return null;
+  }
+
+  statusText() {
+    const seat = this.seatWords();
+    if (seat) return seat;
     if (this.lost) return "The connection to the server was lost — reconnecting…";
     if (!this.started && this.rematching) return "Rematch asked: waiting for your opponent…";
     if (!this.started) return `Waiting for an opponent in room ${this.room}… share the link.`;
@@ -292,7 +301,10 @@ export class OnlineView extends NetworkView {
     this.mySide = this.colours().indexOf(m.data2);
     this.opponent = m.data1 || "anonymous";
     this.opponentName = m.data1;
-    this.moves = [];
+    // A seat taken back mid-game: READY says how many moves were played, and the snapshot that
+    // follows brings them; until then the page keeps what it showed (never the start position).
+    const resuming = Number(m.plies) > 0;
+    if (!resuming) this.moves = [];
     this.outcome = null;
     this.resetOffers();
     this.time.restart();
@@ -304,6 +316,7 @@ export class OnlineView extends NetworkView {
     this.training = Number(m.training) === 1;
     this.trainingLine.hidden = !this.training;
     this.showRated(m);
+    if (resuming) return;
     this.time.start();
     await this.refresh();
   }

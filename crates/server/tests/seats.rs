@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use arbiter_server::protocol::{Message, END, MOVE, NOTICE, READY, REJECT, STATE};
+use arbiter_server::protocol::{Message, END, MOVE, NOTICE, READY, REJECT, RESIGN, STATE};
 use common::{server_with, Client, TestServer};
 
 fn duck_ready(
@@ -389,4 +389,67 @@ async fn a_takeback_is_stored_and_the_game_goes_on_from_it() {
     // The game is over: no more takebacks.
     let (status, _) = common::http(addr, "POST", &back, "", &to(0, &token)).await;
     assert_eq!(status, 409);
+}
+
+/// A page's WebSocket: its lines as messages, until the server closes it.
+type Page =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn page_ready(s: &TestServer, ready: &Message) -> Page {
+    use futures_util::SinkExt;
+    let url = format!("ws://{}/ws", s.server.http_addr);
+    let (mut page, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let line = ready.to_line();
+    page.send(tokio_tungstenite::tungstenite::Message::text(line))
+        .await
+        .unwrap();
+    page
+}
+
+/// Every message the page hears until the server closes the connection (10 s at most).
+async fn heard_until_closed(page: &mut Page) -> Vec<Message> {
+    use futures_util::StreamExt;
+    let mut heard = Vec::new();
+    let reading = async {
+        while let Some(Ok(frame)) = page.next().await {
+            if let Ok(text) = frame.to_text() {
+                heard.extend(text.lines().filter_map(|l| Message::parse(l).ok()));
+            }
+            if frame.is_close() {
+                break;
+            }
+        }
+    };
+    let closed = tokio::time::timeout(Duration::from_secs(10), reading).await;
+    assert!(closed.is_ok(), "the idle page's connection stayed open");
+    heard
+}
+
+/// A finished game left alone in two tabs: when the rematch window ends, both pages hear that
+/// their seat is gone and why, though the server closes their idle connections at that instant.
+#[tokio::test]
+async fn an_idle_page_after_the_game_hears_why_its_seat_went_before_the_close() {
+    use futures_util::SinkExt;
+    let s = server_with(|c| {
+        c.seats.rematch_window = Duration::from_secs(1);
+        c.idle_timeout = Duration::from_secs(1);
+    })
+    .await;
+    let mut red = page_ready(&s, &duck_ready("r", "RED", "41", &[])).await;
+    let mut blue = page_ready(&s, &duck_ready("b", "BLUE", "41", &[])).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let resign = Message::new(RESIGN, "", "", "").to_line();
+    red.send(tokio_tungstenite::tungstenite::Message::text(resign))
+        .await
+        .unwrap();
+    for page in [&mut red, &mut blue] {
+        let heard = heard_until_closed(page).await;
+        assert!(heard.iter().any(|m| m.op == END), "{heard:?}");
+        let notice = heard.iter().rfind(|m| m.op == NOTICE);
+        let notice = notice.map(|m| (m.data1.as_str(), m.data3.as_str()));
+        assert_eq!(
+            notice,
+            Some(("unseated", "the time to ask for a rematch is over"))
+        );
+    }
 }

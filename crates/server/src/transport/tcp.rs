@@ -160,6 +160,7 @@ pub async fn serve_lines(
             }
         }
     }
+    session.flush_queued().await;
     session.closed();
     let _ = writer_task.await;
 }

@@ -116,6 +116,7 @@ async fn serve_websocket(socket: WebSocket, addr: SocketAddr, state: HttpState) 
             break;
         }
     }
+    session.flush_queued().await;
     session.closed();
     let _ = writer.await;
 }

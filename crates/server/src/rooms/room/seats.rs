@@ -293,7 +293,12 @@ impl Room {
         };
         let settings = running.game.settings.clone();
         let opponent = running.names[side.opponent().index()].clone();
-        let ready = ready_message(&settings, &opponent, side, self.id);
+        let mut ready = ready_message(&settings, &opponent, side, self.id);
+        // The moves so far: a page draws nothing until the snapshot brings them, instead of
+        // showing the starting position of a game already under way.
+        ready
+            .extra
+            .insert("plies".into(), running.game.moves.len().into());
         self.send_to(peer, ready);
         self.tell_the_snapshot(peer);
     }

@@ -37,6 +37,8 @@ pub struct ConnConfig {
 
 /// How many bad lines (unparsable, too long) a connection may send before it is closed.
 const MAX_BAD_LINES: u32 = 100;
+/// How long a connection the server closes may take to write what was queued before it.
+const FLUSH_ON_CLOSE: Duration = Duration::from_secs(1);
 /// Room numbers extension clients (those that name a `game`) may use.
 pub const MAX_EXTENDED_ROOM: u64 = 1_000_000;
 /// Rooms one connection may watch at once.
@@ -447,6 +449,13 @@ impl Session {
     }
 
     /// The connection has closed: leave the room and stop watching.
+    /// Waits (a second at most) for the lines already queued to be written, so a connection
+    /// the server closes still hears why: an idle tab's seat is freed and the connection closed
+    /// in the same instant, and the NOTICE saying so must not be dropped with it.
+    pub async fn flush_queued(&self) {
+        let _ = tokio::time::timeout(FLUSH_ON_CLOSE, self.peer.outbox.flushed()).await;
+    }
+
     pub fn closed(&mut self) {
         self.peer.outbox.close();
         if let Some(room) = self.room.take() {
