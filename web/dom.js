@@ -3,6 +3,15 @@
 
 export const app = document.getElementById("app");
 
+// The page's own title, which the tab shows whenever no game of this screen's is running.
+const BASE_TITLE = document.title;
+
+// The tab's title: "`text` — arbiter" (whose move it is), or the page's own title for none.
+export function setTabTitle(text = null) {
+  const title = text ? `${text} — arbiter` : BASE_TITLE;
+  if (document.title !== title) document.title = title;
+}
+
 // An element with attributes (`on…` ones are listeners) and children (text or nodes).
 export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);

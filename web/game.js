@@ -7,16 +7,13 @@ import { AnalysisBoard } from "./analysis.js";
 import * as api from "./api.js";
 import { Board } from "./board.js";
 import { Clocks } from "./clocks.js";
-import { announce, app, h, Serial } from "./dom.js";
+import { announce, app, h, Serial, setTabTitle } from "./dom.js";
 import { glyphButton } from "./glyphs.js";
 import { MoveEntry } from "./moveentry.js";
 import { MoveList } from "./movelist.js";
 import { NoCaptureCounter } from "./nocapture.js";
 import * as sound from "./sound.js";
 import { LosingMoveWarnings } from "./warnings.js";
-
-// The page's own title, which the tab shows whenever no game of this screen's is running.
-const BASE_TITLE = document.title;
 
 // What every mode shares: drawing a position fetched for `this.moves`, one step at a time.
 export class GameView {
@@ -46,7 +43,7 @@ export class GameView {
 
   dispose() {
     this.disposed = true;
-    document.title = BASE_TITLE;
+    setTabTitle();
     clearInterval(this.ticker);
     document.removeEventListener("keydown", this.keys);
     this.board.dispose();
@@ -272,12 +269,8 @@ export class GameView {
   // another tab), and goes back to the page's own title otherwise.
   renderTabTitle(end) {
     const v = this.view;
-    let title = BASE_TITLE;
-    if (v && !end && v.status === "ongoing" && this.mySide !== null && this.started !== false) {
-      const mine = this.colours().indexOf(v.to_move) === this.mySide;
-      title = `${mine ? "Your move" : "Opponent's move"} — arbiter`;
-    }
-    if (document.title !== title) document.title = title;
+    const running = v && !end && v.status === "ongoing" && this.mySide !== null && this.started !== false;
+    setTabTitle(running ? (this.colours().indexOf(v.to_move) === this.mySide ? "Your move" : "Opponent's move") : null);
   }
 
   // The browsing buttons, and which position the board shows.
@@ -291,17 +284,10 @@ export class GameView {
     return true;
   }
 
-  // ←/→, Home and End anywhere on the page browse the moves, except where they mean something
-  // else: on the board (walking its points), in a box being typed in, with a dialog open.
+  // ←/→, Home and End anywhere on the page browse the moves (where they mean nothing else).
   keyDown(event) {
-    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
-    const where = { ArrowLeft: "back", ArrowRight: "forward", Home: "first", End: "last" }[event.key];
-    if (!where || document.querySelector("dialog[open]")) return;
-    const target = event.target instanceof Element ? event.target : null;
-    if (target && target.closest("svg.board")) return;
-    const typing = target && target.matches("input, textarea, select, [contenteditable]");
-    if (typing && !(target === this.entry.input && !target.value)) return;
-    if (this.navigate(where)) event.preventDefault();
+    const where = MoveList.stepFor(event, this.entry.input);
+    if (where && this.navigate(where)) event.preventDefault();
   }
 
   // A step through the moves: `first`, `back`, `forward` or `last`; whether there was one.

@@ -27,6 +27,19 @@ export class MoveList {
       this.liveButton, this.where);
   }
 
+  // The step through the moves a key asks for (←/→, Home, End: back, forward, first, last),
+  // or null where the key means something else: on the board (walking its points), in a box
+  // being typed in (but the empty move box), with a dialog open.
+  static stepFor(event, moveInput) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return null;
+    const where = { ArrowLeft: "back", ArrowRight: "forward", Home: "first", End: "last" }[event.key];
+    if (!where || document.querySelector("dialog[open]")) return null;
+    const target = event.target instanceof Element ? event.target : null;
+    if (target && target.closest("svg.board")) return null;
+    const typing = target && target.matches("input, textarea, select, [contenteditable]");
+    return typing && !(target === moveInput && !target.value) ? null : where;
+  }
+
   // `moves` listed, the first `played` of them on the board; `browsing`: an earlier position
   // is shown (the list scrolls to it, else to the end).
   render({ moves, played, clickable, browsing }) {
