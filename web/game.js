@@ -389,8 +389,8 @@ export class GameView {
   }
 
   // Warns before a move the AI sees losing by force; true to go on.
-  async confirmSafe(move) {
-    const play = await this.warnings.confirm(move);
+  async confirmSafe(move, options) {
+    const play = await this.warnings.confirm(move, options);
     if (!play) this.draw();
     return play;
   }

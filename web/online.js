@@ -47,7 +47,8 @@ export class OnlineView extends NetworkView {
     // How many watch: the players see it, as on lichess (the room list's count, every 5 s).
     this.spectatorPoll = setInterval(() => this.countSpectators(), SPECTATORS_EVERY_MS);
     this.buildExtras();
-    this.serial.run(() => this.refresh());
+    // The empty board while the room answers; not drawn once a seat taken back awaits its moves.
+    this.serial.run(() => this.refresh({ wanted: () => !this.resuming }));
     this.connect();
   }
 
@@ -303,8 +304,8 @@ export class OnlineView extends NetworkView {
     this.opponentName = m.data1;
     // A seat taken back mid-game: READY says how many moves were played, and the snapshot that
     // follows brings them; until then the page keeps what it showed (never the start position).
-    const resuming = Number(m.plies) > 0;
-    if (!resuming) this.moves = [];
+    this.resuming = Number(m.plies) > 0;
+    if (!this.resuming) this.moves = [];
     this.outcome = null;
     this.resetOffers();
     this.time.restart();
@@ -316,13 +317,14 @@ export class OnlineView extends NetworkView {
     this.training = Number(m.training) === 1;
     this.trainingLine.hidden = !this.training;
     this.showRated(m);
-    if (resuming) return;
+    if (this.resuming) return;
     this.time.start();
     await this.refresh();
   }
 
   async caughtUp(m) {
     const snap = JSON.parse(m.data1);
+    this.resuming = false;
     this.moves = snap.moves || [];
     // A page that comes back while the opponent is away: how long they have been is not said.
     const away = (snap.away || []).find((name) => name === this.opponentName);
@@ -359,7 +361,7 @@ export class OnlineView extends NetworkView {
   async humanMove(move) {
     // No engine's help in a game between people unless both asked for a training room.
     if (!this.humanToMove() || this.browse) return;
-    if (this.training && !(await this.confirmSafe(move))) return;
+    if (this.training && !(await this.confirmSafe(move, { waitMs: 3000 }))) return;
     if (!this.connection.send(this.ops.MOVE, move.from, move.to, "")) {
       this.connectionLost();
       return;
