@@ -19,6 +19,33 @@ impl ParseMoveError {
     }
 }
 
+/// A position [`crate::Rules::setup`] cannot give: a setup form the game does not offer, or text
+/// in an offered form that cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum SetupError {
+    /// `offered` names the game's forms in words (`` `startpos` or `fen …` ``).
+    #[error("{game} positions are {offered}, not `{form}`")]
+    UnknownForm {
+        game: &'static str,
+        offered: &'static str,
+        form: String,
+    },
+    /// `what`: the text or file at fault (`bad FEN`, `cannot read PATH`); `why`: the reader's words.
+    #[error("{what}: {why}")]
+    Unreadable { what: String, why: String },
+}
+
+/// A judge's output that a legal game's script should not give: where it went wrong, what the
+/// judge said there and what the rules expected.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{at} judged `{got}`, expected `{expected}`")]
+pub struct WrongVerdict {
+    /// `move 3`, or `the game` for a judge that answers once.
+    pub at: String,
+    pub got: String,
+    pub expected: String,
+}
+
 /// Malformed text input (a judge stream, a position file), naming the line at fault.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error("line {line}: {message}")]

@@ -37,7 +37,7 @@ pub struct JudgeDef {
     pub script: fn(&Options, &[String]) -> String,
     /// Checks the judge's output for such a script of a legal game that ended with `end`
     /// (`None`: still going): every move judged legal, the end reported as the judge reports it.
-    pub verdict: fn(&str, Option<&End>) -> Result<(), String>,
+    pub verdict: fn(&str, Option<&End>) -> Result<(), crate::WrongVerdict>,
     /// What one step's output says, for the visualiser's marks and sounds.
     pub flags: fn(&str) -> StepFlags,
 }

@@ -19,7 +19,9 @@ pub mod suite;
 pub mod text;
 pub mod zobrist;
 
-pub use error::{judge_to_string, InputError, JudgeError, ParseMoveError};
+pub use error::{
+    judge_to_string, InputError, JudgeError, ParseMoveError, SetupError, WrongVerdict,
+};
 pub use game::{play_random_moves, Game, Side, Status};
 pub use movelist::{MoveList, MAX_MOVES};
 pub use outcome::{EndReason, MoveReason};

@@ -408,13 +408,13 @@ pub trait Rules: Game {
 
     /// A position in one of the game's setup forms (`fen …`, `file PATH`; see
     /// [`GameDef::setups`]) played with `options`.
-    fn setup(form: &str, text: &str, options: &Options) -> Result<Self, String> {
+    fn setup(form: &str, text: &str, options: &Options) -> Result<Self, crate::SetupError> {
         let _ = (text, options);
-        Err(format!(
-            "{} positions are `startpos` only, not `{}`",
-            Self::definition().id,
-            crate::text::shorten(form)
-        ))
+        Err(crate::SetupError::UnknownForm {
+            game: Self::definition().id,
+            offered: "`startpos` only",
+            form: crate::text::shorten(form),
+        })
     }
 
     /// How the game ended; `None` exactly while [`Game::status`] is `Ongoing`.

@@ -4,8 +4,8 @@ use arbiter_core::look::{self, AlternativeLook, BoardLook, Look, PieceLook, Side
 use arbiter_core::rules::InputLines;
 use arbiter_core::{
     Allowed, BoardView, CellView, Changes, End, EndReason, GameDef, JudgeDef, JudgeError,
-    JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, Rules, SharedOutput, Side,
-    SideDef, StepFlags,
+    JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, Rules, SetupError,
+    SharedOutput, Side, SideDef, StepFlags, WrongVerdict,
 };
 
 use crate::board::{side_name, Square};
@@ -173,16 +173,17 @@ fn judge_script(_: &Options, moves: &[String]) -> String {
 
 /// Every move judged; the last says "game over" exactly when a captain fell (the judge knows
 /// no draw).
-fn judge_verdict(output: &str, end: Option<&End>) -> Result<(), String> {
+fn judge_verdict(output: &str, end: Option<&End>) -> Result<(), WrongVerdict> {
     let lines: Vec<&str> = output.lines().collect();
     for (i, line) in lines.iter().enumerate() {
         let captain_fell = i + 1 == lines.len() && end.is_some_and(|e| e.winner.is_some());
         let want = if captain_fell { ";yes" } else { ";no" };
         if *line == "Invalid command" || !line.ends_with(want) {
-            return Err(format!(
-                "move {} judged `{line}`, expected `…{want}`",
-                i + 1
-            ));
+            return Err(WrongVerdict {
+                at: format!("move {}", i + 1),
+                got: line.to_string(),
+                expected: format!("…{want}"),
+            });
         }
     }
     Ok(())
@@ -231,17 +232,21 @@ impl Rules for Position {
         options
     }
 
-    fn setup(form: &str, text: &str, options: &Options) -> Result<Position, String> {
+    fn setup(form: &str, text: &str, options: &Options) -> Result<Position, SetupError> {
         match form {
             "fen" => {
-                let mut pos = Position::from_fen(text).map_err(|e| format!("bad FEN: {e}"))?;
+                let mut pos = Position::from_fen(text).map_err(|e| SetupError::Unreadable {
+                    what: "bad FEN".into(),
+                    why: e.to_string(),
+                })?;
                 pos.set_quiet_limit(options.get("max_no_capture_round").unwrap_or(0));
                 Ok(pos)
             }
-            other => Err(format!(
-                "duck positions are `startpos` or `fen …`, not `{}`",
-                arbiter_core::text::shorten(other)
-            )),
+            other => Err(SetupError::UnknownForm {
+                game: DEFINITION.id,
+                offered: "`startpos` or `fen …`",
+                form: arbiter_core::text::shorten(other),
+            }),
         }
     }
 

@@ -6,7 +6,7 @@ use arbiter_core::rules::InputLines;
 use arbiter_core::{
     Allowed, BoardView, CellView, Changes, End, EndReason, GameDef, JudgeDef, JudgeError,
     JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, Rules, Side, SideDef,
-    StepFlags,
+    StepFlags, WrongVerdict,
 };
 
 use crate::position::{Cell, Move, Position};
@@ -177,7 +177,7 @@ fn judge_script(options: &Options, moves: &[String]) -> String {
 }
 
 /// `1` while nobody has won (the judge knows no draw), `2` and the winner after a win.
-fn judge_verdict(output: &str, end: Option<&End>) -> Result<(), String> {
+fn judge_verdict(output: &str, end: Option<&End>) -> Result<(), WrongVerdict> {
     let mut lines = output.lines();
     let want = match end.and_then(|e| e.winner) {
         Some(w) => format!("2 {}", DEFINITION.side(w).name),
@@ -190,7 +190,11 @@ fn judge_verdict(output: &str, end: Option<&End>) -> Result<(), String> {
     if got == want {
         Ok(())
     } else {
-        Err(format!("the judge answered `{got}`, expected `{want}`"))
+        Err(WrongVerdict {
+            at: "the game".into(),
+            got,
+            expected: want,
+        })
     }
 }
 

@@ -6,7 +6,7 @@ use arbiter_core::rules::InputLines;
 use arbiter_core::{
     Allowed, BoardView, CellView, Changes, End, EndReason, Game, GameDef, JudgeDef, JudgeError,
     JudgeStep, MoveReason, OptionDef, Options, PerftRecord, PieceView, RouteStep, Rules,
-    SharedOutput, Side, SideDef, Status, StepFlags,
+    SetupError, SharedOutput, Side, SideDef, Status, StepFlags, WrongVerdict,
 };
 
 use crate::board::{Move, PathNode, Point};
@@ -214,7 +214,7 @@ fn judge_script(options: &Options, moves: &[String]) -> String {
 
 /// Every move legal; the last line carries the end (a trapped side is never an end the
 /// course's judge reports: it expects a resignation).
-fn judge_verdict(output: &str, end: Option<&End>) -> Result<(), String> {
+fn judge_verdict(output: &str, end: Option<&End>) -> Result<(), WrongVerdict> {
     let lines: Vec<&str> = output.lines().collect();
     for (i, line) in lines.iter().enumerate() {
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -223,7 +223,11 @@ fn judge_verdict(output: &str, end: Option<&End>) -> Result<(), String> {
             .and_then(|w| w.parse::<MoveReason>().ok())
             .is_some_and(MoveReason::is_legal);
         if !legal || words.len() != 3 {
-            return Err(format!("move {} judged `{line}`", i + 1));
+            return Err(WrongVerdict {
+                at: format!("move {}", i + 1),
+                got: line.to_string(),
+                expected: "a legal move's three words".into(),
+            });
         }
         let want = match end.filter(|_| i + 1 == lines.len()) {
             Some(e) if e.reason != EndReason::Trapped => {
@@ -232,10 +236,11 @@ fn judge_verdict(output: &str, end: Option<&End>) -> Result<(), String> {
             _ => "NONE .".to_string(),
         };
         if words[1..].join(" ") != want {
-            return Err(format!(
-                "move {} judged `{line}`, expected `… {want}`",
-                i + 1
-            ));
+            return Err(WrongVerdict {
+                at: format!("move {}", i + 1),
+                got: line.to_string(),
+                expected: format!("… {want}"),
+            });
         }
     }
     Ok(())
@@ -295,17 +300,23 @@ impl Rules for Position {
         options
     }
 
-    fn setup(form: &str, text: &str, _options: &Options) -> Result<Position, String> {
+    fn setup(form: &str, text: &str, _options: &Options) -> Result<Position, SetupError> {
         match form {
             "file" => {
-                let file = std::fs::read_to_string(text)
-                    .map_err(|e| format!("cannot read {text}: {e}"))?;
-                Position::from_position_file(&file).map_err(|e| format!("{text}: {e}"))
+                let file = std::fs::read_to_string(text).map_err(|e| SetupError::Unreadable {
+                    what: format!("cannot read {text}"),
+                    why: e.to_string(),
+                })?;
+                Position::from_position_file(&file).map_err(|e| SetupError::Unreadable {
+                    what: text.to_string(),
+                    why: e.to_string(),
+                })
             }
-            other => Err(format!(
-                "surakarta positions are `startpos` or `file PATH`, not `{}`",
-                arbiter_core::text::shorten(other)
-            )),
+            other => Err(SetupError::UnknownForm {
+                game: DEFINITION.id,
+                offered: "`startpos` or `file PATH`",
+                form: arbiter_core::text::shorten(other),
+            }),
         }
     }
 

@@ -47,8 +47,8 @@ pub enum EngineError {
     #[error("unexpected `{0}` after startpos")]
     AfterStartpos(String),
     /// The game's own setup refused the position.
-    #[error("{0}")]
-    Setup(String),
+    #[error(transparent)]
+    Setup(#[from] arbiter_core::SetupError),
     /// Move `index` (from 1) of `position … moves` is not legal.
     #[error("move {index} of the list: {reason}")]
     BadMove {
