@@ -8,7 +8,8 @@
 // notation.
 
 import { el } from "./svg.js";
-import { api, gameDef, gameOptions, h } from "./ui.js";
+import * as api from "./api.js";
+import { h } from "./dom.js";
 
 // How long the board's search may take: the server caps it at 3 s.
 const SEARCH = { depth: 12, time_ms: 1500 };
@@ -31,8 +32,7 @@ function lightness(colour) {
 
 // The two sides' colours for the bar, from the game's look: their pieces' fill, or their
 // outline where both fills are pale (two pale shares could not be told apart).
-function barColours(game) {
-  const def = gameDef(game);
+function barColours(def) {
   const sides = (def && def.look && def.look.sides) || [];
   if (sides.length < 2) return null;
   const pale = sides.every((s) => lightness(s.fill) > 0.8);
@@ -50,7 +50,7 @@ export class AnalysisBoard {
     this.fill = h("div", { class: "eval-first" });
     this.bar = h("div", { id: "eval-bar", class: "eval-bar", role: "img", hidden: true }, this.fill);
     view.boardCol.prepend(this.bar);
-    const colours = barColours(view.settings.game);
+    const colours = barColours(view.catalogue.def(view.settings.game));
     if (colours) {
       this.fill.style.background = colours[0];
       this.bar.style.background = colours[1];
@@ -130,7 +130,7 @@ export class AnalysisBoard {
     this.asking = controller;
     let answer;
     try {
-      answer = await api("/api/analyze", { ...gameOptions(this.view.settings), moves, ...SEARCH }, { signal: controller.signal, timeout: 20000 });
+      answer = await api.analyze({ ...this.view.request(), moves, ...SEARCH }, { signal: controller.signal, timeout: 20000 });
     } catch (e) {
       if (controller.signal.aborted || this.disposed) return;
       if (this.key === key) this.line.textContent = `The engine could not analyse this position: ${e.message}.`;
@@ -182,7 +182,7 @@ export class AnalysisBoard {
     if (!id) return;
     this.wholeButton.disabled = true;
     try {
-      this.whole = await api(`/api/games/${id}/analysis`, {});
+      this.whole = await api.startAnalysis(id);
     } catch (e) {
       this.summary.textContent = `The game cannot be analysed now: ${e.message}.`;
       this.wholeButton.disabled = false;
@@ -194,7 +194,7 @@ export class AnalysisBoard {
   async poll() {
     const id = this.view.storedId();
     try {
-      this.whole = await api(`/api/games/${id}/analysis`);
+      this.whole = await api.analysisProgress(id);
     } catch (e) {
       this.summary.textContent = `The analysis stopped: ${e.message}.`;
       return;

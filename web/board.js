@@ -6,17 +6,18 @@
 //
 // What is drawn carries its meaning in attributes a test (or a screen reader) can read:
 // svg[data-ply], squares [data-square] with aria-labels, pieces [data-piece="first captain"],
-// last-move marks [data-mark="from|to|captured"], targets [data-target].
+// last-move marks [data-mark="from|to|captured"], a premove's [data-mark="premove"] (its
+// from, then its to), targets [data-target]. Picking and moving pieces is boardinput.js's.
 
 import { alternativeChosen } from "./glyphs.js";
+import { BoardInput } from "./boardinput.js";
 import { glide, moveTime, routePoints } from "./motion.js";
 import { el, Layer } from "./svg.js";
-import { gameDef } from "./ui.js";
 
 const S = 60; // the distance between two points, in SVG units
 const MIN_PITCH = 28; // CSS pixels between two points, at least, so fingers can hit them
 
-// A board the catalogue does not describe (never for a hosted game): points and their labels.
+// A board the game's look does not describe (never for a hosted game): points and their labels.
 function plainLook(state) {
   const parts = (name) => /^([A-Za-z]+)(\d+)$/.exec(name) || [name, name, ""];
   const at = (col, row) => state.squares.find((q) => q.col === col && q.row === row);
@@ -27,11 +28,21 @@ function plainLook(state) {
   };
 }
 
+// How a board looks when it is given no game's look: two sides, plain discs, labelled points.
+const NO_LOOK = { id: null, title: "", sideNames: ["first", "second"], tokens: [], pieces: [], boards: [] };
+
 export class Board {
-  // `onMove(move)` when a move is made on the board.
-  constructor(container, { onMove } = {}) {
+  // Configured by data, as chessground is: `look`, how the game is drawn (Catalogue.look: its
+  // sides' names and tokens, its pieces' glyphs, its boards' drawings); `onMove(move)` when a
+  // move is made on the board; `onPremove(premove)` when a premove ({ from, to }) is queued
+  // during the opponent's turn, or cancelled (null).
+  constructor(container, { look = NO_LOOK, onMove, onPremove } = {}) {
     this.container = container;
+    this.gameLook = look;
     this.onMove = onMove || (() => {});
+    this.onPremove = onPremove || (() => {});
+    this.premoveSide = null; // the side ("first", "second") whose pieces may be premoved now
+    this.premove = null;
     this.flipped = false;
     this.alternative = alternativeChosen();
     this.state = null;
@@ -53,10 +64,7 @@ export class Board {
       hits: layer("hits"),
     };
     container.appendChild(this.svg);
-    this.svg.addEventListener("pointerdown", (e) => this.pointerDown(e));
-    this.svg.addEventListener("pointermove", (e) => this.pointerMove(e));
-    this.svg.addEventListener("pointerup", (e) => this.pointerUp(e));
-    this.svg.addEventListener("keydown", (e) => this.keyDown(e));
+    this.input = new BoardInput(this);
     this.resizeObserver = new ResizeObserver(() => this.fit());
     this.resizeObserver.observe(container);
   }
@@ -65,14 +73,19 @@ export class Board {
     this.resizeObserver.disconnect();
   }
 
-  // The game's description (catalogue) and this board's size in it.
-  def() {
-    return gameDef(this.state.game) || { sides: [{ name: "first" }, { name: "second" }], look: { sides: [], pieces: [] }, boards: [] };
+  // A new configuration: `{ look }` (another game's, when a room names its game late).
+  set({ look } = {}) {
+    if (look && look.id !== this.gameLook.id) {
+      this.gameLook = look;
+      this.drawnGeometry = null;
+      if (this.state) this.update();
+    }
   }
 
-  look() {
+  // The drawing of the board shown: its size's in the game's look.
+  drawing() {
     const s = this.state;
-    return this.def().boards.find((b) => b.cols === s.cols && b.rows === s.rows) || plainLook(s);
+    return this.gameLook.boards.find((b) => b.cols === s.cols && b.rows === s.rows) || plainLook(s);
   }
 
   // SVG coordinates of a drawing column and row (fractions allowed), honouring the flip.
@@ -80,7 +93,7 @@ export class Board {
     const s = this.state;
     const c = this.flipped ? s.cols - 1 - col : col;
     const r = this.flipped ? s.rows - 1 - row : row;
-    const m = this.look().margin * S;
+    const m = this.drawing().margin * S;
     return [m + c * S, m + r * S];
   }
 
@@ -99,12 +112,18 @@ export class Board {
     if (this.state) this.update();
   }
 
-  // Shows `state`; `interactive` says whether the side to move may be moved here.
-  render(state, { interactive = false } = {}) {
+  // Shows `state`; `interactive` says whether the side to move may be moved here;
+  // `premoveSide` whose pieces may be premoved (as lichess: during the opponent's turn a move
+  // is queued, to be played at once when the turn comes if still legal). A premove queued
+  // stays until the view takes it, or the game ends, or premoving stops.
+  render(state, { interactive = false, premoveSide = null } = {}) {
     this.state = state;
     this.squares = new Map(state.squares.map((q) => [q.name, q]));
-    this.interactive = interactive && state.status === "ongoing";
-    if (this.selected && !(this.interactive && this.state.legal.some((m) => m.from === this.selected))) this.selected = null;
+    const ongoing = state.status === "ongoing";
+    this.interactive = interactive && ongoing;
+    this.premoveSide = ongoing && !this.interactive ? premoveSide : null;
+    if (this.premove && (!ongoing || (!this.interactive && !this.premoveSide))) this.premove = null;
+    if (this.selected && !this.input.pickable(this.selected)) this.selected = null;
     if (!this.focusName || !this.square(this.focusName)) this.focusName = state.squares[0] && state.squares[0].name;
     this.update();
   }
@@ -112,7 +131,7 @@ export class Board {
   // The drawing's size in CSS pixels: the page's width, but never points closer than a finger.
   fit() {
     if (!this.state) return;
-    const m = this.look().margin * S;
+    const m = this.drawing().margin * S;
     const units = 2 * m + (this.state.cols - 1) * S;
     const wrap = this.container.getBoundingClientRect();
     const pitch = (Math.max(120, wrap.width) / units) * S;
@@ -139,7 +158,7 @@ export class Board {
   // Whether the board is wider than the screen (it then scrolls); `toggleZoom` switches.
   needsZoom() {
     if (!this.state) return false;
-    const units = 2 * this.look().margin * S + (this.state.cols - 1) * S;
+    const units = 2 * this.drawing().margin * S + (this.state.cols - 1) * S;
     return (this.container.getBoundingClientRect().width / units) * S < MIN_PITCH;
   }
 
@@ -152,14 +171,14 @@ export class Board {
   // geometry or its turn changed, the rest element by element.
   update() {
     const s = this.state;
-    const look = this.look();
+    const look = this.drawing();
     const m = look.margin * S;
     const width = 2 * m + (s.cols - 1) * S;
     const height = 2 * m + (s.rows - 1) * S;
     const svg = this.svg;
     svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
     Object.assign(svg.dataset, { game: s.game, toMove: s.to_move, status: s.status, ply: s.ply, flipped: String(this.flipped) });
-    svg.setAttribute("aria-label", `${this.def().title || s.game} board, ${this.flipped ? "turned" : "first player at the bottom"}`);
+    svg.setAttribute("aria-label", `${this.gameLook.title || s.game} board, ${this.flipped ? "turned" : "first player at the bottom"}`);
     const geometry = `${s.game}:${s.cols}x${s.rows}:${this.flipped}`;
     if (geometry !== this.drawnGeometry) {
       this.drawnGeometry = geometry;
@@ -227,6 +246,10 @@ export class Board {
     }
     for (const q of this.takenSquares().under) mark(q.name, "captured");
     for (const name of s.flash_invalid || []) mark(name, "invalid");
+    if (this.premove) {
+      mark(this.premove.from, "premove");
+      mark(this.premove.to, "premove");
+    }
     for (const name of s.checked || []) {
       const q = this.square(name);
       if (!q) continue;
@@ -246,13 +269,13 @@ export class Board {
   pieceSpec(q, extraClass = "") {
     const p = q.piece;
     const [x, y] = this.xy(q.col, q.row);
-    const side = this.def().look.sides[p.side === "first" ? 0 : 1] || { token: "disc" };
+    const side = this.gameLook.tokens[p.side === "first" ? 0 : 1] || { token: "disc" };
     const paint = { fill: side.fill || null, stroke: side.stroke || null, class: "disc" };
     const token = side.token === "square"
       ? { tag: "rect", attrs: { x: -S * 0.34, y: -S * 0.34, width: S * 0.68, height: S * 0.68, rx: S * 0.08, ...paint } }
       : { tag: "circle", attrs: { r: S * 0.4, ...paint } };
     const children = [token];
-    const kind = p.kind && this.def().look.pieces.find((k) => k.kind === p.kind);
+    const kind = p.kind && this.gameLook.pieces.find((k) => k.kind === p.kind);
     if (p.kind) {
       const text = kind ? (this.alternative && kind.alternative ? kind.alternative : kind.glyph) : p.kind[0].toUpperCase();
       children.push({ tag: "text", text, attrs: { y: 10, class: "label", fill: side.ink || null } });
@@ -311,9 +334,8 @@ export class Board {
   }
 
   pieceWords(piece) {
-    const def = this.def();
-    const side = def.sides[piece.side === "first" ? 0 : 1].name;
-    const kind = piece.kind && def.look.pieces.find((k) => k.kind === piece.kind);
+    const side = this.gameLook.sideNames[piece.side === "first" ? 0 : 1];
+    const kind = piece.kind && this.gameLook.pieces.find((k) => k.kind === piece.kind);
     return piece.kind ? `${side} ${kind ? kind.name : piece.kind}` : side;
   }
 
@@ -338,107 +360,13 @@ export class Board {
     return specs;
   }
 
-  focusSquare(name) {
-    const node = this.layers.hits.node(name);
-    if (!node) return;
-    for (const other of this.svg.querySelectorAll(".hit[tabindex='0']")) other.setAttribute("tabindex", "-1");
-    node.setAttribute("tabindex", "0");
-    this.focusName = name;
-    node.focus();
-  }
-
-  // Arrow keys walk the points as drawn; Enter or Space picks a piece or plays to a target;
-  // Escape drops the selection.
-  keyDown(event) {
-    if (!this.state) return;
-    const here = this.square(this.focusName);
-    if (!here) return;
-    const steps = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
-    if (steps[event.key]) {
-      event.preventDefault();
-      let [dc, dr] = steps[event.key];
-      if (this.flipped) [dc, dr] = [-dc, -dr];
-      const next = this.state.squares.find((q) => q.col === here.col + dc && q.row === here.row + dr);
-      if (next) this.focusSquare(next.name);
-    } else if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
-      this.choose(here);
-      this.focusSquare(here.name);
-    } else if (event.key === "Escape" && this.selected) {
-      this.selected = null;
-      this.update();
-    }
-  }
-
-  // A click, tap or Enter on a point: select a piece, or move the selected one there.
-  choose(square) {
-    if (!this.interactive) return;
-    if (this.selected && this.tryMove(this.selected, square.name)) return;
-    this.selected = this.state.legal.some((m) => m.from === square.name) ? square.name : null;
-    this.update();
-  }
-
-  squareAt(event) {
-    const pt = this.svg.createSVGPoint();
-    pt.x = event.clientX;
-    pt.y = event.clientY;
-    const p = pt.matrixTransform(this.svg.getScreenCTM().inverse());
-    let best = null;
-    let bestD = S * 0.5;
-    for (const q of this.state.squares) {
-      const [x, y] = this.xy(q.col, q.row);
-      const d = Math.hypot(p.x - x, p.y - y);
-      if (d < bestD) {
-        best = q;
-        bestD = d;
-      }
-    }
-    return { square: best, point: p };
-  }
-
-  pointerDown(event) {
-    if (!this.interactive || !this.state) return;
-    const { square } = this.squareAt(event);
-    if (!square) return;
-    this.focusName = square.name;
-    if (this.selected && this.tryMove(this.selected, square.name)) return;
-    if (this.state.legal.some((m) => m.from === square.name)) {
-      this.selected = square.name;
-      this.dragging = { from: square.name, moved: false };
-      this.update();
-      this.svg.setPointerCapture?.(event.pointerId);
-    } else if (this.selected) {
-      this.selected = null;
-      this.update();
-    }
-  }
-
-  pointerMove(event) {
-    if (!this.dragging) return;
-    const { point } = this.squareAt(event);
-    const ghost = this.layers.pieces.node(this.dragging.from);
-    if (ghost) {
-      this.dragging.moved = true;
-      ghost.setAttribute("transform", `translate(${point.x} ${point.y})`);
-      ghost.classList.add("dragging");
-    }
-  }
-
-  pointerUp(event) {
-    const drag = this.dragging;
-    this.dragging = null;
-    if (!drag) return;
-    const { square } = this.squareAt(event);
-    if (drag.moved && square && square.name !== drag.from && this.tryMove(drag.from, square.name)) return;
-    if (drag.moved) this.update();
-  }
-
-  tryMove(from, to) {
-    const move = this.state.legal.find((m) => m.from === from && m.to === to);
-    if (!move) return false;
-    this.selected = null;
-    this.onMove(move);
-    return true;
+  // The premove queued, taken by the view when the turn comes (to play it if still legal):
+  // null when none.
+  takePremove() {
+    const premove = this.premove;
+    this.premove = null;
+    if (premove) this.update();
+    return premove;
   }
 
   // Moves the piece of `move` on the board shown: along its capture route when it has one,

@@ -3,7 +3,7 @@
 // lichess: the players' (both players and the spectators read it) and the spectators' own
 // (CHAT's data3 `spectators`: the players never see it).
 
-import { h } from "./ui.js";
+import { h } from "./dom.js";
 
 // The longest line the server relays, in characters (code points, as the server counts).
 export const LONGEST_CHAT = 500;

@@ -3,7 +3,7 @@
 // watching, replaying, the judge visualiser); a machine that cannot draw the Chinese glyphs
 // (no CJK font: they would be empty boxes) gets the Latin letters whatever was chosen.
 
-import { h } from "./ui.js";
+import { h } from "./dom.js";
 
 const KEY = "arbiter-glyphs";
 // The pieces' font, as style.css draws their labels.

@@ -4,17 +4,16 @@
 // played are fetched again every few seconds.
 
 import { ratingClass, ratingOf } from "./players.js";
-import {
-  api, app, CATALOGUE, confirmDialog, gameOptions, PROTOCOL, gameTitle, h, nameHeld, playerName, setPlayerName, settingsFrom,
-  TIME_CONTROLS, timeWords,
-} from "./ui.js";
+import * as api from "./api.js";
+import { app, confirmDialog, h } from "./dom.js";
+import { nameHeld, playerName, setPlayerName } from "./identity.js";
 
 // How often the lobby and the list of games being played are fetched again.
 const LOBBY_REFRESH_MS = 3000;
 
 // One choice per game and board size: "id:8", or just "id" for a game with one board.
-function gameChoices() {
-  return CATALOGUE.flatMap((g) => (g.sizes.length
+function gameChoices(catalogue) {
+  return catalogue.games.flatMap((g) => (g.sizes.length
     ? g.sizes.map((n) => ({ value: `${g.id}:${n}`, label: `${g.title} ${n}×${n}` }))
     : [{ value: g.id, label: g.title }]));
 }
@@ -24,10 +23,11 @@ function labelled(id, text, control) {
 }
 
 export class HomeView {
-  constructor() {
-    const choices = gameChoices();
+  constructor(params, context) {
+    this.catalogue = context.catalogue;
+    const choices = gameChoices(this.catalogue);
     const savedGame = localStorage.getItem("arbiter-game");
-    const fallback = choices.find((c) => c.value.split(":")[0] === PROTOCOL.default_game) || choices[0];
+    const fallback = choices.find((c) => c.value.split(":")[0] === this.catalogue.protocol.default_game) || choices[0];
     const choice = choices.some((c) => c.value === savedGame) ? savedGame : fallback && fallback.value;
     this.select = h("select", { id: "game-choice" }, choices.map((g) => h("option", { value: g.value, selected: g.value === choice }, g.label)));
     this.select.addEventListener("change", () => localStorage.setItem("arbiter-game", this.select.value));
@@ -39,7 +39,7 @@ export class HomeView {
     this.name.addEventListener("change", () => this.chooseName());
     this.rated = h("input", { id: "rated-room", type: "checkbox" });
     const saved = localStorage.getItem("arbiter-time") || "20s";
-    this.timeControl = h("select", { id: "time-control" }, TIME_CONTROLS.map((t) => h("option", { value: t.id, selected: t.id === saved }, t.label)));
+    this.timeControl = h("select", { id: "time-control" }, this.catalogue.timeControls.map((t) => h("option", { value: t.id, selected: t.id === saved }, t.label)));
     this.timeControl.addEventListener("change", () => localStorage.setItem("arbiter-time", this.timeControl.value));
     this.training = h("input", { id: "training-room", type: "checkbox" });
     this.joinRoom = h("input", { id: "join-room", inputmode: "numeric", size: 8, "aria-describedby": "join-error" });
@@ -124,8 +124,7 @@ export class HomeView {
     }
     let room;
     try {
-      const after = number > 0 ? `?limit=1&after=${number - 1}` : "?limit=1";
-      room = (await api(`/api/rooms${after}`, undefined, { timeout: 8000 })).rooms.find((r) => r.room === number);
+      room = (await api.rooms({ limit: 1, after: number - 1 })).rooms.find((r) => r.room === number);
     } catch (e) {
       this.refuseJoin(`Cannot reach the server: ${e.message}.`);
       return;
@@ -141,7 +140,7 @@ export class HomeView {
   // Takes a seat in room `number` (`room`: as the room list shows it, if someone is there).
   async enterRoom(number, room) {
     if (room && room.settings) {
-      const q = new URLSearchParams(gameOptions(settingsFrom(room.settings)));
+      const q = new URLSearchParams(this.catalogue.options(this.catalogue.settingsFrom(room.settings)));
       q.set("room", number);
       // Training needs the joiner's word too.
       if (Number(room.settings.training) === 1) {
@@ -186,7 +185,7 @@ export class HomeView {
   async loadRooms() {
     let rooms;
     try {
-      ({ rooms } = await api("/api/rooms", undefined, { timeout: 8000 }));
+      ({ rooms } = await api.rooms());
     } catch (e) {
       this.failed(this.rooms, "the rooms", e);
       this.failed(this.seeks, "the lobby", e);
@@ -195,7 +194,7 @@ export class HomeView {
     const live = rooms.filter((r) => r.status === "playing");
     this.rooms.replaceChildren(...(live.length ? live.map((r) => h("li", { "data-room": r.room },
       h("a", { href: `#/watch?room=${r.room}` }, `Room ${r.room}`), " ",
-      r.settings ? gameTitle(r.settings.game, r.settings.size) : "",
+      r.settings ? this.catalogue.title(r.settings.game, r.settings.size) : "",
       " — ", r.players.map((p) => p.name || "anonymous").join(" vs "), ` (${r.moves.length} moves)`))
       : [h("li", {}, "No game is being played right now.")]));
     const seeks = rooms.filter((r) => r.status === "waiting" && r.players.length === 1 && r.settings);
@@ -206,7 +205,7 @@ export class HomeView {
   seek(r) {
     const s = r.settings;
     const rated = Number(s.rated) === 1;
-    const words = [gameTitle(s.game, s.size), timeWords(s), rated ? "rated" : "casual", Number(s.training) === 1 ? "training" : ""];
+    const words = [this.catalogue.title(s.game, s.size), this.catalogue.timeWords(s), rated ? "rated" : "casual", Number(s.training) === 1 ? "training" : ""];
     const name = r.players[0].name || "anonymous";
     const rating = rated && r.players[0].name ? this.lobbyRating(name, ratingClass(s.game, s)) : null;
     return h("li", { "data-room": r.room }, `${words.filter(Boolean).join(" · ")} — ${name}${rating ? ` (${rating})` : ""} `,
@@ -221,7 +220,7 @@ export class HomeView {
     const link = live
       ? h("a", { href: `#/watch?room=${g.room}`, class: "watch-link" }, `Watch game ${g.id}`)
       : h("a", { href: `#/replay?id=${g.id}` }, `Game ${g.id}`);
-    return h("li", { "data-game": g.id }, link, " ", gameTitle(g.game, g.settings && g.settings.size),
+    return h("li", { "data-game": g.id }, link, " ", this.catalogue.title(g.game, g.settings && g.settings.size),
       ` — ${g.first || "anonymous"} vs ${g.second || "anonymous"}`,
       g.settings && modes[g.settings.mode] ? ` (${modes[g.settings.mode]})` : "",
       live ? `, being played in room ${g.room}` : g.end_reason ? `, ${g.end_reason.toLowerCase().replace(/_/g, " ")}` : ", not finished");
@@ -243,7 +242,7 @@ export class HomeView {
 
   async loadGames() {
     try {
-      const games = await api("/api/games?limit=20", undefined, { timeout: 8000 });
+      const games = await api.games(20);
       const modes = { ai: "against the AI", local: "at one screen" };
       this.games.replaceChildren(...(games.length ? games.map((g) => this.storedGame(g, modes))
         : [h("li", {}, "No stored games yet.")]));

@@ -7,12 +7,14 @@ import { Board } from "./board.js";
 import { glyphButton } from "./glyphs.js";
 import * as sound from "./sound.js";
 import { StepControls } from "./steps.js";
-import { announce, api, app, CATALOGUE, colourWords, gameDef, h } from "./ui.js";
+import * as api from "./api.js";
+import { announce, app, h } from "./dom.js";
 
 export class JudgeView {
-  constructor(params) {
+  constructor(params, context) {
     this.params = params;
-    this.games = CATALOGUE.filter((g) => g.judge);
+    this.catalogue = context.catalogue;
+    this.games = this.catalogue.games.filter((g) => g.judge);
     this.trace = null;
     this.index = 0;
     this.build(params.get("game") || (this.games[0] && this.games[0].id));
@@ -72,14 +74,14 @@ export class JudgeView {
   }
 
   describe() {
-    const def = gameDef(this.gameSelect.value);
+    const def = this.catalogue.def(this.gameSelect.value);
     this.format.textContent = def && def.judge ? `Input: ${def.judge}` : "";
     const alternative = def && def.look && def.look.alternative;
     this.glyphSlot.replaceChildren(...(alternative ? [glyphButton(this.board, alternative)] : []));
   }
 
   example() {
-    const def = gameDef(this.gameSelect.value);
+    const def = this.catalogue.def(this.gameSelect.value);
     if (def && def.judge_example) this.input.value = def.judge_example;
   }
 
@@ -88,7 +90,7 @@ export class JudgeView {
     this.message.textContent = "Judging…";
     const game = this.gameSelect.value;
     try {
-      this.trace = await api(`/api/judge/${game}`, { input: this.input.value }, { timeout: 60000 });
+      this.trace = await api.judge(game, this.input.value);
     } catch (e) {
       this.trace = null;
       this.controls.hidden = true;
@@ -114,7 +116,7 @@ export class JudgeView {
   viewOf(k, doomed = []) {
     const step = this.trace.steps[k];
     const geometry = this.geometries[k];
-    const colours = colourWords(this.game);
+    const colours = this.catalogue.colourWords(this.game);
     const squares = geometry.cells.map(([name, col, row]) => ({ name, col, row, piece: null }));
     for (const [i, side, kind] of step.pieces) {
       squares[i].piece = { side, kind, colour: colours[side === "first" ? 0 : 1] };
@@ -148,6 +150,7 @@ export class JudgeView {
     }
     this.index = k;
     this.steps.shown(k);
+    this.board.set({ look: this.catalogue.look(this.game) });
     this.board.render(this.viewOf(k));
     const bad = step.invalid;
     this.boardWrap.classList.toggle("invalid-flash", bad && animate);

@@ -1,7 +1,8 @@
 // The rated players: a leaderboard per game and time-control class (#/leaderboard), and a
 // player's page (#/player?name=…) with its ratings and most recent games.
 
-import { api, app, CATALOGUE, gameTitle, h } from "./ui.js";
+import * as api from "./api.js";
+import { app, h } from "./dom.js";
 
 // The time-control classes ratings are kept under, as the server counts them (the clock plus
 // 40 increments, or 40 moves' time with a clock per move).
@@ -23,9 +24,10 @@ export function ratingClass(game, m) {
 export async function ratingOf(name, cls) {
   let player;
   try {
-    player = await api(`/api/players/${encodeURIComponent(name)}`, undefined, { timeout: 8000 });
+    player = await api.player(name, { timeout: 8000 });
   } catch (e) {
-    return /no player/i.test(e.message) ? 1500 : null;
+    // No such player yet (404): the rating every player starts with.
+    return e.status === 404 ? 1500 : null;
   }
   const found = (player.ratings || []).find((r) => r.class === cls);
   return found ? Math.round(found.rating) : 1500;
@@ -34,9 +36,10 @@ export async function ratingOf(name, cls) {
 const playerLink = (name) => h("a", { href: `#/player?${new URLSearchParams({ name })}` }, name);
 
 export class LeaderboardView {
-  constructor(params) {
-    const [game, kind] = (params.get("class") || `${CATALOGUE[0].id}/blitz`).split("/");
-    this.game = h("select", { id: "board-game" }, CATALOGUE.map((g) => h("option", { value: g.id, selected: g.id === game }, g.title)));
+  constructor(params, context) {
+    const { games } = context.catalogue;
+    const [game, kind] = (params.get("class") || `${games[0].id}/blitz`).split("/");
+    this.game = h("select", { id: "board-game" }, games.map((g) => h("option", { value: g.id, selected: g.id === game }, g.title)));
     this.kind = h("select", { id: "board-class" }, CLASSES.map(([id, label]) => h("option", { value: id, selected: id === kind }, label)));
     for (const select of [this.game, this.kind]) select.addEventListener("change", () => this.load());
     this.table = h("tbody");
@@ -55,7 +58,7 @@ export class LeaderboardView {
     const cls = `${this.game.value}/${this.kind.value}`;
     history.replaceState(null, "", `#/leaderboard?class=${cls}`);
     try {
-      const { players } = await api(`/api/leaderboard?class=${encodeURIComponent(cls)}`);
+      const { players } = await api.leaderboard(cls);
       this.table.replaceChildren(...players.map((p, i) => h("tr", {},
         h("td", {}, String(i + 1)), h("td", {}, playerLink(p.name)),
         h("td", {}, `${Math.round(p.rating)} ± ${Math.round(2 * p.deviation)}`), h("td", {}, String(p.games)))));
@@ -76,7 +79,8 @@ function resultWords(g, name) {
 }
 
 export class PlayerView {
-  constructor(params) {
+  constructor(params, context) {
+    this.catalogue = context.catalogue;
     this.name = params.get("name") || "";
     this.body = h("div", {}, h("p", {}, "Loading…"));
     app.replaceChildren(h("section", { class: "players" }, h("h1", { id: "player-name" }, this.name), this.body,
@@ -87,7 +91,7 @@ export class PlayerView {
   async load() {
     let player;
     try {
-      player = await api(`/api/players/${encodeURIComponent(this.name)}`);
+      player = await api.player(this.name);
     } catch (e) {
       this.body.replaceChildren(h("p", { class: "error", role: "alert" }, e.message));
       return;
@@ -96,7 +100,7 @@ export class PlayerView {
       ? player.ratings.map((r) => h("li", {}, `${r.class}: ${Math.round(r.rating)} ± ${Math.round(2 * r.deviation)} (${r.games} rated games)`))
       : [h("li", {}, "No rated game yet.")];
     const games = player.games.map((g) => h("li", {},
-      h("a", { href: `#/replay?id=${g.id}` }, `Game ${g.id}`), " ", gameTitle(g.game, g.settings && g.settings.size),
+      h("a", { href: `#/replay?id=${g.id}` }, `Game ${g.id}`), " ", this.catalogue.title(g.game, g.settings && g.settings.size),
       " — ", playerLink(g.first), " vs ", playerLink(g.second), `: ${resultWords(g, player.name)}`,
       g.settings && g.settings.rated ? ", rated" : ""));
     this.body.replaceChildren(

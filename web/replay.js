@@ -5,11 +5,12 @@
 
 import { GameView } from "./game.js";
 import { StepControls } from "./steps.js";
-import { api, endWords, gameTitle, h, settingsFrom } from "./ui.js";
+import * as api from "./api.js";
+import { h } from "./dom.js";
 
 export class ReplayView extends GameView {
-  constructor(params) {
-    super(params);
+  constructor(params, context) {
+    super(params, context);
     this.id = params.get("id");
     this.cursor = 0;
     this.trying = false;
@@ -29,20 +30,20 @@ export class ReplayView extends GameView {
   async load() {
     let game;
     try {
-      game = await api(`/api/games/${this.id}`);
+      game = await api.storedGame(this.id);
     } catch (e) {
       this.showBanner(`Cannot load game ${this.id}: ${e.message}. `, h("a", { href: "#/" }, "Back home"));
       this.status.textContent = "No game to replay.";
       return;
     }
-    this.settings = settingsFrom(game.settings || {}, game.game);
+    this.settings = this.catalogue.settingsFrom(game.settings || {}, game.game);
     this.record = game.moves.map((m) => m.move);
-    this.title.textContent = `Replay of game ${this.id}: ${gameTitle(this.settings.game, this.settings.size)} — ${game.first} vs ${game.second}`;
+    this.title.textContent = `Replay of game ${this.id}: ${this.catalogue.title(this.settings.game, this.settings.size)} — ${game.first} vs ${game.second}`;
     const names = this.names();
     const winner = game.winner === "first" ? 0 : game.winner === "second" ? 1 : null;
     const loser = winner === null ? null : names[1 - winner];
     const title = game.end_reason === "ABORTED" ? "Aborted" : game.end_reason === "INTERRUPTED" ? "Interrupted" : null;
-    this.finalOutcome = game.end_reason ? { winner, reason: endWords(game.end_reason, loser), title } : null;
+    this.finalOutcome = game.end_reason ? { winner, reason: this.catalogue.endWords(game.end_reason, loser), title } : null;
     // A game two people still play in a room: no engine's help until it ends.
     this.live = !game.end_reason && !(game.settings && game.settings.mode);
     if (this.live) {
@@ -76,8 +77,8 @@ export class ReplayView extends GameView {
       h("p", {}, `${this.record.length} moves. `, h("label", { for: "share-link" }, "Link to this move: "), this.shareInput, " ",
         this.button("copy-link", "Copy link", () => this.copyLink(), { class: "small" }), " ", this.copyNote),
       h("p", {}, "Download: ",
-        h("a", { id: "download-record", class: "button small", href: `/api/games/${this.id}/record`, download: `${base}.txt` }, "Record (.txt)"), " ",
-        h("a", { id: "download-json", class: "button small", href: `/api/games/${this.id}`, download: `${base}.json` }, "JSON")));
+        h("a", { id: "download-record", class: "button small", href: api.recordUrl(this.id), download: `${base}.txt` }, "Record (.txt)"), " ",
+        h("a", { id: "download-json", class: "button small", href: api.gameUrl(this.id), download: `${base}.json` }, "JSON")));
   }
 
   // The address of the position shown: the page's own address follows it, and the share box.

@@ -1,7 +1,8 @@
 // What a link to a room can meet besides a game: a room number that is none, and a room whose
 // game is over or that nobody plays in now (then its last stored game is offered to replay).
 
-import { api, h } from "./ui.js";
+import * as api from "./api.js";
+import { h } from "./dom.js";
 
 // The highest room number a page may use (the server's limit for its extension).
 export const MAX_ROOM = 1000000;
@@ -16,7 +17,7 @@ export function badRoom(text) {
 
 // The newest stored game played in `room`, or null (the latest 200 games are looked through).
 export async function lastGameOf(room) {
-  const games = await api("/api/games?limit=200", undefined, { timeout: 8000 });
+  const games = await api.games(200);
   return (Array.isArray(games) ? games : []).find((g) => g.room === Number(room) && !(g.settings && g.settings.mode)) || null;
 }
 
@@ -33,8 +34,7 @@ export function homeLink() {
 // listed.
 export async function spectatorsOf(room) {
   const n = Number(room);
-  const after = n > 0 ? `&after=${n - 1}` : "";
-  const { rooms } = await api(`/api/rooms?limit=1${after}`, undefined, { timeout: 5000 });
+  const { rooms } = await api.rooms({ limit: 1, after: n - 1, timeout: 5000 });
   const found = (rooms || []).find((r) => r.room === n);
   return found ? found.spectators : null;
 }

@@ -2,7 +2,7 @@
 // last, go to a step, and the speed of play. Playing waits for each step to be shown before the
 // next is timed, so it never skips one, and Pause stops where it is.
 
-import { h } from "./ui.js";
+import { h } from "./dom.js";
 
 export class StepControls {
   // `ids`: { first, back, play, next, last, goto, go, speed } element ids. `words`: { group,

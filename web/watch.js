@@ -4,13 +4,14 @@
 
 import { ChatPanel } from "./chat.js";
 import { Connection } from "./net.js";
-import { NetworkView, OP } from "./online.js";
-import { badRoom, homeLink, lastGameOf, replayLink } from "./roomlinks.js";
-import { gameTitle, h, playerName } from "./ui.js";
+import { NetworkView } from "./network.js";
+import { homeLink, lastGameOf, replayLink } from "./roomlinks.js";
+import { h } from "./dom.js";
+import { playerName } from "./identity.js";
 
 export class WatchView extends NetworkView {
-  constructor(params) {
-    super(params);
+  constructor(params, context) {
+    super(params, context);
     this.room = params.get("room");
     this.started = false;
     this.title.textContent = `Watching room ${this.room}`;
@@ -18,7 +19,7 @@ export class WatchView extends NetworkView {
     // Spectators chat in their own channel, which the players do not see.
     this.chat = new ChatPanel({
       spectator: true,
-      send: (text) => Boolean(this.connection) && this.connection.send(OP.CHAT, playerName(), text, String(this.room)),
+      send: (text) => Boolean(this.connection) && this.connection.send(this.ops.CHAT, playerName(), text, String(this.room)),
     });
     this.extra.replaceChildren(this.chat.element);
     // A tab whose seat another tab of this browser took: it watches, and says so.
@@ -28,13 +29,7 @@ export class WatchView extends NetworkView {
         h("a", { href: `#/online?room=${encodeURIComponent(this.room)}`, id: "take-seat" }, "Play it here"));
       this.banner.dataset.kind = "moved";
     }
-    this.refused = badRoom(this.room);
-    if (this.refused) {
-      this.title.textContent = "Watching a room";
-      this.showBanner(this.refused, homeLink());
-      this.renderSide();
-      return;
-    }
+    if (this.refuseBadRoom("Watching a room")) return;
     this.connect();
   }
 
@@ -43,7 +38,7 @@ export class WatchView extends NetworkView {
       onOpen: () => {
         this.lost = false;
         if (!this.movedHere) this.hideBanner();
-        this.connection.send(OP.WATCH, String(this.room));
+        this.connection.send(this.ops.WATCH, String(this.room));
       },
       onMessage: (m) => this.message(m),
       onLost: () => {
@@ -63,13 +58,13 @@ export class WatchView extends NetworkView {
   }
 
   async message(m) {
-    if (m.op === OP.REJECT) {
+    if (m.op === this.ops.REJECT) {
       this.refused = `Room ${this.room} cannot be watched: ${m.data2}.`;
       this.showBanner(this.refused, homeLink());
       this.renderSide();
       return;
     }
-    if (m.op === OP.STATE) {
+    if (m.op === this.ops.STATE) {
       const snap = JSON.parse(m.data1);
       if (!snap.settings) {
         await this.emptyRoom();
@@ -83,19 +78,19 @@ export class WatchView extends NetworkView {
       this.adoptSettings(snap.settings);
       // The room's game is known now: its buttons (the glyph switch of a game that has one).
       if (this.settings.game !== game || !this.controls.childElementCount) this.controls.replaceChildren(...this.commonButtons());
-      this.title.textContent = `Watching room ${this.room}: ${gameTitle(this.settings.game, this.settings.size)} — ${snap.players.map((p) => p.name || "anonymous").join(" vs ")}`;
+      this.title.textContent = `Watching room ${this.room}: ${this.catalogue.title(this.settings.game, this.settings.size)} — ${snap.players.map((p) => p.name || "anonymous").join(" vs ")}`;
       this.players = snap.players.map((p) => p.name || null);
       this.moves = snap.moves;
       this.outcome = null;
       this.started = snap.status !== "waiting";
-      this.clocksMs = snap.clocks || null;
-      this.clocksAt = Date.now();
-      this.firstMoveFrom(snap);
-      if (snap.status === "playing") this.startDeadline(snap.turn_left_ms);
+      this.time.clocksMs = null;
+      this.time.sync(snap.clocks);
+      this.time.firstMoveFrom(snap);
+      if (snap.status === "playing") this.time.start(snap.turn_left_ms);
       const away = snap.status === "playing" && (snap.away || [])[0];
-      if (away && !this.away) this.opponentAway(away, NaN);
+      if (away && !this.away.who) this.away.gone(away, NaN);
       await this.refresh();
-      this.offerFromSnapshot(snap);
+      this.offers.fromSnapshot(snap);
     } else {
       await this.common(m);
     }

@@ -332,6 +332,10 @@ async fn the_page_reads_how_to_draw_every_game_and_the_protocol_from_the_server(
     assert!(body.contains(r#""MOVE":200001"#), "{body}");
     assert!(body.contains(r#""RESIGN":"{loser} resigned""#), "{body}");
     assert!(body.contains(r#""end_marker":"998244353""#), "{body}");
+    // The time controls a page opens a room with, with their READY keys (issue 76).
+    assert!(body.contains(r#""time_controls":["#), "{body}");
+    assert!(body.contains(r#""label":"3 min + 2 s a game""#), "{body}");
+    assert!(body.contains(r#""clock_ms":180000"#), "{body}");
 }
 
 #[tokio::test]

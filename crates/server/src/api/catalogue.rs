@@ -73,9 +73,38 @@ pub fn catalogue(games: &[&'static GameDef]) -> Vec<GameInfo> {
         .collect()
 }
 
-/// The course protocol's constants, its game (the page's first choice) and the words for ends
-/// from outside the board, as the page reads them (`GET /api/protocol`): `{loser}` stands for
-/// the losing side's name.
+/// READY's keys and values that ask for a time control.
+type ReadyKeys = &'static [(&'static str, u64)];
+
+/// The time controls a page offers when it opens a room: an id for links, the words, and the
+/// READY keys that ask for it (a time per move, or a game clock and its increment).
+const TIME_CONTROLS: [(&str, &str, ReadyKeys); 5] = [
+    (
+        "20s",
+        "20 s a move (as THUPC's toy)",
+        &[("timeout_ms", 20_000)],
+    ),
+    ("60s", "1 min a move", &[("timeout_ms", 60_000)]),
+    (
+        "3+2",
+        "3 min + 2 s a game",
+        &[("clock_ms", 180_000), ("increment_ms", 2_000)],
+    ),
+    (
+        "10+5",
+        "10 min + 5 s a game",
+        &[("clock_ms", 600_000), ("increment_ms", 5_000)],
+    ),
+    (
+        "3s",
+        "3 s a move (the course's bots)",
+        &[("timeout_ms", 3_000)],
+    ),
+];
+
+/// The course protocol's constants, its game (the page's first choice), the words for ends
+/// from outside the board (`{loser}` stands for the losing side's name) and the time controls
+/// a room is opened with, as the page reads them (`GET /api/protocol`).
 pub fn protocol() -> serde_json::Value {
     use crate::protocol as p;
     let ops = [
@@ -118,6 +147,14 @@ pub fn protocol() -> serde_json::Value {
             .into_iter()
             .map(|r| (r.name(), outside_end_text(r, "{loser}")))
             .collect::<BTreeMap<_, _>>(),
+        "time_controls": TIME_CONTROLS
+            .iter()
+            .map(|(id, label, keys)| serde_json::json!({
+                "id": id,
+                "label": label,
+                "keys": keys.iter().copied().collect::<BTreeMap<_, _>>(),
+            }))
+            .collect::<Vec<_>>(),
     })
 }
 

@@ -98,18 +98,23 @@ pub(super) struct CreateGame {
     options: std::collections::BTreeMap<String, u64>,
 }
 
-/// A player's name as stored: letters, digits, spaces, `_` and `-`, at most 32.
+/// A player's name as stored for a game a page plays by itself: what the player chose, as the
+/// rooms and the page show it (`<`, `>`, any script), less what would hide or disguise text
+/// (control characters, bidirectional overrides, zero-width spaces), at most 64 characters.
 fn player_name(name: &str) -> String {
-    let clean: String = name
-        .chars()
-        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-' | '(' | ')'))
-        .take(32)
-        .collect();
+    let clean: String = name.chars().filter(|&c| !hides_text(c)).take(64).collect();
     if clean.trim().is_empty() {
         "anonymous".into()
     } else {
         clean.trim().to_string()
     }
+}
+
+/// A control or format character that would let a stored name look like another (a zero-width
+/// joiner stays: an emoji family is one).
+fn hides_text(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }
 
 fn new_token() -> String {
@@ -371,4 +376,19 @@ pub(super) async fn record(
         (header::CONTENT_DISPOSITION, file),
     ];
     Ok((headers, text).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::player_name;
+
+    /// A name is stored as the player wrote it: the page shows the same name in a local game's
+    /// record as in a room (issue 76).
+    #[test]
+    fn names_keep_what_players_see() {
+        assert_eq!(player_name("a<b> (black)"), "a<b> (black)");
+        assert_eq!(player_name("中文😀 & co"), "中文😀 & co");
+        assert_eq!(player_name("eve\u{202E}lin\u{0007}"), "evelin");
+        assert_eq!(player_name(" \u{200B} "), "anonymous");
+    }
 }

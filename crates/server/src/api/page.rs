@@ -29,16 +29,57 @@ pub const ASSETS: &[Asset] = &[
         "analysis.js",
         "text/javascript; charset=utf-8"
     ),
+    asset!("/api.js", "api.js", "text/javascript; charset=utf-8"),
     asset!("/app.js", "app.js", "text/javascript; charset=utf-8"),
+    asset!("/away.js", "away.js", "text/javascript; charset=utf-8"),
     asset!("/board.js", "board.js", "text/javascript; charset=utf-8"),
+    asset!(
+        "/boardinput.js",
+        "boardinput.js",
+        "text/javascript; charset=utf-8"
+    ),
+    asset!(
+        "/catalogue.js",
+        "catalogue.js",
+        "text/javascript; charset=utf-8"
+    ),
     asset!("/chat.js", "chat.js", "text/javascript; charset=utf-8"),
+    asset!("/clocks.js", "clocks.js", "text/javascript; charset=utf-8"),
+    asset!("/dom.js", "dom.js", "text/javascript; charset=utf-8"),
     asset!("/game.js", "game.js", "text/javascript; charset=utf-8"),
     asset!("/glyphs.js", "glyphs.js", "text/javascript; charset=utf-8"),
     asset!("/home.js", "home.js", "text/javascript; charset=utf-8"),
+    asset!(
+        "/identity.js",
+        "identity.js",
+        "text/javascript; charset=utf-8"
+    ),
     asset!("/judge.js", "judge.js", "text/javascript; charset=utf-8"),
     asset!("/motion.js", "motion.js", "text/javascript; charset=utf-8"),
+    asset!(
+        "/moveentry.js",
+        "moveentry.js",
+        "text/javascript; charset=utf-8"
+    ),
+    asset!(
+        "/movelist.js",
+        "movelist.js",
+        "text/javascript; charset=utf-8"
+    ),
     asset!("/net.js", "net.js", "text/javascript; charset=utf-8"),
+    asset!(
+        "/network.js",
+        "network.js",
+        "text/javascript; charset=utf-8"
+    ),
+    asset!(
+        "/nocapture.js",
+        "nocapture.js",
+        "text/javascript; charset=utf-8"
+    ),
+    asset!("/offers.js", "offers.js", "text/javascript; charset=utf-8"),
     asset!("/online.js", "online.js", "text/javascript; charset=utf-8"),
+    asset!("/play.js", "play.js", "text/javascript; charset=utf-8"),
     asset!(
         "/players.js",
         "players.js",
@@ -50,10 +91,16 @@ pub const ASSETS: &[Asset] = &[
         "roomlinks.js",
         "text/javascript; charset=utf-8"
     ),
+    asset!("/seat.js", "seat.js", "text/javascript; charset=utf-8"),
     asset!("/sound.js", "sound.js", "text/javascript; charset=utf-8"),
     asset!("/steps.js", "steps.js", "text/javascript; charset=utf-8"),
     asset!("/svg.js", "svg.js", "text/javascript; charset=utf-8"),
-    asset!("/ui.js", "ui.js", "text/javascript; charset=utf-8"),
+    asset!("/timing.js", "timing.js", "text/javascript; charset=utf-8"),
+    asset!(
+        "/warnings.js",
+        "warnings.js",
+        "text/javascript; charset=utf-8"
+    ),
     asset!("/watch.js", "watch.js", "text/javascript; charset=utf-8"),
     asset!("/style.css", "style.css", "text/css; charset=utf-8"),
 ];

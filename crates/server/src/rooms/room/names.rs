@@ -7,7 +7,7 @@ use arbiter_core::EndReason;
 
 use super::Room;
 use crate::games::Requested;
-use crate::protocol::{Message, Winner};
+use crate::protocol::{self, Message, Winner};
 use crate::rooms::Peer;
 use crate::storage::players::secret_hash;
 use crate::storage::{NameClaim, RatedGame, Rating};
@@ -36,7 +36,14 @@ impl Room {
             .check_name(name.to_string(), secret.map(secret_hash))
             .await;
         let refusal = match claim {
-            Ok(NameClaim::Taken) => format!("the name {name} is held by another player"),
+            Ok(NameClaim::Taken) => {
+                // Coded, so a page can tell it from the rest and take another guest name.
+                let why = format!("the name {name} is held by another player");
+                let mut m = Message::new(protocol::REJECT, name, why, "");
+                m.extra.insert("code".into(), "name_held".into());
+                self.send_to(peer, m);
+                return false;
+            }
             Ok(_) if request.rated && is_guest_name(name) => {
                 "a rated game needs a name of your own, not a guest's (choose one on the home page)"
                     .into()

@@ -76,6 +76,28 @@ pub(super) enum OfferRefusal {
     Unknown(String),
 }
 
+impl OfferRefusal {
+    /// The refusal's code, sent beside its words (OFFER's `code`): a client decides by it,
+    /// never by the words.
+    pub(super) fn code(&self) -> &'static str {
+        match self {
+            OfferRefusal::NoGame => "no_game",
+            OfferRefusal::NotAPlayer => "not_a_player",
+            OfferRefusal::OpponentCannotAnswer => "opponent_cannot_answer",
+            OfferRefusal::AlreadyPending => "already_pending",
+            OfferRefusal::NothingToAnswer => "nothing_to_answer",
+            OfferRefusal::OwnOffer => "own_offer",
+            OfferRefusal::TooSoon => "too_soon",
+            OfferRefusal::TooMany => "too_many",
+            OfferRefusal::NoMoveToTakeBack => "no_move_to_take_back",
+            OfferRefusal::TooLateToAbort => "too_late_to_abort",
+            OfferRefusal::NothingToClaim => "nothing_to_claim",
+            OfferRefusal::NotStored => "not_stored",
+            OfferRefusal::Unknown(_) => "unknown",
+        }
+    }
+}
+
 enum Request {
     Offer(OfferKind),
     Accept(OfferKind),
@@ -166,7 +188,8 @@ impl Room {
         }
         let kind = message.data1.clone();
         if let Err(why) = self.try_offer(peer, message).await {
-            let refusal = Message::new(protocol::OFFER, kind, "refused", why.to_string());
+            let mut refusal = Message::new(protocol::OFFER, kind, "refused", why.to_string());
+            refusal.extra.insert("code".into(), why.code().into());
             self.send_to(peer, refusal);
         }
     }

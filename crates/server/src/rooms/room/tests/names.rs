@@ -38,8 +38,10 @@ async fn a_held_name_is_refused_to_anyone_without_its_secret() {
     ready_named(&mut t, &alice, "中文😀", Some(ALICE_SECRET), false).await;
     alice.silent();
     ready_named(&mut t, &other, "中文😀", Some(BOB_SECRET), false).await;
+    let refused = other.one();
+    assert_eq!(refused.extra_str("code"), Some("name_held"));
     assert_eq!(
-        fields(&other.one()),
+        fields(&refused),
         (
             REJECT,
             "中文😀",

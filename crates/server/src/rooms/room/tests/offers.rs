@@ -59,8 +59,11 @@ async fn offers_are_one_at_a_time_lapse_with_a_move_and_cannot_be_repeated_at_on
     offer(&mut t, &bob, "draw", "decline").await;
     alice.heard();
     offer(&mut t, &alice, "draw", "offer").await;
+    let refused = alice.one();
+    // The refusal's code, for a client to decide by (never the words).
+    assert_eq!(refused.extra_str("code"), Some("too_soon"));
     assert_eq!(
-        offer_of(&alice.one()),
+        offer_of(&refused),
         ("draw", "refused", "play a move before offering that again")
     );
     t.play(&alice, "A2", "A3").await;
@@ -82,8 +85,10 @@ async fn offers_are_one_at_a_time_lapse_with_a_move_and_cannot_be_repeated_at_on
     t.play(&alice, "A3", "A4").await;
     alice.heard();
     offer(&mut t, &alice, "draw", "offer").await;
+    let refused = alice.one();
+    assert_eq!(refused.extra_str("code"), Some("too_many"));
     assert_eq!(
-        offer_of(&alice.one()),
+        offer_of(&refused),
         (
             "draw",
             "refused",
