@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cluster;
+pub mod course_bots;
 
 use std::io::Write;
 use std::process::{Child, Command, Output, Stdio};
