@@ -20,13 +20,18 @@ function guestName() {
   return `guest${Math.floor(1e8 + Math.random() * 9e8)}`;
 }
 
-export function playerName() {
-  let name = localStorage.getItem("arbiter-name");
-  if (!name) {
-    name = guestName();
-    localStorage.setItem("arbiter-name", name);
+// The value this browser keeps under `key`, made by `make()` and kept the first time it is asked.
+function keptOrMade(key, make) {
+  let value = localStorage.getItem(key);
+  if (!value) {
+    value = make();
+    localStorage.setItem(key, value);
   }
-  return name;
+  return value;
+}
+
+export function playerName() {
+  return keptOrMade("arbiter-name", guestName);
 }
 
 // When a room refuses this browser's guest name as another's: a fresh guest name, and true. A
@@ -39,12 +44,7 @@ export function replaceGuestName() {
 
 // The secret this browser keeps for the names its player holds (made once, never shown).
 export function nameSecret() {
-  let secret = localStorage.getItem("arbiter-secret");
-  if (!secret) {
-    secret = randomToken();
-    localStorage.setItem("arbiter-secret", secret);
-  }
-  return secret;
+  return keptOrMade("arbiter-secret", randomToken);
 }
 
 // Whether this browser holds its player's name on the server (it claimed it with its secret).

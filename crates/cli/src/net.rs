@@ -284,7 +284,7 @@ pub fn serve<C: Catalogue>(args: ServeArgs) -> anyhow::Result<ExitCode> {
             server.tcp_addr, server.http_addr
         ));
         let asked = stop_asked().await?;
-        if server.cluster.is_none() && asked == "SIGTERM" {
+        if server.cluster.is_none() && asked == StopSignal::Term {
             // A service manager's restart: the running games stay in the database as they are
             // and carry on when the server starts again (as after a crash), instead of ending.
             say("SIGTERM: stopping at once; running games carry on from the database when the server starts again".into());
@@ -311,15 +311,32 @@ pub fn serve<C: Catalogue>(args: ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Waits for Ctrl-C (SIGINT) or SIGTERM, the signal service managers and `kill` send; which.
-async fn stop_asked() -> anyhow::Result<&'static str> {
+async fn stop_asked() -> anyhow::Result<StopSignal> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut term = signal(SignalKind::terminate()).context("cannot wait for SIGTERM")?;
     tokio::select! {
         interrupted = tokio::signal::ctrl_c() => {
             interrupted.context("cannot wait for Ctrl-C")?;
-            Ok("Ctrl-C")
+            Ok(StopSignal::CtrlC)
         }
-        _ = term.recv() => Ok("SIGTERM"),
+        _ = term.recv() => Ok(StopSignal::Term),
+    }
+}
+
+/// The signal that asked the server to stop: a single server treats a service manager's
+/// SIGTERM (a restart) differently from an operator's Ctrl-C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StopSignal {
+    CtrlC,
+    Term,
+}
+
+impl std::fmt::Display for StopSignal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StopSignal::CtrlC => "Ctrl-C",
+            StopSignal::Term => "SIGTERM",
+        })
     }
 }
 
