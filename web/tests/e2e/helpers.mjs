@@ -217,13 +217,14 @@ export async function storedOf(page, url) {
   return (await fetch(`${url}/api/games/${id}`)).json();
 }
 
-// Types a move into the move box.
+// Types a move into the move box; returns once the board has moved past it. The board may
+// already show a later ply (an opponent's premove answers at once), so "past" is at least one.
 export async function typeMove(page, text) {
   const before = (await drawn(page)).ply;
   await page.fill("#move-input", text);
   await page.press("#move-input", "Enter");
   await acceptWarning(page);
-  await waitPly(page, before + 1);
+  await page.waitForFunction((n) => Number(document.querySelector("svg.board")?.dataset.ply) > n, before, { timeout: 20000 });
 }
 
 // The axe-core accessibility check: no serious or critical violation on what is shown.
