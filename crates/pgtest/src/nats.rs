@@ -55,6 +55,26 @@ impl TestNats {
         }
     }
 
+    /// Freezes the server (SIGSTOP): its connections stay open and take nothing, as a hung
+    /// machine's would, until [`TestNats::thaw`].
+    pub fn freeze(&mut self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a frozen server run on (SIGCONT).
+    pub fn thaw(&mut self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, name: &str) {
+        if let Some(child) = &self.child {
+            let sent = Command::new("kill")
+                .args([name, &child.id().to_string()])
+                .status();
+            assert!(sent.is_ok_and(|s| s.success()), "kill {name} nats-server");
+        }
+    }
+
     /// Starts the server again on the same port.
     pub fn restart(&mut self) {
         self.stop();

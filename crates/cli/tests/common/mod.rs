@@ -4,6 +4,7 @@
 
 pub mod cluster;
 pub mod course_bots;
+pub mod course_games;
 
 use std::io::Write;
 use std::process::{Child, Command, Output, Stdio};

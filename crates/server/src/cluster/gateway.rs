@@ -330,6 +330,9 @@ fn peer_of(event: &RoomEvent) -> Option<&Peer> {
         | RoomEvent::Offer { peer, .. }
         | RoomEvent::Leave { peer, .. }
         | RoomEvent::Watch { peer, .. } => Some(peer),
-        RoomEvent::Unwatch { .. } | RoomEvent::Info { .. } | RoomEvent::Shutdown { .. } => None,
+        RoomEvent::Unwatch { .. }
+        | RoomEvent::Reach { .. }
+        | RoomEvent::Info { .. }
+        | RoomEvent::Shutdown { .. } => None,
     }
 }

@@ -18,6 +18,7 @@ mod drain;
 mod gateway;
 mod identity;
 mod owner;
+mod reach;
 mod repeats;
 mod resend;
 mod rooms;
@@ -145,6 +146,8 @@ pub struct Cluster {
     attachments: Mutex<HashMap<(ConnId, u32), attach::Attachment>>,
     /// When each other node was last heard of (its heartbeat on `arbiter.alive`).
     alive: Mutex<HashMap<String, tokio::time::Instant>>,
+    /// Other nodes not heard of lately: their clients' time stands in rooms owned here.
+    unheard: Mutex<std::collections::HashSet<String>>,
     /// What each stand-in here sent, to send again (by room, node, connection).
     sent_logs: Mutex<HashMap<(u32, String, ConnId), resend::SharedLog>>,
     /// The last delivery passed on to each local connection, per stream.
@@ -255,6 +258,7 @@ impl Cluster {
             seen_seq: Mutex::default(),
             attachments: Mutex::default(),
             alive: Mutex::default(),
+            unheard: Mutex::default(),
             sent_logs: Mutex::default(),
             received: Mutex::default(),
             reconnected,
@@ -273,6 +277,7 @@ impl Cluster {
         cluster.take_handed_rooms().await?;
         tokio::spawn(cluster.clone().keep_leases(config.renew_every));
         tokio::spawn(cluster.clone().watch_owners());
+        tokio::spawn(cluster.clone().watch_reach());
         let journal = ClusterJournal::new(cluster.store.clone(), Arc::new(Owner(cluster.clone())));
         hub.route_through(Arc::new(Router(cluster.clone())), journal);
         Ok(cluster)

@@ -36,6 +36,7 @@ impl Cluster {
     pub(super) fn heard_of(&self, node: &str) {
         if node != self.node {
             lock(&self.alive).insert(node.to_string(), Instant::now());
+            self.heard_again(node);
         }
     }
 

@@ -205,7 +205,9 @@ impl WireEvent {
             RoomEvent::Leave { peer, message } => (Some(peer), WireEvent::Leave { message }),
             RoomEvent::Watch { peer, message } => (Some(peer), WireEvent::Watch { message }),
             RoomEvent::Unwatch { .. } => (None, WireEvent::Unwatch),
-            RoomEvent::Info { .. } | RoomEvent::Shutdown { .. } => return None,
+            RoomEvent::Reach { .. } | RoomEvent::Info { .. } | RoomEvent::Shutdown { .. } => {
+                return None
+            }
         })
     }
 

@@ -152,6 +152,13 @@ pub enum RoomEvent {
     Unwatch {
         conn: ConnId,
     },
+    /// A player's connection runs through another node that fell silent (`unheard_since`: when
+    /// it was last heard), or that was heard again (`None`). A cluster's owner says so: time
+    /// while a player cannot be reached is charged to no one.
+    Reach {
+        conn: ConnId,
+        unheard_since: Option<tokio::time::Instant>,
+    },
     Info {
         reply: oneshot::Sender<RoomInfo>,
     },

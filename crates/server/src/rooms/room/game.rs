@@ -60,9 +60,11 @@ impl Room {
         self.told_to_move();
     }
 
-    /// The side to move has been told it may: its time runs from now.
+    /// The side to move has been told it may: its time runs from now — unless the owner cannot
+    /// hear its node, and then from when it is heard again.
     pub(super) fn told_to_move(&mut self) {
-        if let Some(running) = self.running.as_mut().filter(|r| !r.game.is_over()) {
+        let reachable = self.to_move_is_reachable();
+        if let Some(running) = self.running.as_mut().filter(|r| !r.game.is_over() && reachable) {
             running.clock.told(Instant::now());
         }
     }

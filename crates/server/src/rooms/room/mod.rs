@@ -19,6 +19,7 @@ mod clock;
 mod game;
 mod names;
 mod offers;
+mod reach;
 mod rematch;
 mod restore;
 mod seats;
@@ -113,6 +114,8 @@ pub(in crate::rooms) struct Room {
     broken: Vec<ConnId>,
     /// The running game was taken over from a node that stopped: players who come back hear so.
     restored: bool,
+    /// Players whose node the owner cannot hear ([`RoomEvent::Reach`]): their time stands.
+    out_of_reach: std::collections::HashSet<ConnId>,
 }
 
 impl Room {
@@ -127,6 +130,7 @@ impl Room {
             ready_counter: 0,
             broken: Vec::new(),
             restored: false,
+            out_of_reach: Default::default(),
         }
     }
 
@@ -277,6 +281,10 @@ impl Room {
             RoomEvent::Unwatch { conn } => {
                 self.spectators.remove(&conn);
             }
+            RoomEvent::Reach {
+                conn,
+                unheard_since,
+            } => self.reach(conn, unheard_since),
             RoomEvent::Info { reply } => {
                 let _ = reply.send(self.info());
             }

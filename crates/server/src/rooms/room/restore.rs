@@ -134,11 +134,8 @@ impl Room {
 
     /// In a taken-over game, the side to move's clock starts again once it is back.
     pub(super) fn resume_clock(&mut self, side: Side) {
-        let Some(running) = self.running.as_mut() else {
-            return;
-        };
-        if !running.game.is_over() && running.game.to_move() == side {
-            running.clock.told(Instant::now());
+        if self.running.as_ref().is_some_and(|r| r.game.to_move() == side) {
+            self.told_to_move();
         }
     }
 }
