@@ -5,10 +5,10 @@
 import { h } from "./dom.js";
 
 export class AwayBanner {
-  // `view`: the room's view (its banner, and whether it plays); `player`: whether this page
-  // holds a seat (and may claim).
-  constructor(view, { player }) {
-    this.view = view;
+  // `room`: the RoomSession (its screen's banner, and whether it plays); `player`: whether this
+  // page holds a seat (and may claim).
+  constructor(room, { player }) {
+    this.room = room;
     this.player = player;
     this.who = null; // { name, until, claimAt }
     this.sentClaim = false;
@@ -24,20 +24,21 @@ export class AwayBanner {
 
   back(name) {
     this.clear();
-    this.view.offers.note(`${name || "Your opponent"} is back.`);
+    this.room.offers.note(`${name || "Your opponent"} is back.`);
   }
 
   // Nobody is away any more (they came back, the game ended, a new one started).
   clear() {
     this.who = null;
     this.sentClaim = false;
-    if (this.view.banner.dataset.kind === "away") this.view.hideBanner();
+    if (this.room.screen.banner.dataset.kind === "away") this.room.screen.hideBanner();
   }
 
   // The banner, built once and counted down by the ticker (the count is not read out every
   // second: the banner is polite, and the numbers are hidden from it).
   show() {
-    const banner = this.view.banner;
+    const { screen } = this.room;
+    const banner = screen.banner;
     this.text = h("span", { id: "away-text" }, `${this.who.name} lost the connection; `);
     this.count = h("span", { "aria-hidden": "true" });
     banner.hidden = false;
@@ -45,8 +46,8 @@ export class AwayBanner {
     banner.setAttribute("role", "status");
     this.claimButton = null;
     const actions = [];
-    if (this.player && this.view.playing()) {
-      this.claimButton = this.view.button("claim", "Claim the win", () => this.claim(), { class: "small", disabled: true });
+    if (this.player && this.room.playing()) {
+      this.claimButton = screen.button("claim", "Claim the win", () => this.claim(), { class: "small", disabled: true });
       actions.push(" ", this.claimButton);
     }
     banner.replaceChildren(this.text, this.count, ...actions);
@@ -54,11 +55,11 @@ export class AwayBanner {
   }
 
   render() {
-    if (!this.who || this.view.banner.dataset.kind !== "away") return;
+    if (!this.who || this.room.screen.banner.dataset.kind !== "away") return;
     const text = this.words();
     if (this.count.textContent !== text) this.count.textContent = text;
     if (!this.claimButton) return;
-    const can = Date.now() >= this.who.claimAt && this.view.playing() && !this.view.lost;
+    const can = Date.now() >= this.who.claimAt && this.room.playing() && !this.room.lost;
     const disabled = !can || this.sentClaim;
     if (this.claimButton.disabled !== disabled) this.claimButton.disabled = disabled;
   }
@@ -66,14 +67,14 @@ export class AwayBanner {
   words() {
     const left = this.who.until === null ? null : Math.max(0, Math.ceil((this.who.until - Date.now()) / 1000));
     const kept = left === null ? "their seat is kept for a while." : `their seat is kept for ${left} s.`;
-    if (!this.player || !this.view.playing()) return kept;
+    if (!this.player || !this.room.playing()) return kept;
     const wait = Math.ceil((this.who.claimAt - Date.now()) / 1000);
     return `${kept} ${wait > 0 ? `You may claim the win in ${wait} s.` : "You may claim the win now."}`;
   }
 
   claim() {
-    if (!this.who || Date.now() < this.who.claimAt || !this.view.playing()) return;
-    if (this.view.sendOffer("claim", "")) this.sentClaim = true;
+    if (!this.who || Date.now() < this.who.claimAt || !this.room.playing()) return;
+    if (this.room.sendOffer("claim", "")) this.sentClaim = true;
     this.render();
   }
 }

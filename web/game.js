@@ -1,7 +1,8 @@
 // A game on the screen: the board, the status and result, and the parts every mode shows (the
 // clocks, the move list and its browsing, a box to type moves, the no-capture counter, the
-// analysis once the game is over). Each mode (play.js, online.js, watch.js, replay.js) builds
-// on it; the context app.js hands every view carries the catalogue.
+// analysis once the game is over). Each mode (play.js, online.js, watch.js, replay.js) owns one
+// and says through callbacks what is its own (who may move, what a move does, what the status
+// and the clocks say); the context app.js hands every view carries the catalogue.
 
 import { AnalysisBoard } from "./analysis.js";
 import * as api from "./api.js";
@@ -15,11 +16,41 @@ import { NoCaptureCounter } from "./nocapture.js";
 import * as sound from "./sound.js";
 import { LosingMoveWarnings } from "./warnings.js";
 
-// What every mode shares: drawing a position fetched for `this.moves`, one step at a time.
-export class GameView {
-  constructor(params, context) {
+// What a mode may decide, and what the screen does where it says nothing. `goToPly`, `navigate`
+// and `listedMoves` default to the screen's own browsing (set in the constructor).
+const DEFAULT_HOOKS = {
+  mayMove: () => false, // (side) may this screen move that side?
+  premoveSide: () => null, // the side ("first", "second") whose pieces may be premoved: online only
+  humanMove: async () => {}, // (move) a move made on the board or typed; runs inside `serial`
+  afterRefresh: () => {}, // a new position was drawn
+  statusText: (turn) => turn, // (turn) the status, given the words of whose move it is
+  seatWords: () => null, // said over the result: this page no longer plays here (online)
+  end: (own) => own, // (own) the end shown, given the outcome's or the rules' end
+  analysable: (end) => Boolean(end), // (end) whether the analysis board opens
+  storedId: () => null, // the stored game's number when it is over (the whole-game analysis)
+  renderControls: () => {}, // the mode's buttons, after every change
+  tick: () => {}, // (ms) ten times a second, before the clocks are drawn
+  started: () => true, // whether the game has started (a room may wait for a player)
+  playerNames: () => [null, null], // the players' names by side, shown by the clocks
+  playerRatings: () => [null, null], // their ratings during a rated game
+  clockValues: () => null, // { ms: [first, second], running, countdown } or null (no clock)
+};
+
+// Drawing a position fetched for `this.moves`, one step at a time.
+export class GameScreen {
+  // `hooks`: the mode's callbacks (DEFAULT_HOOKS); `navigable`: whether the buttons under the
+  // list browse the moves (a replay has its own step controls).
+  constructor(params, context, { hooks = {}, navigable = true } = {}) {
     this.params = params;
     this.catalogue = context.catalogue;
+    this.hooks = {
+      ...DEFAULT_HOOKS,
+      goToPly: (n) => this.browseTo(n),
+      navigate: (where) => this.browseStep(where),
+      listedMoves: () => ({ moves: this.moves, played: this.moves.length }),
+      ...hooks,
+    };
+    this.navigable = navigable;
     this.settings = this.catalogue.settingsFrom(params, params.get("game"));
     this.moves = [];
     this.view = null;
@@ -32,7 +63,6 @@ export class GameView {
     this.browse = null;
     this.browseSerial = 0;
     this.positions = new Map();
-    this.pliesClickable = true;
     this.build();
     // Ten times a second: a clock under 10 s shows tenths.
     this.ticker = setInterval(() => this.tick(), 100);
@@ -77,7 +107,7 @@ export class GameView {
       example: look.example || "from-to",
       notation: look.notation || "",
       legal: () => (this.view && !this.browse ? this.view.legal : null),
-      play: (move) => this.serial.run(() => this.humanMove(move)),
+      play: (move) => this.serial.run(() => this.hooks.humanMove(move)),
     });
     this.extra = h("div", { class: "extra" });
     this.listing = new MoveList({ onPick: (ply) => this.goToPly(ply), onNavigate: (where) => this.navigate(where) });
@@ -94,7 +124,7 @@ export class GameView {
         this.listing.nav, this.analysisSlot)));
     this.board = new Board(this.boardWrap, {
       look: this.catalogue.look(this.settings.game),
-      onMove: (m) => this.serial.run(() => this.humanMove(m)),
+      onMove: (m) => this.serial.run(() => this.hooks.humanMove(m)),
       onPremove: () => this.renderSide(),
     });
   }
@@ -125,17 +155,7 @@ export class GameView {
   humanToMove() {
     const v = this.view;
     if (!v || v.status !== "ongoing" || this.outcome || this.warnings.asking) return false;
-    return this.mayMove(this.colours().indexOf(v.to_move));
-  }
-
-  // Overridden by each mode: may this screen move side `side`?
-  mayMove() {
-    return false;
-  }
-
-  // The side ("first", "second") whose pieces may be premoved now: none but online.
-  premoveSide() {
-    return null;
+    return this.hooks.mayMove(this.colours().indexOf(v.to_move));
   }
 
   // Fetches and draws the position after `this.moves`; whether it was drawn. `wanted` says
@@ -168,11 +188,9 @@ export class GameView {
       if (!view.last.capture && !view.check) sound.playMove();
     }
     if (view.status !== "ongoing" && previous && previous.status === "ongoing") sound.playEnd();
-    this.afterRefresh();
+    this.hooks.afterRefresh();
     return true;
   }
-
-  afterRefresh() {}
 
   draw() {
     if (!this.view) return;
@@ -181,7 +199,7 @@ export class GameView {
       this.board.set({ look: this.catalogue.look(this.view.game) });
       // An earlier position is only looked at: the game goes on behind it.
       if (this.browse) this.board.render(this.browse.view, { interactive: false });
-      else this.board.render(this.view, { interactive: this.humanToMove(), premoveSide: this.premoveSide() });
+      else this.board.render(this.view, { interactive: this.humanToMove(), premoveSide: this.hooks.premoveSide() });
       this.boardWrap.classList.toggle("browsing", Boolean(this.browse));
     } catch (e) {
       this.showBanner(`Cannot show this game: ${e.message}.`);
@@ -191,8 +209,13 @@ export class GameView {
     this.renderSide();
   }
 
-  // The end, if the game has one: from outside the board (resign, time, server), or its rules.
+  // The end shown, if the game has one (the mode may say otherwise: a replay's record).
   end() {
+    return this.hooks.end(this.ownEnd());
+  }
+
+  // The end from outside the board (resign, time, server), or by the game's rules.
+  ownEnd() {
     if (this.outcome) return this.outcome;
     const v = this.view;
     if (!v || v.status === "ongoing") return null;
@@ -200,12 +223,8 @@ export class GameView {
     return { winner, reason: v.end || "the game is over" };
   }
 
-  // What the status says over the result: this page no longer plays here (a network view's).
-  seatWords() {
-    return null;
-  }
-
-  statusText() {
+  // Whose move it is, in words (the mode's status builds on them).
+  turnWords() {
     const v = this.view;
     if (!v) return "Loading…";
     const name = this.names()[this.colours().indexOf(v.to_move)];
@@ -229,7 +248,7 @@ export class GameView {
       this.resultReason.textContent = end.reason[0].toUpperCase() + end.reason.slice(1) + ".";
       this.result.dataset.winner = end.winner === null ? "none" : String(end.winner);
     }
-    const status = this.seatWords() || (end ? `${this.resultTitle.textContent}: ${end.reason}.` : this.statusText());
+    const status = this.hooks.seatWords() || (end ? `${this.resultTitle.textContent}: ${end.reason}.` : this.hooks.statusText(this.turnWords()));
     this.status.textContent = status;
     this.status.dataset.over = String(Boolean(end));
     announce(status);
@@ -244,19 +263,19 @@ export class GameView {
     this.renderAnalysis();
   }
 
-  // The analysis board: in a replay, and once a game is over — never while a game is played,
-  // which gets no engine's help.
-  analysable() {
-    return Boolean(this.end());
+  renderControls() {
+    this.hooks.renderControls();
   }
 
   // The stored game's number when it is over (for the whole-game analysis), else null.
   storedId() {
-    return null;
+    return this.hooks.storedId();
   }
 
+  // The analysis board: in a replay, and once a game is over — never while a game is played,
+  // which gets no engine's help.
   renderAnalysis() {
-    if (!this.analysable()) {
+    if (!this.hooks.analysable(this.end())) {
       if (this.analysis) this.analysis.hide();
       return;
     }
@@ -269,19 +288,14 @@ export class GameView {
   // another tab), and goes back to the page's own title otherwise.
   renderTabTitle(end) {
     const v = this.view;
-    const running = v && !end && v.status === "ongoing" && this.mySide !== null && this.started !== false;
+    const running = v && !end && v.status === "ongoing" && this.mySide !== null && this.hooks.started();
     setTabTitle(running ? (this.colours().indexOf(v.to_move) === this.mySide ? "Your move" : "Opponent's move") : null);
   }
 
   // The browsing buttons, and which position the board shows.
   renderNavigation() {
     const total = this.moves.length;
-    this.listing.renderNavigation({ shown: this.navigable(), at: this.browse ? this.browse.ply : total, total, browsing: Boolean(this.browse) });
-  }
-
-  // Whether this view browses its moves with the buttons under the list (a replay has its own).
-  navigable() {
-    return true;
+    this.listing.renderNavigation({ shown: this.navigable, at: this.browse ? this.browse.ply : total, total, browsing: Boolean(this.browse) });
   }
 
   // ←/→, Home and End anywhere on the page browse the moves (where they mean nothing else).
@@ -292,7 +306,17 @@ export class GameView {
 
   // A step through the moves: `first`, `back`, `forward` or `last`; whether there was one.
   navigate(where) {
-    if (!this.view || !this.navigable()) return false;
+    return this.hooks.navigate(where);
+  }
+
+  // Shows the position after `n` moves (a ply picked in the list or the analysis graph).
+  goToPly(n) {
+    this.hooks.goToPly(n);
+  }
+
+  // The screen's own browsing: earlier positions looked at while the game goes on.
+  browseStep(where) {
+    if (!this.view || !this.navigable) return false;
     const total = this.moves.length;
     if (!total) return false;
     const at = this.browse ? this.browse.ply : total;
@@ -301,11 +325,7 @@ export class GameView {
     return true;
   }
 
-  // Shows the position after `n` moves (the game as it is for the last one).
-  goToPly(n) {
-    this.browseTo(n);
-  }
-
+  // The position after `n` moves (the game as it is for the last one).
   async browseTo(n) {
     const total = this.moves.length;
     const ply = Math.max(0, Math.min(total, n));
@@ -337,44 +357,23 @@ export class GameView {
     this.draw();
   }
 
-  renderControls() {}
-
-  // The moves the list shows, and how many of them the board has played.
-  listedMoves() {
-    return { moves: this.moves, played: this.moves.length };
-  }
-
+  // The moves the list shows (the mode's: a replay lists its whole record), and how many of
+  // them the board has played.
   renderMoves() {
-    const { moves, played } = this.listedMoves();
-    this.listing.render({ moves, played: this.browse ? this.browse.ply : played, clickable: this.pliesClickable, browsing: Boolean(this.browse) });
+    const { moves, played } = this.hooks.listedMoves();
+    this.listing.render({ moves, played: this.browse ? this.browse.ply : played, clickable: true, browsing: Boolean(this.browse) });
   }
 
   tick() {
     const now = performance.now();
-    this.elapsed(now - this.lastTick);
+    this.hooks.tick(now - this.lastTick);
     this.lastTick = now;
     this.renderClocks();
   }
 
-  elapsed() {}
-
-  // The players' names by side, shown by the clocks when known.
-  playerNames() {
-    return [null, null];
-  }
-
-  // The players' ratings by side during a rated game, shown beside their names.
-  playerRatings() {
-    return [null, null];
-  }
-
-  // [first, second] in ms to show, and which one runs (or null).
-  clockValues() {
-    return null;
-  }
-
   renderClocks() {
-    this.clocks.render({ values: this.clockValues(), sides: this.names(), players: this.playerNames(), ratings: this.playerRatings() });
+    const { hooks } = this;
+    this.clocks.render({ values: hooks.clockValues(), sides: this.names(), players: hooks.playerNames(), ratings: hooks.playerRatings() });
   }
 
   showBanner(text, action = null) {
@@ -399,6 +398,4 @@ export class GameView {
     const ply = this.moves.length;
     return this.warnings.fetch(this.request(), this.moves, () => ply === this.moves.length);
   }
-
-  async humanMove() {}
 }

@@ -1,41 +1,80 @@
 // What playing online and watching share: a room's game over the course protocol (net.js), its
 // moves, its end and its notices, composed of small parts — the offers (offers.js), an absent
-// player's banner (away.js), the room's time (timing.js) — and the refusal of a link whose
-// room is no room.
+// player's banner (away.js), the room's time (timing.js), the room's chat (chat.js) — and the
+// refusal of a link whose room is no room. The online and watching views each own one, beside
+// the GameScreen it plays on.
 
 import { AwayBanner } from "./away.js";
+import { ChatPanel } from "./chat.js";
 import { h } from "./dom.js";
-import { GameView } from "./game.js";
+import { playerName } from "./identity.js";
+import { Connection } from "./net.js";
 import { Offers } from "./offers.js";
 import { badRoom, homeLink } from "./roomlinks.js";
 import * as sound from "./sound.js";
 import { RoomTime } from "./timing.js";
 
-export class NetworkView extends GameView {
-  // The protocol's operation codes, as the server defines them.
-  get ops() {
-    return this.catalogue.ops;
-  }
+// What only the view knows, and what the session does where it says nothing (a spectator's).
+const DEFAULT_HOOKS = {
+  playing: () => false, // whether this page holds a seat in a game not yet over
+  playerNames: () => [null, null], // the players' names by side (for the new ratings)
+  seatNotice: () => {}, // (what, why) NOTICE `moved` or `unseated`: only a player's page hears them
+  connectionLost: () => {}, // an offer could not be sent: the connection is treated as lost
+  rematch: () => {}, // the opponent's rematch accepted
+};
 
-  // Whether this page holds a seat (a player's page) rather than watching.
-  seated() {
-    return false;
-  }
-
-  build() {
-    super.build();
+export class RoomSession {
+  // `screen`: the GameScreen the room's game is drawn on; `room`: the room as the link names
+  // it; `player`: whether this page holds a seat (else it watches); `hooks`: DEFAULT_HOOKS.
+  constructor(screen, context, { room, player, hooks = {} }) {
+    this.screen = screen;
+    this.catalogue = context.catalogue;
+    // The protocol's operation codes, as the server defines them.
+    this.ops = this.catalogue.ops;
+    this.room = room;
+    this.player = player;
+    this.hooks = { ...DEFAULT_HOOKS, ...hooks };
+    this.connection = null;
+    this.started = false;
+    this.lost = false;
+    this.refused = null;
+    // Who plays from this page's side, as READY names them (a player's page).
+    this.myName = null;
+    this.opponentName = null;
     this.time = new RoomTime();
-    this.offers = new Offers(this, { player: this.seated() });
-    this.away = new AwayBanner(this, { player: this.seated() });
+    // A spectator's lines go to the spectators' own channel, which the players do not see.
+    this.chat = new ChatPanel({
+      spectator: !player,
+      send: (text) => Boolean(this.connection) && this.connection.send(this.ops.CHAT, playerName(), text, player ? "" : String(room)),
+    });
+    this.offers = new Offers(this, { player });
+    this.away = new AwayBanner(this, { player });
     this.ratingsLine = h("p", { id: "ratings", class: "note", hidden: true });
-    this.banner.after(this.offers.box, this.offers.noteLine, this.ratingsLine);
+    screen.banner.after(this.offers.box, this.offers.noteLine, this.ratingsLine);
   }
 
   dispose() {
-    super.dispose();
     clearTimeout(this.retry);
     this.offers.dispose();
     if (this.connection) this.connection.close();
+  }
+
+  // A new connection to the server: `onOpen()`, `onMessage(m)`, `onLost()` (net.js).
+  connect(handlers) {
+    this.connection = new Connection(handlers);
+  }
+
+  // Tries again in two seconds, as the seat (or the room) is held a while.
+  reconnectSoon(connect) {
+    this.retry = setTimeout(connect, 2000);
+  }
+
+  playing() {
+    return this.hooks.playing();
+  }
+
+  rematch() {
+    return this.hooks.rematch();
   }
 
   // A link whose room is no room (none, not a number, out of range): said in the title, the
@@ -43,20 +82,21 @@ export class NetworkView extends GameView {
   refuseBadRoom(title) {
     this.refused = badRoom(this.room);
     if (!this.refused) return false;
-    this.title.textContent = title;
-    this.showBanner(this.refused, homeLink());
-    this.renderSide();
+    this.screen.title.textContent = title;
+    this.screen.showBanner(this.refused, homeLink());
+    this.screen.renderSide();
     return true;
   }
 
   // Settings from an END or READY's extension keys, when the server names the game.
   adoptSettings(m) {
-    if (m.game && this.catalogue.def(m.game)) this.settings = this.catalogue.settingsFrom(m, m.game);
+    if (m.game && this.catalogue.def(m.game)) this.screen.settings = this.catalogue.settingsFrom(m, m.game);
     this.time.adopt(m);
   }
 
   // The END message, told in the game's words: the board's own end, or resign/time/server.
   async endFrom(m) {
+    const screen = this.screen;
     this.time.stop();
     const away = this.away.who;
     const claimed = this.offers.claimed;
@@ -64,15 +104,15 @@ export class NetworkView extends GameView {
     this.offers.pending = null;
     this.offers.render();
     const plies = Number(m.plies);
-    if (Number.isInteger(plies) && plies < this.moves.length) this.moves.length = plies;
-    await this.refresh();
+    if (Number.isInteger(plies) && plies < screen.moves.length) screen.moves.length = plies;
+    await screen.refresh();
     const winner = m.data3 === "0" ? 0 : m.data3 === "1" ? 1 : null;
-    const names = this.names();
+    const names = screen.names();
     const loser = winner === null ? null : names[1 - winner];
     const { protocol } = this.catalogue;
     const name = protocol.end_reasons[Number(m.data2)] || "NONE";
     const why = name === "ILLIGAL_MOVE" ? (protocol.move_reasons[Number(m.data1)] || "").toLowerCase().replace(/_/g, " ") : m.error;
-    let reason = this.catalogue.endWords(name, loser, why) || (this.view && this.view.end) || name.toLowerCase().replace(/_/g, " ");
+    let reason = this.catalogue.endWords(name, loser, why) || (screen.view && screen.view.end) || name.toLowerCase().replace(/_/g, " ");
     // A player whose connection dropped and did not come back, or whose game was claimed.
     if (name === "LEFT" && away && loser !== null) {
       reason = claimed
@@ -84,9 +124,9 @@ export class NetworkView extends GameView {
     this.time.sync(m.clocks);
     // An aborted, interrupted or abandoned game has no result.
     const title = { ABORTED: "Aborted", INTERRUPTED: "Interrupted", ABANDONED: "Abandoned" }[name] || null;
-    this.outcome = { winner, reason, title };
+    screen.outcome = { winner, reason, title };
     this.showRatings(m.ratings);
-    this.draw();
+    screen.draw();
     sound.playEnd();
   }
 
@@ -94,26 +134,26 @@ export class NetworkView extends GameView {
   showRatings(ratings) {
     this.ratingsLine.hidden = !Array.isArray(ratings);
     if (!Array.isArray(ratings)) return;
-    const players = this.playerNames();
-    const words = ratings.map(([rating, change], i) => `${players[i] || this.names()[i]} ${rating} (${change >= 0 ? "+" : "−"}${Math.abs(change)})`);
+    const players = this.hooks.playerNames();
+    const words = ratings.map(([rating, change], i) => `${players[i] || this.screen.names()[i]} ${rating} (${change >= 0 ? "+" : "−"}${Math.abs(change)})`);
     this.ratingsLine.textContent = `Ratings: ${words.join(", ")}.`;
   }
 
   // The clocks: a game clock counting down both, or the time left for this move.
   clockValues() {
-    const v = this.view;
-    if (!v || !this.started) return null;
-    const running = v.status === "ongoing" && !this.outcome && !this.lost ? this.colours().indexOf(v.to_move) : null;
+    const { view, outcome } = this.screen;
+    if (!view || !this.started) return null;
+    const running = view.status === "ongoing" && !outcome && !this.lost ? this.screen.colours().indexOf(view.to_move) : null;
     return this.time.values(running);
   }
 
   // While the side to move plays its first move off the clock.
   firstMoveWords() {
-    return this.outcome ? "" : this.time.firstMoveWords();
+    return this.screen.outcome ? "" : this.time.firstMoveWords();
   }
 
+  // Ten times a second: the absent player's countdown.
   tick() {
-    super.tick();
     this.away.render();
   }
 
@@ -134,7 +174,7 @@ export class NetworkView extends GameView {
         } else if (m.data1 === "error") {
           // A line the server refused (a chat line too long): said where it was typed.
           this.chat.note(`The server refused that: ${m.data3}.`);
-        } else this.seatNotice(m.data1, m.data3);
+        } else this.hooks.seatNotice(m.data1, m.data3);
         return true;
       case this.ops.OFFER:
         this.offers.message(m.data1, m.data2, m.data3, m.code);
@@ -144,30 +184,25 @@ export class NetworkView extends GameView {
     }
   }
 
-  // NOTICE `moved` (this browser's seat is now played in another tab) or `unseated` (the seat is
-  // gone, and why): only a player's page hears them.
-  seatNotice() {}
-
   // OFFER(kind, action) to the room; false (and the connection treated as lost) when it could
   // not be sent. Only a player's page sends one.
   sendOffer(kind, action) {
     if (!this.connection || !this.connection.send(this.ops.OFFER, kind, action, "")) {
-      this.connectionLost();
+      this.hooks.connectionLost();
       return false;
     }
     return true;
   }
 
-  connectionLost() {}
-
   // A move from the room (the opponent's, or the game watched).
   async moved(m) {
+    const screen = this.screen;
     this.time.firstMoveFrom(m);
     const text = `${m.data1}-${m.data2}`;
-    const move = this.view && this.view.legal.find((x) => x.text === text);
-    this.moves.push(text);
+    const move = screen.view && screen.view.legal.find((x) => x.text === text);
+    screen.moves.push(text);
     this.time.sync(m.clocks);
-    await this.refresh({ animate: move });
+    await screen.refresh({ animate: move });
     if (m.data3 !== this.catalogue.protocol.end_marker) this.time.start();
   }
 }

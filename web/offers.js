@@ -10,10 +10,10 @@ const OFFERED = { draw: "a draw", takeback: "a takeback" };
 const NOUN = { draw: "draw", takeback: "takeback" };
 
 export class Offers {
-  // `view`: the room's view (its seat, names, moves, connection, chat and controls); `player`:
-  // whether this page holds a seat (else it watches).
-  constructor(view, { player }) {
-    this.view = view;
+  // `room`: the RoomSession (its screen's seat and moves, its names, connection and chat);
+  // `player`: whether this page holds a seat (else it watches).
+  constructor(room, { player }) {
+    this.room = room;
     this.player = player;
     this.text = h("span", { id: "offer-text" });
     this.buttons = h("span", { class: "offer-buttons" });
@@ -43,7 +43,7 @@ export class Offers {
     clearTimeout(this.noteTimer);
     this.noteLine.textContent = text;
     if (!text) return;
-    if (this.view.chat) this.view.chat.append(h("p", { class: "note" }, text));
+    if (this.room.chat) this.room.chat.append(h("p", { class: "note" }, text));
     this.noteTimer = setTimeout(() => {
       if (this.noteLine.textContent === text) this.noteLine.textContent = "";
     }, 12000);
@@ -96,14 +96,14 @@ export class Offers {
         break;
     }
     this.render();
-    this.view.renderControls();
+    this.room.screen.renderControls();
   }
 
   // The opponent asks for a rematch (Accept or Decline), or declined this page's.
   rematchMessage(action, who) {
     if (action === "offer") this.pending = { kind: "rematch", mine: false, by: who };
     else if (action === "decline") {
-      const declined = who === this.view.myName && this.pending && this.pending.kind === "rematch";
+      const declined = who === this.room.myName && this.pending && this.pending.kind === "rematch";
       this.pending = null;
       this.note(declined ? "You declined the rematch." : "Your opponent declined the rematch.");
     } else if (action === "refused") this.note(`Not done: ${who}.`);
@@ -114,11 +114,12 @@ export class Offers {
   // watching meanwhile missed the OFFER that made it.
   fromSnapshot(snap) {
     const o = snap.status === "playing" ? snap.offer : null;
-    const side = this.view.mySide;
-    const mine = Boolean(o) && side !== null && o.colour === this.view.colours()[side];
+    const { screen } = this.room;
+    const side = screen.mySide;
+    const mine = Boolean(o) && side !== null && o.colour === screen.colours()[side];
     this.pending = o ? { kind: o.kind, mine, by: o.by } : null;
     this.render();
-    this.view.renderControls();
+    screen.renderControls();
   }
 
   // Whether the rematch asked for by the opponent is waiting (and clears it when `clear`).
@@ -134,51 +135,51 @@ export class Offers {
   // What the server allows (it checks again): one offer at a time, not again after a decline or
   // a withdrawal until a move is played, at most three of a kind a game.
   may(kind) {
-    const v = this.view;
-    return v.playing() && !v.lost && !this.pending && !this.sentOffer
-      && v.moves.length >= this.blockedUntil[kind] && this.made[kind] < 3;
+    const { room } = this;
+    return room.playing() && !room.lost && !this.pending && !this.sentOffer
+      && room.screen.moves.length >= this.blockedUntil[kind] && this.made[kind] < 3;
   }
 
   // A takeback undoes this side's last move (and the answer to it): there must be one.
   hasMoveToTakeBack() {
-    const v = this.view;
-    if (!v.view || v.mySide === null) return false;
-    const myTurn = v.colours().indexOf(v.view.to_move) === v.mySide;
-    return v.moves.length >= (myTurn ? 2 : 1);
+    const { screen } = this.room;
+    if (!screen.view || screen.mySide === null) return false;
+    const myTurn = screen.colours().indexOf(screen.view.to_move) === screen.mySide;
+    return screen.moves.length >= (myTurn ? 2 : 1);
   }
 
   offer(kind) {
     if (!this.may(kind)) return;
-    if (this.view.sendOffer(kind, "offer")) this.sentOffer = kind;
-    this.view.renderControls();
+    if (this.room.sendOffer(kind, "offer")) this.sentOffer = kind;
+    this.room.screen.renderControls();
   }
 
   answer(kind, action) {
     if (!this.pending) return;
-    this.view.sendOffer(kind, action);
+    this.room.sendOffer(kind, action);
     // The room's answer (accept, decline, withdraw) clears the offer for everyone.
     for (const b of this.buttons.querySelectorAll("button")) b.disabled = true;
   }
 
   abort() {
-    const v = this.view;
-    if (!v.playing() || v.moves.length >= 2) return;
-    if (v.sendOffer("abort", "")) this.sentAbort = true;
-    v.renderControls();
+    const { room } = this;
+    if (!room.playing() || room.screen.moves.length >= 2) return;
+    if (room.sendOffer("abort", "")) this.sentAbort = true;
+    room.screen.renderControls();
   }
 
   // Whether the offer of `kind` announced with `who`'s name is this page's (a spectator makes
   // none; a player whose opponent has the same name knows it by what it sent).
   isMine(kind, who) {
     if (!this.player) return false;
-    const { myName, opponentName } = this.view;
+    const { myName, opponentName } = this.room;
     const mine = this.sentOffer === kind && (who === myName || myName === opponentName);
     if (this.sentOffer === kind) this.sentOffer = null;
     return mine || (who === myName && myName !== opponentName);
   }
 
   block(kind) {
-    this.blockedUntil[kind] = this.view.moves.length + 1;
+    this.blockedUntil[kind] = this.room.screen.moves.length + 1;
   }
 
   // The server refused this page's offer, abort or claim: `why` in words, `code` for the page
@@ -186,7 +187,7 @@ export class Offers {
   refused(kind, why, code) {
     if (this.sentOffer === kind) this.sentOffer = null;
     if (kind === "abort") this.sentAbort = false;
-    if (kind === "claim") this.view.away.sentClaim = false;
+    if (kind === "claim") this.room.away.sentClaim = false;
     if (code === "too_soon") this.block(kind);
     if (code === "too_many" && kind in this.made) this.made[kind] = 3;
     this.note(`Not done: ${why}.`);
@@ -196,7 +197,7 @@ export class Offers {
   // spectator.
   nameWords(who, lower = false) {
     if (!this.player) return who || "A player";
-    const { myName, opponentName } = this.view;
+    const { myName, opponentName } = this.room;
     if (who && who === myName && myName !== opponentName) return lower ? "you" : "You";
     return lower ? "your opponent" : "Your opponent";
   }
@@ -231,19 +232,20 @@ export class Offers {
   }
 
   actions(p) {
-    const v = this.view;
+    const { room } = this;
+    const { screen } = room;
     if (!this.player) return [];
     if (p.kind === "rematch") {
       return [
-        v.button("rematch-accept", "Accept", () => v.serial.run(() => v.rematch()), { class: "small primary" }),
-        v.button("rematch-decline", "Decline", () => this.answer("rematch", "decline"), { class: "small" }),
+        screen.button("rematch-accept", "Accept", () => screen.serial.run(() => room.rematch()), { class: "small primary" }),
+        screen.button("rematch-decline", "Decline", () => this.answer("rematch", "decline"), { class: "small" }),
       ];
     }
-    if (v.mySide === null || !v.playing()) return [];
-    if (p.mine) return [v.button("offer-withdraw", "Withdraw", () => this.answer(p.kind, "withdraw"), { class: "small" })];
+    if (screen.mySide === null || !room.playing()) return [];
+    if (p.mine) return [screen.button("offer-withdraw", "Withdraw", () => this.answer(p.kind, "withdraw"), { class: "small" })];
     return [
-      v.button("offer-accept", "Accept", () => this.answer(p.kind, "accept"), { class: "small primary" }),
-      v.button("offer-decline", "Decline", () => this.answer(p.kind, "decline"), { class: "small" }),
+      screen.button("offer-accept", "Accept", () => this.answer(p.kind, "accept"), { class: "small primary" }),
+      screen.button("offer-decline", "Decline", () => this.answer(p.kind, "decline"), { class: "small" }),
     ];
   }
 }

@@ -4,26 +4,52 @@
 // `resume`); leaving a running game asks first. Players offer each other draws and takebacks,
 // abort before both have moved, and claim the game when the opponent's connection has been
 // gone a while (offers.js, away.js); rated games show both ratings, and the players see how
-// many watch.
+// many watch. The view owns the game's screen (game.js), the room's session (network.js) and
+// what its page says about the game (roomfacts.js), and keeps the seat's own state.
 
-import { ChatPanel } from "./chat.js";
 import { confirmDialog, h } from "./dom.js";
+import { GameScreen } from "./game.js";
 import { nameSecret, playerName, replaceGuestName } from "./identity.js";
-import { Connection } from "./net.js";
-import { NetworkView } from "./network.js";
-import { ratingClass, ratingOf } from "./players.js";
-import { homeLink, spectatorsOf, spectatorWords } from "./roomlinks.js";
+import { RoomSession } from "./network.js";
+import { RoomFacts } from "./roomfacts.js";
+import { homeLink } from "./roomlinks.js";
 import { seatOf } from "./seat.js";
 import * as sound from "./sound.js";
 
-// How often a player's page asks how many watch its game.
-const SPECTATORS_EVERY_MS = 5000;
-
-export class OnlineView extends NetworkView {
+export class OnlineView {
   constructor(params, context) {
-    super(params, context);
+    this.params = params;
+    this.catalogue = context.catalogue;
     this.room = params.get("room");
-    if (this.refuseBadRoom("Online play")) return;
+    this.screen = new GameScreen(params, context, {
+      hooks: {
+        mayMove: (side) => this.session.started && !this.session.lost && side === this.screen.mySide,
+        premoveSide: () => this.premoveSide(),
+        humanMove: (move) => this.humanMove(move),
+        afterRefresh: () => this.afterRefresh(),
+        statusText: (turn) => this.statusText(turn),
+        seatWords: () => this.seatWords(),
+        renderControls: () => this.renderControls(),
+        tick: () => this.tick(),
+        started: () => this.session.started,
+        playerNames: () => this.playerNames(),
+        playerRatings: () => (this.facts ? this.facts.ratings() : [null, null]),
+        clockValues: () => this.session.clockValues(),
+      },
+    });
+    this.session = new RoomSession(this.screen, context, {
+      room: this.room,
+      player: true,
+      hooks: {
+        playing: () => this.playing(),
+        playerNames: () => this.playerNames(),
+        seatNotice: (what, why) => this.seatNotice(what, why),
+        connectionLost: () => this.connectionLost(),
+        rematch: () => this.rematch(),
+      },
+    });
+    if (this.session.refuseBadRoom("Online play")) return;
+    const { screen } = this;
     this.tc = this.catalogue.timeControl(params.get("tc") || "");
     // A training room: asked for here, and on once the room says both players asked.
     this.training = params.get("training") === "1";
@@ -34,158 +60,112 @@ export class OnlineView extends NetworkView {
     // takes back the seat it holds.
     this.seeking = !this.seat.played;
     this.unseated = null;
-    this.started = false;
     // Guest names replaced after a room refused them as another's (a few at most).
     this.renamed = 0;
-    this.title.textContent = `${this.catalogue.title(this.settings.game, this.settings.size)} — online, room ${this.room}`;
+    screen.title.textContent = `${this.catalogue.title(screen.settings.game, screen.settings.size)} — online, room ${this.room}`;
     this.guard = (e) => {
       if (!this.playing()) return;
       e.preventDefault();
       e.returnValue = "";
     };
     window.addEventListener("beforeunload", this.guard);
-    // How many watch: the players see it, as on lichess (the room list's count, every 5 s).
-    this.spectatorPoll = setInterval(() => this.countSpectators(), SPECTATORS_EVERY_MS);
-    this.buildExtras();
+    this.facts = new RoomFacts({
+      room: this.room,
+      link: `${location.origin}${location.pathname}#/online?${this.params}`,
+      tc: this.tc,
+      training: this.training,
+      playing: () => this.playing(),
+      gone: () => this.screen.disposed,
+      playerNames: () => this.playerNames(),
+      ratingsFound: () => this.screen.renderClocks(),
+    });
+    this.buildControls();
     // The empty board while the room answers; not drawn once a seat taken back awaits its moves.
-    this.serial.run(() => this.refresh({ wanted: () => !this.resuming }));
+    screen.serial.run(() => screen.refresh({ wanted: () => !this.resuming }));
     this.connect();
-  }
-
-  seated() {
-    return true;
   }
 
   dispose() {
     window.removeEventListener("beforeunload", this.guard);
-    clearInterval(this.spectatorPoll);
-    super.dispose();
-  }
-
-  // Rated or casual, said; in a rated game both players' ratings of its class by their names.
-  async showRated(m) {
-    const rated = Number(m.rated) === 1;
-    this.ratedLine.hidden = false;
-    this.ratedLine.textContent = rated ? "Rated game: it counts for both players' ratings." : "Casual game: no rating changes.";
-    this.ratingsBySide = [null, null];
-    if (!rated) return;
-    const cls = ratingClass(this.settings.game, m);
-    const names = this.playerNames();
-    const found = await Promise.all(names.map((name) => (name ? ratingOf(name, cls) : null)));
-    if (this.disposed || this.playerNames().join() !== names.join()) return;
-    this.ratingsBySide = found;
-    this.renderClocks();
-  }
-
-  playerRatings() {
-    return this.ratingsBySide && this.playing() ? this.ratingsBySide : [null, null];
-  }
-
-  // The spectators of the game this page plays, shown while it runs.
-  async countSpectators() {
-    if (!this.playing()) {
-      this.spectatorLine.hidden = true;
-      return;
-    }
-    let n;
-    try {
-      n = await spectatorsOf(this.room);
-    } catch (e) {
-      return;
-    }
-    if (this.disposed) return;
-    this.spectatorLine.hidden = !n;
-    if (n) this.spectatorLine.textContent = spectatorWords(n);
+    if (this.facts) this.facts.dispose();
+    this.screen.dispose();
+    this.session.dispose();
   }
 
   // Whether this page holds a seat in a game not yet over.
   playing() {
-    return this.started && this.view && this.view.status === "ongoing" && !this.outcome;
+    const { view, outcome } = this.screen;
+    return this.session.started && view && view.status === "ongoing" && !outcome;
   }
 
   // Asked by the router before it leaves the page.
   async mayLeave() {
     // A tab whose seat went to another tab leaves without asking: there is nothing to lose.
-    if (this.disposed || !this.playing()) return true;
+    if (this.screen.disposed || !this.playing()) return true;
     return confirmDialog("Leave this game? Your seat is kept for 30 seconds; after that, leaving counts as resigning.", "Leave", "Stay");
   }
 
-  mayMove(side) {
-    return this.started && !this.lost && side === this.mySide;
-  }
-
+  // Ten times a second: the absent opponent's countdown, and the low-time warning.
   tick() {
-    super.tick();
-    if (this.mySide !== null && this.time.lowNow(this.clockValues(), this.mySide)) sound.playLowTime();
+    this.session.tick();
+    const side = this.screen.mySide;
+    if (side !== null && this.session.time.lowNow(this.session.clockValues(), side)) sound.playLowTime();
   }
 
-  buildExtras() {
-    const link = `${location.origin}${location.pathname}#/online?${this.params}`;
-    const offers = this.offers;
-    this.resignButton = this.button("resign", "Resign", () => this.serial.run(() => this.resign()));
-    this.drawButton = this.button("offer-draw", "Offer a draw", () => offers.offer("draw"));
-    this.takebackButton = this.button("offer-takeback", "Propose a takeback", () => offers.offer("takeback"));
-    this.abortButton = this.button("abort", "Abort", () => offers.abort(), { hidden: true });
-    this.rematchButton = this.button("rematch", "Rematch", () => this.serial.run(() => this.rematch()));
-    this.controls.replaceChildren(this.resignButton, this.drawButton, this.takebackButton, this.abortButton,
-      this.rematchButton, ...this.commonButtons());
-    this.chat = new ChatPanel({ send: (text) => Boolean(this.connection) && this.connection.send(this.ops.CHAT, playerName(), text) });
+  buildControls() {
+    const { screen } = this;
+    const { offers } = this.session;
+    this.resignButton = screen.button("resign", "Resign", () => screen.serial.run(() => this.resign()));
+    this.drawButton = screen.button("offer-draw", "Offer a draw", () => offers.offer("draw"));
+    this.takebackButton = screen.button("offer-takeback", "Propose a takeback", () => offers.offer("takeback"));
+    this.abortButton = screen.button("abort", "Abort", () => offers.abort(), { hidden: true });
+    this.rematchButton = screen.button("rematch", "Rematch", () => screen.serial.run(() => this.rematch()));
+    screen.controls.replaceChildren(this.resignButton, this.drawButton, this.takebackButton, this.abortButton,
+      this.rematchButton, ...screen.commonButtons());
     this.resetOffers();
-    this.timeLine = h("p", { id: "time-control", hidden: !this.tc }, this.tc ? `Time: ${this.tc.label}.` : "");
-    this.spectatorLine = h("p", { id: "spectators", class: "hint", hidden: true });
-    this.ratedLine = h("p", { id: "rated", hidden: true });
-    this.trainingLine = h("p", { id: "training", hidden: !this.training },
-      "Training room: the engine warns both players before a move it sees losing.");
-    this.extra.replaceChildren(
-      h("p", {}, h("label", { for: "share-link" }, "Share this link: "),
-        h("input", { id: "share-link", readonly: true, value: link, size: 30, onfocus: (e) => e.target.select() })),
-      this.timeLine,
-      this.trainingLine,
-      this.ratedLine,
-      this.spectatorLine,
-      this.chat.element);
+    screen.extra.replaceChildren(...this.facts.elements, this.session.chat.element);
   }
 
   renderControls() {
     if (!this.resignButton) return;
-    const live = this.playing() && !this.lost;
-    const offers = this.offers;
+    const { lost, refused, started, offers } = this.session;
+    const live = this.playing() && !lost;
     this.resignButton.disabled = !live;
-    this.rematchButton.disabled = this.lost || this.refused || this.unseated || !this.started || this.playing();
+    this.rematchButton.disabled = lost || refused || this.unseated || !started || this.playing();
     this.drawButton.disabled = !offers.may("draw");
     this.takebackButton.disabled = !offers.may("takeback") || !offers.hasMoveToTakeBack();
     // Abort: only before both players have moved.
-    this.abortButton.hidden = !live || this.moves.length >= 2;
+    this.abortButton.hidden = !live || this.screen.moves.length >= 2;
     this.abortButton.disabled = offers.sentAbort;
   }
 
   // A new game: no offer, nobody away.
   resetOffers() {
-    this.away.clear();
-    this.offers.reset();
+    this.session.away.clear();
+    this.session.offers.reset();
   }
 
   // A refusal or a lost seat is said even over a finished game's result: an idle tab must not
   // read as if its seat were still held.
   seatWords() {
-    if (this.refused) return this.refused;
+    if (this.session.refused) return this.session.refused;
     if (this.unseated) return `You no longer hold a seat in room ${this.room}: ${this.unseated}.`;
     return null;
   }
 
-  statusText() {
+  statusText(turn) {
     const seat = this.seatWords();
     if (seat) return seat;
-    if (this.lost) return "The connection to the server was lost — reconnecting…";
-    if (!this.started && this.rematching) return "Rematch asked: waiting for your opponent…";
-    if (!this.started) return `Waiting for an opponent in room ${this.room}… share the link.`;
-    const premove = this.board.premove;
+    if (this.session.lost) return "The connection to the server was lost — reconnecting…";
+    if (!this.session.started && this.rematching) return "Rematch asked: waiting for your opponent…";
+    if (!this.session.started) return `Waiting for an opponent in room ${this.room}… share the link.`;
+    const premove = this.screen.board.premove;
     const queued = premove ? ` — premove ${premove.from}-${premove.to} (right-click to cancel)` : "";
-    return super.statusText() + this.firstMoveWords() + queued;
+    return turn + this.session.firstMoveWords() + queued;
   }
 
   connect() {
-    this.connection = new Connection({
+    this.session.connect({
       onOpen: () => this.reconnected(),
       onMessage: (m) => this.message(m),
       onLost: () => this.connectionLost(),
@@ -196,40 +176,42 @@ export class OnlineView extends NetworkView {
   // seat back (`resume`): an idle page never starts a game by itself.
   reconnected() {
     if (this.unseated) return;
-    this.sendReady(!(this.seeking && !this.started));
+    this.sendReady(!(this.seeking && !this.session.started));
   }
 
   sendReady(resume = false) {
-    this.lost = false;
-    this.hideBanner();
-    this.myName = playerName();
+    const { session } = this;
+    session.lost = false;
+    this.screen.hideBanner();
+    session.myName = playerName();
     // The name's secret proves this player holds its name (a rated room needs it).
     const extra = {
-      ...this.request(), token: this.token, secret: nameSecret(), ...(this.tc ? this.tc.keys : {}),
+      ...this.screen.request(), token: this.token, secret: nameSecret(), ...(this.tc ? this.tc.keys : {}),
       ...(this.training ? { training: 1 } : {}), ...(this.params.get("rated") === "1" ? { rated: 1 } : {}),
       ...(resume ? { resume: 1 } : {}),
     };
     const colour = this.rematching ? "" : this.params.get("colour") || "";
-    this.connection.send(this.ops.READY, playerName(), colour, String(this.room), extra);
-    this.renderSide();
+    session.connection.send(session.ops.READY, playerName(), colour, String(this.room), extra);
+    this.screen.renderSide();
   }
 
   // The seat is held a while: try again every two seconds.
   connectionLost() {
-    if (this.disposed) return;
-    this.lost = true;
-    this.time.stop();
-    this.draw();
-    if (this.refused || this.unseated) return;
-    this.retry = setTimeout(() => this.connect(), 2000);
+    if (this.screen.disposed) return;
+    this.session.lost = true;
+    this.session.time.stop();
+    this.screen.draw();
+    if (this.session.refused || this.unseated) return;
+    this.session.reconnectSoon(() => this.connect());
   }
 
   async message(m) {
-    if (await this.common(m)) return undefined;
+    const { session, screen } = this;
+    if (await session.common(m)) return undefined;
     switch (m.op) {
-      case this.ops.READY: return this.gameStarts(m);
-      case this.ops.STATE: return this.caughtUp(m);
-      case this.ops.REJECT:
+      case session.ops.READY: return this.gameStarts(m);
+      case session.ops.STATE: return this.caughtUp(m);
+      case session.ops.REJECT:
         // A guest name another browser holds (REJECT's code `name_held`): this page takes a new
         // one and asks again.
         if (m.code === "name_held" && this.renamed < 3 && replaceGuestName()) {
@@ -237,16 +219,16 @@ export class OnlineView extends NetworkView {
           this.sendReady();
           return undefined;
         }
-        this.refused = `The room refused you: ${m.data2}.`;
-        this.showBanner(this.refused, homeLink());
+        session.refused = `The room refused you: ${m.data2}.`;
+        screen.showBanner(session.refused, homeLink());
         // The status says so even before the first position arrives.
-        if (this.view) this.draw();
-        else this.renderSide();
+        if (screen.view) screen.draw();
+        else screen.renderSide();
         return undefined;
-      case this.ops.LEAVE:
-        this.chat.append(h("p", { class: "note" }, `${m.data1 || "your opponent"} left (${m.data2}).`));
+      case session.ops.LEAVE:
+        session.chat.append(h("p", { class: "note" }, `${m.data1 || "your opponent"} left (${m.data2}).`));
         // A rematch asked by who left can no longer be accepted.
-        this.offers.rematchAsked(true);
+        session.offers.rematchAsked(true);
         return undefined;
       default:
         return undefined;
@@ -254,17 +236,20 @@ export class OnlineView extends NetworkView {
   }
 
   playerNames() {
-    if (!this.started || this.mySide === null || this.mySide < 0) return [null, null];
-    return this.mySide === 0 ? [this.myName, this.opponentName] : [this.opponentName, this.myName];
+    const { started, myName, opponentName } = this.session;
+    const side = this.screen.mySide;
+    if (!started || side === null || side < 0) return [null, null];
+    return side === 0 ? [myName, opponentName] : [opponentName, myName];
   }
 
   // NOTICE `moved`: the seat went to another tab of this browser; this tab watches the room.
   // NOTICE `unseated`: the seat is gone (the wait or the rematch window is over): the page stops
   // and asks its player before seeking again.
   seatNotice(what, why) {
+    const { session, screen } = this;
     if (what === "moved") {
-      this.disposed = true;
-      if (this.connection) this.connection.close();
+      screen.disposed = true;
+      if (session.connection) session.connection.close();
       location.replace(`#/watch?room=${encodeURIComponent(this.room)}&moved=1`);
       return;
     }
@@ -272,105 +257,108 @@ export class OnlineView extends NetworkView {
     this.unseated = why || "your seat is gone";
     this.seeking = false;
     this.rematching = false;
-    if (this.connection) this.connection.close();
+    if (session.connection) session.connection.close();
     const again = h("button", { id: "play-again", class: "small", onclick: () => this.playAgain() }, "Play in this room again");
-    this.showBanner(`You no longer hold a seat in room ${this.room}: ${this.unseated}.`,
+    screen.showBanner(`You no longer hold a seat in room ${this.room}: ${this.unseated}.`,
       h("span", {}, again, " ", h("a", { href: "#/" }, "Home")));
-    this.draw();
+    screen.draw();
   }
 
   // Asked by the player: a new seek in this room.
   playAgain() {
     this.unseated = null;
     this.seeking = true;
-    this.started = false;
-    this.outcome = null;
-    this.hideBanner();
+    this.session.started = false;
+    this.screen.outcome = null;
+    this.screen.hideBanner();
     this.connect();
-    this.draw();
+    this.screen.draw();
   }
 
   // A game starts (or this page takes its seat back: the room's STATE follows).
   async gameStarts(m) {
-    this.ratingsLine.hidden = true;
-    this.adoptSettings(m);
-    this.time.firstMoveFrom(m);
-    this.started = true;
+    const { session, screen } = this;
+    session.ratingsLine.hidden = true;
+    session.adoptSettings(m);
+    session.time.firstMoveFrom(m);
+    session.started = true;
     this.seeking = false;
     this.seat.played = true;
     this.seat.save();
-    this.mySide = this.colours().indexOf(m.data2);
+    screen.mySide = screen.colours().indexOf(m.data2);
     this.opponent = m.data1 || "anonymous";
-    this.opponentName = m.data1;
+    session.opponentName = m.data1;
     // A seat taken back mid-game: READY says how many moves were played, and the snapshot that
     // follows brings them; until then the page keeps what it showed (never the start position).
     this.resuming = Number(m.plies) > 0;
-    if (!this.resuming) this.moves = [];
-    this.outcome = null;
+    if (!this.resuming) screen.moves = [];
+    screen.outcome = null;
     this.resetOffers();
-    this.time.restart();
-    this.hideBanner();
-    this.title.textContent = `${this.catalogue.title(this.settings.game, this.settings.size)} — online, room ${this.room}, against ${this.opponent}`;
-    this.board.setFlipped(this.mySide === 1);
-    this.timeLine.textContent = `Time: ${this.catalogue.timeWords(m)}.`;
-    this.timeLine.hidden = false;
+    session.time.restart();
+    screen.hideBanner();
+    screen.title.textContent = `${this.catalogue.title(screen.settings.game, screen.settings.size)} — online, room ${this.room}, against ${this.opponent}`;
+    screen.board.setFlipped(screen.mySide === 1);
     this.training = Number(m.training) === 1;
-    this.trainingLine.hidden = !this.training;
-    this.showRated(m);
+    this.facts.gameStarts(m, { timeWords: this.catalogue.timeWords(m), training: this.training, game: screen.settings.game });
     if (this.resuming) return;
-    this.time.start();
-    await this.refresh();
+    session.time.start();
+    await screen.refresh();
   }
 
   async caughtUp(m) {
+    const { session, screen } = this;
     const snap = JSON.parse(m.data1);
     this.resuming = false;
-    this.moves = snap.moves || [];
+    screen.moves = snap.moves || [];
     // A page that comes back while the opponent is away: how long they have been is not said.
-    const away = (snap.away || []).find((name) => name === this.opponentName);
-    if (away && !this.away.who && snap.status === "playing") this.away.gone(away, NaN);
-    if (snap.clocks) this.time.sync(snap.clocks);
-    this.time.firstMoveFrom(snap);
-    this.time.start(snap.turn_left_ms);
-    await this.refresh();
-    this.offers.fromSnapshot(snap);
+    const away = (snap.away || []).find((name) => name === session.opponentName);
+    if (away && !session.away.who && snap.status === "playing") session.away.gone(away, NaN);
+    if (snap.clocks) session.time.sync(snap.clocks);
+    session.time.firstMoveFrom(snap);
+    session.time.start(snap.turn_left_ms);
+    await screen.refresh();
+    session.offers.fromSnapshot(snap);
   }
 
   // During the opponent's turn of the game this page plays, its pieces may be premoved.
   premoveSide() {
-    if (!this.playing() || this.lost || this.mySide === null || this.browse) return null;
-    if (this.colours().indexOf(this.view.to_move) === this.mySide) return null;
-    return this.mySide === 0 ? "first" : "second";
+    const { mySide, browse, view } = this.screen;
+    if (!this.playing() || this.session.lost || mySide === null || browse) return null;
+    if (this.screen.colours().indexOf(view.to_move) === mySide) return null;
+    return mySide === 0 ? "first" : "second";
   }
 
   afterRefresh() {
-    this.warnings.clear();
-    if (this.humanToMove()) this.playPremove();
-    if (this.training && this.humanToMove()) this.fetchWarnings();
+    const { screen } = this;
+    screen.warnings.clear();
+    if (screen.humanToMove()) this.playPremove();
+    if (this.training && screen.humanToMove()) screen.fetchWarnings();
   }
 
   // The turn came: the premove queued is played at once if still legal, else dropped.
   playPremove() {
-    const premove = this.board.takePremove();
+    const { screen } = this;
+    const premove = screen.board.takePremove();
     if (!premove) return;
-    const move = this.view.legal.find((m) => m.from === premove.from && m.to === premove.to);
-    if (move) this.serial.run(() => this.humanMove(move));
-    else this.renderSide();
+    const move = screen.view.legal.find((m) => m.from === premove.from && m.to === premove.to);
+    if (move) screen.serial.run(() => this.humanMove(move));
+    else screen.renderSide();
   }
 
   async humanMove(move) {
+    const { session, screen } = this;
     // No engine's help in a game between people unless both asked for a training room.
-    if (!this.humanToMove() || this.browse) return;
-    if (this.training && !(await this.confirmSafe(move, { waitMs: 3000 }))) return;
-    if (!this.connection.send(this.ops.MOVE, move.from, move.to, "")) {
+    if (!screen.humanToMove() || screen.browse) return;
+    if (this.training && !(await screen.confirmSafe(move, { waitMs: 3000 }))) return;
+    if (!session.connection.send(session.ops.MOVE, move.from, move.to, "")) {
       this.connectionLost();
       return;
     }
-    this.time.stop();
-    this.time.charge(this.mySide);
-    this.moves.push(move.text);
-    await this.refresh({ animate: move });
-    this.time.start();
+    session.time.stop();
+    session.time.charge(screen.mySide);
+    screen.moves.push(move.text);
+    await screen.refresh({ animate: move });
+    session.time.start();
   }
 
   // A page resigns at once, on either side's turn (the server takes it from the extension).
@@ -378,20 +366,21 @@ export class OnlineView extends NetworkView {
     if (!this.playing()) return;
     const sure = await confirmDialog("Resign this game?", "Resign", "Keep playing");
     if (!sure || !this.playing()) return;
-    if (!this.connection.send(this.ops.RESIGN)) this.connectionLost();
+    if (!this.session.connection.send(this.session.ops.RESIGN)) this.connectionLost();
   }
 
   // A rematch is a READY after the game (the opponent is asked, or it answers theirs); the
   // colours swap, so the first game's requested colour is not asked for again.
   rematch() {
-    const asked = this.offers.rematchAsked();
-    this.offers.pending = null;
-    this.offers.render();
-    this.outcome = null;
-    this.started = false;
+    const { offers } = this.session;
+    const asked = offers.rematchAsked();
+    offers.pending = null;
+    offers.render();
+    this.screen.outcome = null;
+    this.session.started = false;
     this.rematching = true;
     this.seeking = true;
     this.sendReady();
-    if (!asked) this.offers.note("You asked for a rematch; waiting for your opponent.");
+    if (!asked) offers.note("You asked for a rematch; waiting for your opponent.");
   }
 }

@@ -87,6 +87,11 @@ pub const ASSETS: &[Asset] = &[
     ),
     asset!("/replay.js", "replay.js", "text/javascript; charset=utf-8"),
     asset!(
+        "/roomfacts.js",
+        "roomfacts.js",
+        "text/javascript; charset=utf-8"
+    ),
+    asset!(
         "/roomlinks.js",
         "roomlinks.js",
         "text/javascript; charset=utf-8"
