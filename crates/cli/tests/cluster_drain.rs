@@ -16,11 +16,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_pgtest::{TestNats, TestPostgres};
-use common::cluster::{signal, temp, Node};
+use arbiter_server::protocol::{END, MOVE, READY, RESIGN, STATE};
+use common::cluster::{
+    moves_of, page_seat, signal, started_between, stored_game, temp, Node, Player,
+};
 use common::course_bots::Ports;
 use common::course_games::{
-    check_games, every_end, longest_pause, start_games, start_games_thinking, start_node,
+    check_games, every_end, longest_pause, start_games, start_games_thinking, start_node, RESIGNED,
 };
+use serde_json::json;
 
 /// Waits until nothing listens on `port` any more (a draining node closed its listener).
 fn wait_closed(port: u16, what: &str) {
@@ -161,4 +165,41 @@ fn rolling_restart(
         wait_exit(node, name);
     }
     longest_pause(&seen)
+}
+
+/// A page whose node drains comes back through another node when it can; the seconds in
+/// between are charged to no one (its room was restored with its clock standing until the side
+/// to move is back). The page waits longer than the 3 s move clock before it comes back.
+#[test]
+fn a_page_sent_elsewhere_by_a_drain_is_not_charged_for_coming_back() {
+    let (db, _pg) = TestPostgres::start();
+    let nats = TestNats::start();
+    let dir = temp("drain-page");
+    let nodes: Vec<Node> = ["a", "b"]
+        .iter()
+        .map(|n| start_node(n, &db, &nats.url(), &dir))
+        .collect();
+    // Alice, a page on node a, owns room 31; Bob is a course client on b.
+    let (mut alice, mut bob) = started_between(&nodes[0], &nodes[1], "31", None);
+    bob.send(MOVE, "F5", "E4", "", json!({}));
+    alice.sees_moves(&["A2-A3", "F5-E4"]);
+    signal(&nodes[0], "-TERM");
+    alice.until_closed();
+    std::thread::sleep(Duration::from_secs(4));
+    let mut alice_again = Player::connect(&nodes[1]);
+    alice_again.send(READY, "alice", "BLACK", "31", page_seat('a'));
+    alice_again.expect(STATE);
+    assert_eq!(alice_again.moves, ["A2-A3", "F5-E4"]);
+    alice_again.send(MOVE, "B2", "B3", "", json!({}));
+    let heard = bob.next();
+    assert_eq!(
+        heard["op"],
+        MOVE,
+        "Bob heard {heard} (logs in {})",
+        dir.display()
+    );
+    bob.send(RESIGN, "", "", "", json!({}));
+    assert_eq!(alice_again.expect(END)["data2"], RESIGNED);
+    let game = stored_game(&nodes[1], 31);
+    assert_eq!(moves_of(&game), ["A2-A3", "F5-E4", "B2-B3"]);
 }

@@ -142,6 +142,18 @@ impl Player {
         m
     }
 
+    /// Reads until the node closes the connection (messages before it are taken in).
+    pub fn until_closed(&mut self) {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match self.reader.read_line(&mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    }
+
     /// The next message with this op (others are skipped).
     pub fn expect(&mut self, op: i64) -> Value {
         loop {

@@ -32,7 +32,7 @@ use tokio::sync::mpsc;
 
 use crate::games::Registry;
 use crate::rooms::{ConnId, Elsewhere, Hub, Peer, RoomEvent};
-use crate::storage::leases::Leases;
+use crate::storage::leases::{LeaseError, Leases};
 use crate::storage::Storage;
 pub use drain::Drained;
 use journal::{ClusterJournal, Ownership};
@@ -154,7 +154,7 @@ pub struct Cluster {
     received: Mutex<resend::Received>,
     /// Set when this node has connected to NATS again: lines may have been lost meanwhile.
     reconnected: Arc<std::sync::atomic::AtomicBool>,
-    /// Rooms being claimed here right now (one claim at a time: the lease is re-granted to
+    /// Rooms being claimed here right now (one claim at a time: the lease is granted again to
     /// its holder, so a second would restore and serve the room twice).
     claiming: Mutex<std::collections::HashSet<u32>>,
     /// Per-room warnings said lately, so retries every 100 ms do not repeat them.
@@ -183,6 +183,8 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 /// A lease is taken as lapsed this long before it would by the database's clock (clock drift,
 /// the time a request takes).
 const LEASE_MARGIN: Duration = Duration::from_secs(1);
+/// How soon a failed renewal of the leases is tried again.
+const RENEW_AGAIN: Duration = Duration::from_millis(500);
 
 fn room_subject(room: u32) -> String {
     format!("arbiter.room.{room}")
@@ -334,40 +336,64 @@ impl Cluster {
     }
 
     /// Renews the leases of the rooms owned here; gives up those lost (another node took them)
-    /// and those whose room has closed.
+    /// and those whose room has closed. A renewal that failed is tried again soon: once the
+    /// database is back the leases are renewed before they lapse, so a short outage drops no
+    /// room.
     async fn keep_leases(self: Arc<Self>, every: Duration) {
-        let mut tick = tokio::time::interval(every);
+        let mut wait = every;
+        let mut failed_in_a_row = 0u32;
         loop {
-            tick.tick().await;
+            tokio::time::sleep(wait).await;
             let Some(hub) = self.hub() else { return };
-            let held: Vec<(u32, u64)> = lock(&self.owned)
-                .iter()
-                .map(|(room, o)| (*room, o.epoch))
-                .collect();
-            for &(room, epoch) in held.iter().filter(|(room, _)| !hub.is_active(*room)) {
-                self.give_up(room);
-                if let Err(e) = self.leases.release(room, &self.node, epoch).await {
-                    tracing::warn!("room {room}: lease not released: {e}");
-                }
-            }
-            let still: Vec<(u32, u64)> = held
-                .into_iter()
-                .filter(|(r, _)| hub.is_active(*r))
-                .collect();
-            let sent = tokio::time::Instant::now();
-            let renewing: Vec<u32> = still.iter().map(|(room, _)| *room).collect();
-            match self.leases.renew(&self.node, still.clone()).await {
-                Ok(lost) => {
-                    self.renewed(&renewing, sent);
-                    for room in lost {
-                        let epoch = still.iter().find(|(r, _)| *r == room).map(|(_, e)| *e);
-                        self.lost_lease(room, epoch.unwrap_or_default()).await;
+            let still = self.release_closed(&hub).await;
+            match self.renew_held(still).await {
+                Ok(()) => {
+                    wait = every;
+                    if std::mem::take(&mut failed_in_a_row) > 0 {
+                        tracing::info!("leases renewed again");
                     }
                 }
-                Err(e) => tracing::error!("leases not renewed: {e}"),
+                Err(e) => {
+                    wait = RENEW_AGAIN;
+                    failed_in_a_row += 1;
+                    // Said once, then every 10 s while it lasts.
+                    if failed_in_a_row % 20 == 1 {
+                        tracing::error!("leases not renewed ({failed_in_a_row} tries): {e}");
+                    }
+                }
             }
             self.give_up_unsure();
         }
+    }
+
+    /// Releases the leases of rooms closed here; the rooms still running, with their epochs.
+    async fn release_closed(&self, hub: &Hub) -> Vec<(u32, u64)> {
+        let held: Vec<(u32, u64)> = lock(&self.owned)
+            .iter()
+            .map(|(room, o)| (*room, o.epoch))
+            .collect();
+        let (still, closed): (Vec<_>, Vec<_>) =
+            held.into_iter().partition(|(room, _)| hub.is_active(*room));
+        for (room, epoch) in closed {
+            self.give_up(room);
+            if let Err(e) = self.leases.release(room, &self.node, epoch).await {
+                tracing::warn!("room {room}: lease not released: {e}");
+            }
+        }
+        still
+    }
+
+    /// Renews the leases of `still`; the rooms whose lease was lost are dropped here.
+    async fn renew_held(&self, still: Vec<(u32, u64)>) -> Result<(), LeaseError> {
+        let sent = tokio::time::Instant::now();
+        let renewing: Vec<u32> = still.iter().map(|(room, _)| *room).collect();
+        let lost = self.leases.renew(&self.node, still.clone()).await?;
+        self.renewed(&renewing, sent);
+        for room in lost {
+            let epoch = still.iter().find(|(r, _)| *r == room).map(|(_, e)| *e);
+            self.lost_lease(room, epoch.unwrap_or_default()).await;
+        }
+        Ok(())
     }
 
     /// A renewal of `room`'s lease at `epoch` failed. A room this node claimed again since

@@ -23,8 +23,9 @@ pub enum LeaseError {
 
 /// The leases of all rooms, shared by every node of a cluster.
 pub trait Leases: Send + Sync + 'static {
-    /// Takes `room` for `node` when no one holds it or its holder let it lapse: the new epoch,
-    /// or `None` when another node holds it.
+    /// Takes `room` for `node` when no one holds it, its holder let it lapse, or `node` holds
+    /// it itself (it dropped the room and takes it back): the new epoch, always one more than
+    /// the last, or `None` when another node holds it.
     fn claim(&self, room: u32, node: &str) -> BoxFuture<'_, Result<Option<u64>, LeaseError>>;
     /// Renews `node`'s leases on `rooms` (with their epochs); the rooms it no longer holds.
     fn renew(
@@ -70,7 +71,7 @@ impl Leases for MemoryLeases {
         let mut held = self.lock();
         let taken = match held.get(&room) {
             Some(h) if h.until > now && h.node != node => None,
-            Some(h) if h.until > now => Some(h.epoch),
+            Some(h) if h.until > now => Some(h.epoch + 1),
             lapsed => Some(lapsed.map_or(1, |h| h.epoch + 1)),
         };
         if let Some(epoch) = taken {
@@ -132,13 +133,20 @@ where
     let tenths = |n: u32| ttl * n / 10;
     assert_eq!(leases.claim(7, "a").await.unwrap(), Some(1));
     assert_eq!(leases.claim(7, "b").await.unwrap(), None);
+    // A holder claims again only after it dropped the room: a new epoch tells the gateways
+    // that the room runs anew, and fences the dropped room's late writes.
     assert_eq!(
         leases.claim(7, "a").await.unwrap(),
-        Some(1),
+        Some(2),
         "its holder's claim"
     );
+    assert_eq!(
+        leases.renew("a", vec![(7, 1)]).await.unwrap(),
+        [7],
+        "old epoch"
+    );
     pass(tenths(6)).await;
-    assert!(leases.renew("a", vec![(7, 1)]).await.unwrap().is_empty());
+    assert!(leases.renew("a", vec![(7, 2)]).await.unwrap().is_empty());
     pass(tenths(6)).await;
     assert_eq!(
         leases.claim(7, "b").await.unwrap(),
@@ -146,10 +154,10 @@ where
         "renewed 0.6 ttl ago"
     );
     pass(tenths(5)).await;
-    assert_eq!(leases.claim(7, "b").await.unwrap(), Some(2), "lapsed");
-    assert_eq!(leases.renew("a", vec![(7, 1)]).await.unwrap(), [7]);
+    assert_eq!(leases.claim(7, "b").await.unwrap(), Some(3), "lapsed");
+    assert_eq!(leases.renew("a", vec![(7, 2)]).await.unwrap(), [7]);
     let lost = leases
-        .renew("b", vec![(7, 1), (8, 1), (7, 2)])
+        .renew("b", vec![(7, 2), (8, 1), (7, 3)])
         .await
         .unwrap();
     assert_eq!(
@@ -157,16 +165,16 @@ where
         [7, 8],
         "an old epoch and a room never claimed are lost"
     );
-    leases.release(7, "a", 1).await.unwrap();
+    leases.release(7, "a", 2).await.unwrap();
     assert_eq!(
         leases.claim(7, "a").await.unwrap(),
         None,
         "not a's to release"
     );
-    assert_eq!(leases.holder(7).await.unwrap(), Some(("b".into(), 2)));
-    leases.release(7, "b", 2).await.unwrap();
+    assert_eq!(leases.holder(7).await.unwrap(), Some(("b".into(), 3)));
+    leases.release(7, "b", 3).await.unwrap();
     assert_eq!(leases.holder(7).await.unwrap(), None, "released");
-    assert_eq!(leases.claim(7, "a").await.unwrap(), Some(3));
+    assert_eq!(leases.claim(7, "a").await.unwrap(), Some(4));
     assert_eq!(
         leases.claim(9, "b").await.unwrap(),
         Some(1),
@@ -175,7 +183,7 @@ where
     pass(tenths(11)).await;
     assert_eq!(
         leases.claim(7, "a").await.unwrap(),
-        Some(4),
+        Some(5),
         "lapsed, even for its holder"
     );
     assert_eq!(

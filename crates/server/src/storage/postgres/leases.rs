@@ -96,7 +96,7 @@ impl PgLeases {
                 "INSERT INTO room_leases AS l (room, node, epoch, expires_at)
                  VALUES ($1, $2, 1, now() + make_interval(secs => $3::float8))
                  ON CONFLICT (room) DO UPDATE SET
-                     epoch = CASE WHEN l.expires_at > now() THEN l.epoch ELSE l.epoch + 1 END,
+                     epoch = l.epoch + 1,
                      node = EXCLUDED.node,
                      expires_at = EXCLUDED.expires_at
                  WHERE l.expires_at <= now() OR l.node = EXCLUDED.node

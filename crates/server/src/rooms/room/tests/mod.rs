@@ -26,6 +26,7 @@ mod joining;
 mod names;
 mod offers;
 mod playing;
+mod reach;
 mod rematch;
 mod restoring;
 mod seats;
