@@ -1,6 +1,7 @@
 //! A stored game's record as a file, and the whole-game analysis job: started only for a
 //! finished game, one job per game, a cap on jobs at once, progress polled until every
-//! position is searched, and clear JSON errors for bad or unknown game numbers.
+//! position is searched, the finished analysis stored and served by a server that did not run
+//! it, and clear JSON errors for bad or unknown game numbers.
 
 mod common;
 
@@ -60,6 +61,24 @@ async fn raw_get(addr: SocketAddr, path: &str) -> String {
     String::from_utf8_lossy(&answer).into_owned()
 }
 
+/// Polls the analysis at `path` until it is done; its last answer.
+async fn until_done(addr: SocketAddr, path: &str) -> serde_json::Value {
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (status, progress) = call(addr, "GET", path, "").await;
+        assert_eq!(status, 200, "{progress}");
+        if progress["status"] == "done" {
+            return progress;
+        }
+        assert_eq!(progress["status"], "running", "{progress}");
+        assert!(
+            Instant::now() < until,
+            "the analysis did not end: {progress}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 #[tokio::test]
 async fn the_record_downloads_in_the_course_notation() {
     let s = server_with(|_| {}).await;
@@ -111,20 +130,7 @@ async fn a_finished_game_is_analysed_whole_and_each_move_judged() {
     // Asked again while it runs: the same job, not a second one.
     let (status, again) = call(addr, "POST", &path, "").await;
     assert_eq!((status, again["game_id"].as_i64()), (202, Some(id)));
-    let until = Instant::now() + Duration::from_secs(60);
-    let done = loop {
-        let (status, progress) = call(addr, "GET", &path, "").await;
-        assert_eq!(status, 200, "{progress}");
-        if progress["status"] == "done" {
-            break progress;
-        }
-        assert_eq!(progress["status"], "running", "{progress}");
-        assert!(
-            Instant::now() < until,
-            "the analysis did not end: {progress}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let done = until_done(addr, &path).await;
     assert_eq!(done["done"], 13);
     let positions = done["positions"].as_array().unwrap();
     assert_eq!(positions.len(), 13);
@@ -190,4 +196,45 @@ async fn analysis_is_refused_for_live_games_bad_numbers_and_beyond_the_cap() {
     );
     let (_, progress) = call(addr, "GET", &format!("/api/games/{first}/analysis"), "").await;
     assert_eq!(progress["status"], "running", "{progress}");
+}
+
+/// A finished analysis is written to the store before it is told done; a server that finds it
+/// there (another node, or this one started again) answers it done at once, without searching
+/// again, with the very evaluations and judgements.
+#[tokio::test]
+async fn a_stored_analysis_is_served_done_by_a_server_that_did_not_run_it() {
+    let budget = |c: &mut arbiter_server::ServerConfig| {
+        c.api.analysis_budget = Duration::from_secs(1);
+    };
+    let ran = server_with(budget).await;
+    let id = stored_game(ran.server.http_addr, &RECORD[..6], true).await;
+    let path = format!("/api/games/{id}/analysis");
+    let (status, _) = call(ran.server.http_addr, "POST", &path, "").await;
+    assert_eq!(status, 202);
+    let done = until_done(ran.server.http_addr, &path).await;
+    let stored = ran.server.store.analysis(id).await.unwrap();
+    let mut record = stored.expect("stored once done").record;
+    // Another server, whose store holds the same game and the analysis the first one stored.
+    let other = server_with(budget).await;
+    let addr = other.server.http_addr;
+    record.game_id = stored_game(addr, &RECORD[..6], true).await;
+    other
+        .server
+        .store
+        .save_analysis(record.clone())
+        .await
+        .unwrap();
+    let path = format!("/api/games/{}/analysis", record.game_id);
+    let (status, posted) = call(addr, "POST", &path, "").await;
+    assert_eq!(status, 202, "{posted}");
+    assert_eq!(
+        (&posted["status"], &posted["done"]),
+        (&"done".into(), &7.into())
+    );
+    for field in ["total", "positions", "moves", "thresholds"] {
+        assert_eq!(posted[field], done[field], "{field}");
+    }
+    let (status, kept) = call(addr, "GET", &path, "").await;
+    assert_eq!((status, &kept["status"]), (200, &"done".into()));
+    assert_eq!(kept["positions"], done["positions"]);
 }

@@ -105,6 +105,15 @@ pub fn start_server(dir: &std::path::Path) -> (Server, u16, u16) {
 
 /// The same with `--db db` (a SQLite file or a PostgreSQL URL).
 pub fn start_server_on(dir: &std::path::Path, db: &std::ffi::OsStr) -> (Server, u16, u16) {
+    start_server_with(dir, db, &[])
+}
+
+/// The same with more options of `serve`.
+pub fn start_server_with(
+    dir: &std::path::Path,
+    db: &std::ffi::OsStr,
+    extra: &[&str],
+) -> (Server, u16, u16) {
     let (tcp, http) = (free_port(), free_port());
     let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args([
@@ -120,6 +129,7 @@ pub fn start_server_on(dir: &std::path::Path, db: &std::ffi::OsStr) -> (Server, 
         .arg(dir.join("records"))
         .arg("--log")
         .arg(dir.join("server.log"))
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -2,10 +2,14 @@
 //! background job that searches every position in turn, each through the CPU gate the AI and
 //! the judge share (so it never takes more than one worker, and people's requests go between
 //! its positions); `GET` answers its progress and, as they come, the positions' evaluations and
-//! the moves judged. One job per game, at most `analysis_jobs` at once, results kept in memory.
+//! the moves judged. One job per game, at most `analysis_jobs` at once. A finished analysis is
+//! written to the store (`saved`), so both read it there first: a stored one is answered done at
+//! once, on any node of a cluster and after a restart, and is not searched again. Running jobs
+//! and the newest finished ones live in this node's memory (`jobs`).
 //! A game being played is never analysed: no engine's help in a live game.
 
 mod jobs;
+mod saved;
 
 use std::time::Duration;
 
@@ -22,7 +26,7 @@ pub use jobs::{JobView, Jobs, BLUNDER, INACCURACY, MISTAKE};
 
 /// The longest game analysed whole, in moves.
 pub const MAX_ANALYSED_PLIES: usize = 1000;
-/// Finished analyses kept in memory.
+/// Finished analyses kept in memory (all are in the store too).
 const KEPT: usize = 256;
 /// A position is searched at least this long and at most that long (the game's budget shared
 /// by its positions), and never deeper than [`MAX_DEPTH`].
@@ -39,7 +43,7 @@ pub fn jobs(cap: usize) -> Jobs {
 }
 
 /// `POST /api/games/{id}/analysis`: starts the analysis of finished game `id` (or finds it
-/// running or done); 202 with its progress.
+/// running, done, or stored and fresh: then it is done at once); 202 with its progress.
 pub(super) async fn start(
     State(state): State<ApiState>,
     GameId(id): GameId,
@@ -57,12 +61,10 @@ pub(super) async fn start(
         });
     }
     let request = request_of(&state, &game)?;
-    let per_position = (state.limits.analysis_budget / (plies as u32 + 1))
-        .clamp(MIN_PER_POSITION, MAX_PER_POSITION);
-    let limits = EvalLimits {
-        depth: MAX_DEPTH,
-        time: per_position,
-    };
+    let limits = limits_for(&state, plies);
+    if !state.analyses.has(id) {
+        saved::restore(&state, id, &request.moves, limits).await?;
+    }
     let new = state
         .analyses
         .start(id, request.moves.clone())
@@ -74,7 +76,8 @@ pub(super) async fn start(
     Ok((StatusCode::ACCEPTED, Json(view)))
 }
 
-/// `GET /api/games/{id}/analysis`: the analysis's progress and what it found so far.
+/// `GET /api/games/{id}/analysis`: the analysis's progress and what it found so far, from this
+/// node's jobs or else from the store.
 pub(super) async fn progress(
     State(state): State<ApiState>,
     GameId(id): GameId,
@@ -82,8 +85,28 @@ pub(super) async fn progress(
     if let Some(view) = state.analyses.view(id) {
         return Ok(Json(view));
     }
-    state.store.game(id).await?.ok_or(ApiError::NoGame(id))?;
+    let game = state.store.game(id).await?.ok_or(ApiError::NoGame(id))?;
+    let plies = game.moves.len();
+    if game.end_reason.is_some() && plies <= MAX_ANALYSED_PLIES {
+        let moves: Vec<String> = game.moves.into_iter().map(|m| m.text).collect();
+        let limits = limits_for(&state, plies);
+        if saved::restore(&state, id, &moves, limits).await? {
+            let view = state.analyses.view(id).ok_or(ApiError::NotAnalysed(id))?;
+            return Ok(Json(view));
+        }
+    }
     Err(ApiError::NotAnalysed(id))
+}
+
+/// How each position of a game of `plies` moves is searched: the server's budget shared by
+/// its positions, within bounds.
+fn limits_for(state: &ApiState, plies: usize) -> EvalLimits {
+    let per_position = (state.limits.analysis_budget / (plies as u32 + 1))
+        .clamp(MIN_PER_POSITION, MAX_PER_POSITION);
+    EvalLimits {
+        depth: MAX_DEPTH,
+        time: per_position,
+    }
 }
 
 /// The rules' request for a stored game: its game, the game's own options from its settings
@@ -108,6 +131,8 @@ fn request_of(state: &ApiState, game: &StoredGame) -> Result<GameRequest, ApiErr
 }
 
 /// Searches every position of `request` in turn, recording each; a full gate is waited for.
+/// The finished analysis is stored before it is told done, so whoever sees it done finds it
+/// in the store too.
 async fn run(state: ApiState, id: i64, request: GameRequest, limits: EvalLimits) {
     let evaluate = state.engines.evaluate;
     for ply in 0..=request.moves.len() {
@@ -133,5 +158,6 @@ async fn run(state: ApiState, id: i64, request: GameRequest, limits: EvalLimits)
             }
         }
     }
+    saved::save(&state, id, limits).await;
     state.analyses.finish(id, None);
 }

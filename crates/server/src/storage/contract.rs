@@ -8,6 +8,7 @@ use super::*;
 use crate::storage::leases::Leases;
 use arbiter_pgtest::{TestDir, TestPostgres};
 
+mod analyses;
 mod players;
 
 /// A newer owner takes room `room`: its epoch.
@@ -53,6 +54,7 @@ async fn keeps_the_contract(store: &dyn GameStore, claim: Claim<'_>) {
     gives_a_rooms_live_game_back(store).await;
     players::keeps_names(store).await;
     players::keeps_ratings(store).await;
+    analyses::keeps_analyses(store).await;
 }
 
 async fn keeps_games_moves_and_ends(store: &dyn GameStore) {

@@ -50,6 +50,8 @@ pub enum WriteKey {
     },
     Claim(String),
     Rate(i64),
+    /// A game's analysis.
+    Analysis(i64),
 }
 
 impl WriteTally {

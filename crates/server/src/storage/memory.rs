@@ -11,9 +11,9 @@ use futures_util::future::BoxFuture;
 use super::players::{claim_outcome, name_key, rate};
 use super::sqlite::now_ms;
 use super::{
-    Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame, PlayedMove,
-    PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult, StoredGame,
-    StoredMove, WriteCounts, WriteKey, WriteTally,
+    AnalysisRecord, Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame,
+    PlayedMove, PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult,
+    StoredAnalysis, StoredGame, StoredMove, WriteCounts, WriteKey, WriteTally,
 };
 
 /// A game's owner secret and seat tokens.
@@ -29,7 +29,9 @@ pub struct MemoryStore {
     /// While set, every write fails.
     pub failing: AtomicBool,
     players: Mutex<Players>,
-    /// The writes the switch can fail (starts, moves, ends, takebacks), counted.
+    /// Each game's analysis, by game.
+    analyses: Mutex<HashMap<i64, StoredAnalysis>>,
+    /// The writes the switch can fail (starts, moves, ends, takebacks, analyses), counted.
     counts: WriteCounts,
 }
 
@@ -322,6 +324,26 @@ impl GameStore for MemoryStore {
             }
         });
         Box::pin(async move { Ok(record) })
+    }
+
+    fn save_analysis(&self, analysis: AnalysisRecord) -> BoxFuture<'_, StorageResult<()>> {
+        let key = WriteKey::Analysis(analysis.game_id);
+        let done = self.write(None, |games| {
+            let id = analysis.game_id;
+            at(games, id).ok_or(StorageError::NoGame(id))?;
+            let stored = StoredAnalysis {
+                record: analysis,
+                created_at: now_ms(),
+            };
+            self.analyses.lock().unwrap().insert(id, stored);
+            Ok(())
+        });
+        Box::pin(self.counts.counted(key, async move { done }))
+    }
+
+    fn analysis(&self, game_id: i64) -> BoxFuture<'_, StorageResult<Option<StoredAnalysis>>> {
+        let found = self.analyses.lock().unwrap().get(&game_id).cloned();
+        Box::pin(async move { Ok(found) })
     }
 
     fn write_tally(&self) -> WriteTally {

@@ -40,6 +40,7 @@ pub const SQLITE: &[Migration] = &[
     migration!("sqlite", 2, "0002_seat_tokens_and_leases"),
     migration!("sqlite", 3, "0003_players_and_ratings"),
     migration!("sqlite", 4, "0004_cluster_identity"),
+    migration!("sqlite", 5, "0005_game_analyses"),
 ];
 
 pub const POSTGRES: &[Migration] = &[
@@ -47,6 +48,7 @@ pub const POSTGRES: &[Migration] = &[
     migration!("postgres", 2, "0002_seat_tokens_and_leases"),
     migration!("postgres", 3, "0003_players_and_ratings"),
     migration!("postgres", 4, "0004_cluster_identity"),
+    migration!("postgres", 5, "0005_game_analyses"),
 ];
 
 /// The newest version of a list of migrations.

@@ -13,11 +13,14 @@
 //! * A write with a [`Fence`] is refused ([`StorageError::Fenced`]) when the room's lease holds a
 //!   newer epoch, checked in the same transaction as the write.
 //! * Move times are milliseconds since the Unix epoch.
+//! * A game has at most one stored analysis: saving another replaces it. Saving one for a game
+//!   the store does not have is refused ([`StorageError::NoGame`]).
 //!
 //! Every method returns a boxed future so the trait works as `Arc<dyn GameStore>` and fits both
 //! an async driver (PostgreSQL) and one that runs blocking calls on its own threads (SQLite).
 //! A write's future completes once the write is durable: a room forwards a move only then.
 
+mod analyses;
 mod counts;
 mod error;
 pub mod leases;
@@ -36,6 +39,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 
+pub use analyses::{AnalysisRecord, StoredAnalysis};
 pub use counts::{WriteCounts, WriteKey, WriteTally};
 pub use error::StorageError;
 pub use players::{NameClaim, PlayerRating, RatedGame, Rating};
@@ -94,6 +98,10 @@ pub trait GameStore: Send + Sync + 'static {
     ) -> BoxFuture<'_, StorageResult<Vec<PlayerRating>>>;
     /// A held name as chosen and its ratings in every class it played; `None` when nobody holds it.
     fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>>;
+    /// Stores a finished game's whole-game analysis, replacing the one it had.
+    fn save_analysis(&self, analysis: AnalysisRecord) -> BoxFuture<'_, StorageResult<()>>;
+    /// A game's stored analysis; `None` when it has none.
+    fn analysis(&self, game_id: i64) -> BoxFuture<'_, StorageResult<Option<StoredAnalysis>>>;
     /// How many writes the store was given, refused and was given again since it opened.
     fn write_tally(&self) -> WriteTally;
 }

@@ -1,5 +1,6 @@
 //! The table of whole-game analyses: one job per game, at most `cap` running at once, the
-//! finished ones kept in memory (the newest `kept`) so a page that comes back gets them at once.
+//! finished ones (run here or read from the store) kept in memory, the newest `kept`, so a page
+//! polling or coming back is answered without a database read.
 //! Each move is judged by how much of its player's chance to win it gave away.
 
 use std::collections::{HashMap, VecDeque};
@@ -85,6 +86,15 @@ struct Table {
     finished: VecDeque<i64>,
 }
 
+impl Table {
+    /// Whether game `id`'s job runs or is done (a failed one may be run again).
+    fn holds(&self, id: i64) -> bool {
+        self.jobs
+            .get(&id)
+            .is_some_and(|j| j.status != Status::Failed)
+    }
+}
+
 pub struct Jobs {
     table: Mutex<Table>,
     cap: usize,
@@ -108,11 +118,7 @@ impl Jobs {
     /// runs or is done already, `Err` when `cap` run.
     pub fn start(&self, id: i64, moves: Vec<String>) -> Result<bool, Full> {
         let mut table = self.table();
-        if table
-            .jobs
-            .get(&id)
-            .is_some_and(|j| j.status != Status::Failed)
-        {
+        if table.holds(id) {
             return Ok(false);
         }
         let running = table
@@ -154,12 +160,46 @@ impl Jobs {
             Status::Done
         };
         job.error = error;
+        self.remember(&mut table, id);
+    }
+
+    /// Game `id` is among the finished jobs, the newest; the oldest beyond `kept` are forgotten.
+    fn remember(&self, table: &mut Table, id: i64) {
+        table.finished.retain(|&f| f != id);
         table.finished.push_back(id);
         while table.finished.len() > self.kept {
             if let Some(old) = table.finished.pop_front() {
                 table.jobs.remove(&old);
             }
         }
+    }
+
+    /// Whether game `id`'s analysis runs or is done here.
+    pub fn has(&self, id: i64) -> bool {
+        self.table().holds(id)
+    }
+
+    /// Game `id`'s analysis, done elsewhere (a stored one), unless one runs or is done here.
+    pub fn restore(&self, id: i64, moves: Vec<String>, positions: Vec<PositionEval>) {
+        let mut table = self.table();
+        if table.holds(id) {
+            return;
+        }
+        let job = Job {
+            status: Status::Done,
+            moves,
+            positions,
+            error: None,
+        };
+        table.jobs.insert(id, job);
+        self.remember(&mut table, id);
+    }
+
+    /// Game `id`'s moves and the positions searched, to store.
+    pub fn result(&self, id: i64) -> Option<(Vec<String>, Vec<PositionEval>)> {
+        let table = self.table();
+        let job = table.jobs.get(&id)?;
+        Some((job.moves.clone(), job.positions.clone()))
     }
 
     pub fn view(&self, id: i64) -> Option<JobView> {
@@ -273,6 +313,26 @@ mod tests {
         }
         assert!(jobs.view(1).is_none());
         assert!(jobs.view(2).is_some() && jobs.view(3).is_some());
+    }
+
+    /// A stored analysis is put in as done and judged like one run here; it never takes the
+    /// place of a job running or done here.
+    #[test]
+    fn a_stored_analysis_is_restored_as_done_but_never_over_a_job() {
+        let jobs = Jobs::new(2, 1);
+        let positions = vec![at(0.5, "a", true), at(0.1, "b", false)];
+        jobs.restore(1, moves(1), positions.clone());
+        let view = jobs.view(1).unwrap();
+        assert_eq!((view.status, view.done, view.total), (Status::Done, 2, 2));
+        assert_eq!(view.moves[0].judgement, Some("blunder"));
+        assert!(jobs.has(1));
+        assert_eq!(jobs.start(1, moves(1)), Ok(false), "done: not run again");
+        assert_eq!(jobs.start(2, moves(1)), Ok(true));
+        jobs.restore(2, moves(1), positions.clone());
+        assert_eq!(jobs.view(2).unwrap().status, Status::Running);
+        jobs.finish(2, None);
+        assert!(jobs.view(1).is_none(), "beyond the kept number");
+        assert_eq!(jobs.result(2), Some((moves(1), Vec::new())));
     }
 
     #[test]

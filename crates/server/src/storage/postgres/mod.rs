@@ -10,6 +10,7 @@
 //! * Opening the store closes no running game: other nodes may be playing them, and a room's
 //!   next owner carries its game on ([`GameStore::live_game`]).
 
+mod analyses;
 mod errors;
 mod leases;
 mod players;
@@ -29,9 +30,9 @@ use url::describe;
 pub(crate) use url::{check_url, describe_url};
 
 use super::{
-    migrations, Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame,
-    PlayedMove, PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult,
-    StoredGame, StoredMove, WriteCounts, WriteKey, WriteTally,
+    migrations, AnalysisRecord, Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame,
+    OwnedGame, PlayedMove, PlayerRating, PlayerRecord, RatedGame, Rating, StorageError,
+    StorageResult, StoredAnalysis, StoredGame, StoredMove, WriteCounts, WriteKey, WriteTally,
 };
 use crate::protocol::Winner;
 
@@ -573,6 +574,15 @@ impl GameStore for PgStore {
 
     fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>> {
         Box::pin(PgStore::player(self, name))
+    }
+
+    fn save_analysis(&self, analysis: AnalysisRecord) -> BoxFuture<'_, StorageResult<()>> {
+        let key = WriteKey::Analysis(analysis.game_id);
+        Box::pin(self.counts.counted(key, self.store_analysis(analysis)))
+    }
+
+    fn analysis(&self, game_id: i64) -> BoxFuture<'_, StorageResult<Option<StoredAnalysis>>> {
+        Box::pin(PgStore::stored_analysis(self, game_id))
     }
 
     fn write_tally(&self) -> WriteTally {

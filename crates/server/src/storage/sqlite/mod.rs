@@ -20,15 +20,16 @@ use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    migrations, Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame, OwnedGame,
-    PlayedMove, PlayerRating, PlayerRecord, RatedGame, Rating, StorageError, StorageResult,
-    StoredGame, StoredMove, WriteCounts, WriteKey, WriteTally,
+    migrations, AnalysisRecord, Fence, GameEnd, GameQuery, GameStore, LiveGame, NameClaim, NewGame,
+    OwnedGame, PlayedMove, PlayerRating, PlayerRecord, RatedGame, Rating, StorageError,
+    StorageResult, StoredAnalysis, StoredGame, StoredMove, WriteCounts, WriteKey, WriteTally,
 };
 use crate::protocol::Winner;
 use readers::ReaderPool;
 pub(crate) use writer::now_ms;
 use writer::{checkpoint_loop, write_loop, WalRestart, Write};
 
+mod analyses;
 mod players;
 mod readers;
 mod writer;
@@ -451,6 +452,14 @@ impl GameStore for Store {
 
     fn player(&self, name: String) -> BoxFuture<'_, StorageResult<Option<PlayerRecord>>> {
         self.read_later(move |store| Store::player(store, &name))
+    }
+
+    fn save_analysis(&self, analysis: AnalysisRecord) -> BoxFuture<'_, StorageResult<()>> {
+        self.store_analysis(analysis)
+    }
+
+    fn analysis(&self, game_id: i64) -> BoxFuture<'_, StorageResult<Option<StoredAnalysis>>> {
+        self.read_later(move |store| store.stored_analysis(game_id))
     }
 
     fn write_tally(&self) -> WriteTally {

@@ -2,10 +2,9 @@
 //! own transaction), the leaderboard and a player's ratings from the reader pool.
 
 use futures_util::future::BoxFuture;
-use rusqlite::{params, OptionalExtension, Row, Transaction};
-use tokio::sync::oneshot;
+use rusqlite::{params, OptionalExtension, Row};
 
-use super::writer::{in_write_transaction, now_ms, Write};
+use super::writer::now_ms;
 use super::Store;
 use crate::storage::players::{claim_outcome, name_key, rate, sql};
 use crate::storage::{
@@ -13,24 +12,6 @@ use crate::storage::{
 };
 
 impl Store {
-    /// Runs `job` (the write `key` names) on the writer's connection, in a transaction that
-    /// holds the write lock from its start; its answer.
-    fn job<T: Send + 'static>(
-        &self,
-        key: WriteKey,
-        job: impl FnOnce(&Transaction<'_>) -> StorageResult<T> + Send + 'static,
-    ) -> BoxFuture<'static, StorageResult<T>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let make = |done: oneshot::Sender<_>| {
-                Write::Job(Box::new(move |conn| {
-                    let _ = done.send(in_write_transaction(conn, job));
-                }))
-            };
-            store.request(key, make).await
-        })
-    }
-
     pub(super) fn claim_name(
         &self,
         name: String,

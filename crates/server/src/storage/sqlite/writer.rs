@@ -7,11 +7,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use futures_util::future::BoxFuture;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use tokio::sync::{mpsc, oneshot};
 
-use super::WalPolicy;
-use crate::storage::{Fence, GameEnd, NewGame, PlayedMove, StorageError, StorageResult};
+use super::{Store, WalPolicy};
+use crate::storage::{Fence, GameEnd, NewGame, PlayedMove, StorageError, StorageResult, WriteKey};
 
 /// A write the store performs; each carries the channel its completion is reported on.
 pub(super) enum Write {
@@ -36,9 +37,29 @@ pub(super) enum Write {
     },
     /// Reports once every write queued before it is committed.
     Flush { done: oneshot::Sender<()> },
-    /// A write of its own (a name, ratings): run alone, in its own transaction, between
-    /// batches; it answers on the channel it holds.
+    /// A write of its own (a name, ratings, an analysis): run alone, in its own transaction,
+    /// between batches; it answers on the channel it holds.
     Job(Box<dyn FnOnce(&mut Connection) + Send>),
+}
+
+impl Store {
+    /// Runs `job` (the write `key` names) on the writer's connection, in a transaction that
+    /// holds the write lock from its start; its answer.
+    pub(super) fn job<T: Send + 'static>(
+        &self,
+        key: WriteKey,
+        job: impl FnOnce(&Transaction<'_>) -> StorageResult<T> + Send + 'static,
+    ) -> BoxFuture<'static, StorageResult<T>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let make = |done: oneshot::Sender<_>| {
+                Write::Job(Box::new(move |conn| {
+                    let _ = done.send(in_write_transaction(conn, job));
+                }))
+            };
+            store.request(key, make).await
+        })
+    }
 }
 
 pub(crate) fn now_ms() -> i64 {
