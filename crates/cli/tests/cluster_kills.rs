@@ -11,13 +11,14 @@
 mod common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arbiter_core::Game as _;
 use arbiter_pgtest::{TestNats, TestPostgres};
 use common::cluster::{moves_of, stored_game, temp, Node};
-use common::course_bots::{start, wall_clock, Client, Ports, Seen, NO_CAPTURE_LIMIT};
+use common::course_bots::{start, wall_clock, Ports, Seen, NO_CAPTURE_LIMIT};
+use common::course_games::start_games_thinking;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
@@ -58,25 +59,9 @@ fn acknowledged_moves_survive_twenty_owner_kills_over_fifty_games() {
         .collect();
     let ports: Ports = Arc::new(Mutex::new(nodes.iter().map(|n| Some(n.tcp)).collect()));
     let stop = Arc::new(AtomicBool::new(false));
-    let (done, results) = mpsc::channel();
-    for room in 1..=GAMES {
-        for seat in 0..2 {
-            let client = Client {
-                room,
-                seat,
-                page: !(seat == 1 && room <= COURSE_GAMES),
-                home: home_of(room, seat),
-                think: 50..250,
-                ports: ports.clone(),
-                stop: stop.clone(),
-                log: std::fs::File::create(dir.join(format!("client-{room}-{seat}.log"))).unwrap(),
-            };
-            let done = done.clone();
-            let seed = u64::from(room) * 2 + seat as u64;
-            std::thread::spawn(move || done.send(client.play(seed)));
-        }
-    }
-    drop(done);
+    let placed =
+        |room: u32, seat: usize| (home_of(room, seat), !(seat == 1 && room <= COURSE_GAMES));
+    let results = start_games_thinking(GAMES, 50..250, placed, &ports, &stop, &dir);
     kill_owners(&mut nodes, &ports, &db, &nats.url(), &dir);
     stop.store(true, Ordering::Relaxed);
     let mut seen: Vec<Seen> = Vec::new();
