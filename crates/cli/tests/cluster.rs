@@ -132,7 +132,7 @@ fn an_owner_paused_past_its_lease_gives_the_room_up_and_its_player_moves_over() 
     let gave_up = [
         "room 11: its lease was not renewed in time",
         "room 11: lease lost",
-        "room 11: dropped here",
+        "room 11: let go here",
     ];
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
