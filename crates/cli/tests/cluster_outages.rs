@@ -77,7 +77,7 @@ fn survive(outage: Outage, rooms: u32) {
     let stop = Arc::new(AtomicBool::new(false));
     let placed = |room: u32, seat: usize| {
         let home = (room as usize + seat) % names.len();
-        (home, seat == 1 && room % 4 == 0)
+        (home, seat == 1 && room.is_multiple_of(4))
     };
     let seen = start_games(rooms, placed, &ports, &stop, &dir);
     std::thread::sleep(Duration::from_secs(3));
