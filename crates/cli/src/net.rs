@@ -343,8 +343,8 @@ impl std::fmt::Display for StopSignal {
 fn say_drained(drained: Option<arbiter_server::cluster::Drained>) {
     let Some(d) = drained else { return };
     say(format!(
-        "drained: {} rooms handed to other nodes, {} pages and spectators sent to other nodes, {} seated clients still here at the end of --drain-seconds (closed)",
-        d.handed_over, d.sent_elsewhere, d.still_seated
+        "drained: {} rooms handed to other nodes, {} pages and spectators sent to other nodes, {} seated clients with no game to play closed, {} still playing at the end of --drain-seconds (closed)",
+        d.handed_over, d.sent_elsewhere, d.closed_idle, d.still_seated
     ));
 }
 

@@ -203,3 +203,37 @@ fn a_page_sent_elsewhere_by_a_drain_is_not_charged_for_coming_back() {
     let game = stored_game(&nodes[1], 31);
     assert_eq!(moves_of(&game), ["A2-A3", "F5-E4", "B2-B3"]);
 }
+
+/// A draining node waits for its course clients' games, not for clients with no game to play:
+/// one waiting for an opponent and one whose game is over are closed once every game here is
+/// over, and the node exits at once instead of after `--drain-seconds` (120 s here).
+#[test]
+fn a_drain_does_not_wait_for_course_clients_with_no_game_to_play() {
+    let (db, _pg) = TestPostgres::start();
+    let nats = TestNats::start();
+    let dir = temp("drain-idle");
+    let mut nodes: Vec<Node> = ["a", "b"]
+        .iter()
+        .map(|n| start_node(n, &db, &nats.url(), &dir))
+        .collect();
+    let mut carol = Player::connect(&nodes[0]);
+    carol.send(READY, "carol", "BLACK", "41", json!({}));
+    // Alice (on a) and Bob (on b), course clients, play room 42 to its end and stay.
+    let mut alice = Player::connect(&nodes[0]);
+    alice.send(READY, "alice", "BLACK", "42", json!({}));
+    std::thread::sleep(Duration::from_millis(300));
+    let mut bob = Player::connect(&nodes[1]);
+    bob.send(READY, "bob", "WHITE", "42", json!({}));
+    alice.expect(READY);
+    bob.expect(READY);
+    alice.send(MOVE, "A2", "A3", "", json!({}));
+    bob.sees_moves(&["A2-A3"]);
+    bob.send(RESIGN, "", "", "", json!({}));
+    assert_eq!(alice.expect(END)["data2"], RESIGNED);
+    signal(&nodes[0], "-TERM");
+    let started = Instant::now();
+    wait_exit(&mut nodes[0], "node a, with no game to wait for,");
+    carol.until_closed();
+    alice.until_closed();
+    eprintln!("node a drained and exited in {:?}", started.elapsed());
+}

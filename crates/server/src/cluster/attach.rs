@@ -266,6 +266,17 @@ impl Cluster {
         conns.len()
     }
 
+    /// The rooms in which open local connections hold a seat (waiting, playing, or just after
+    /// a game).
+    pub(super) fn seated_rooms_here(&self) -> Vec<u32> {
+        let attached = lock(&self.attachments);
+        let seated = attached.iter().filter(|(_, a)| {
+            is_seat(a) && !a.peer.outbox.is_closed() && a.peer.seated.load(Ordering::Relaxed)
+        });
+        let rooms: std::collections::BTreeSet<u32> = seated.map(|((_, room), _)| *room).collect();
+        rooms.into_iter().collect()
+    }
+
     /// Open local connections that can come back through another node: a page (its seat has
     /// a token of its own) or a spectator — every one but a course client with a seat.
     pub(super) fn able_to_come_back(&self) -> Vec<Peer> {

@@ -49,8 +49,11 @@ pub struct Drained {
     pub handed_over: usize,
     /// Local clients closed so that they come back through another node (pages, spectators).
     pub sent_elsewhere: usize,
-    /// Seated clients still here when the drain's time ran out.
+    /// Seated clients still playing here when the drain's time ran out.
     pub still_seated: usize,
+    /// Seated clients with no game to play (waiting for an opponent, or after their game),
+    /// closed once every game here was over.
+    pub closed_idle: usize,
 }
 
 impl Cluster {
@@ -115,9 +118,10 @@ impl Cluster {
     }
 
     /// Drains this node until `until`: it stops taking rooms, hands over those it owns, sends
-    /// the clients that can come back elsewhere, and returns once no local client holds a seat
-    /// and no room here runs a game — or at `until`, closing the clients still here (their
-    /// games end as a disconnect does). Rooms no other node takes stay here and keep running.
+    /// the clients that can come back elsewhere, and returns once no local client plays a game
+    /// and no room here runs one — or at `until`, closing the clients still here (their games
+    /// end as a disconnect does). Clients seated with no game to play (waiting for an opponent,
+    /// or after their game) are closed at the end either way. Rooms no other node takes stay here and keep running.
     pub async fn drain(self: &Arc<Self>, until: Instant) -> Drained {
         self.draining.store(true, Ordering::Relaxed);
         if let Some(taking) = lock(&self.taking).take() {
@@ -134,13 +138,17 @@ impl Cluster {
                     "no other node takes rooms: this node's rooms stay here until their games end"
                 );
             }
-            if self.is_idle().await || Instant::now() >= until {
+            if self.is_idle().await {
+                drained.closed_idle = self.seated_here();
+                break;
+            }
+            if Instant::now() >= until {
+                drained.still_seated = self.seated_here();
                 break;
             }
             tokio::time::sleep(DRAIN_TICK).await;
         }
-        drained.still_seated = self.seated_here();
-        if drained.still_seated > 0 {
+        if drained.still_seated + drained.closed_idle > 0 {
             self.close_local_clients();
             // Their gateway tells the rooms' owners they left before this process ends.
             tokio::time::sleep(DRAIN_TICK).await;
@@ -148,10 +156,18 @@ impl Cluster {
         drained
     }
 
-    /// No local client holds a seat, and no room here runs a game.
+    /// No local client plays a game, and no room here runs one. A client seated in a room that
+    /// waits for an opponent or whose game is over has nothing to lose (it is closed when the
+    /// drain ends); a room no node described in time counts as playing, so a slow answer never
+    /// ends a game.
     async fn is_idle(&self) -> bool {
-        if self.seated_here() > 0 {
-            return false;
+        let seated = self.seated_rooms_here();
+        if !seated.is_empty() {
+            let states = self.room_states().await;
+            let playing = |room: &u32| states.get(room).is_none_or(|s| s == "playing");
+            if seated.iter().any(playing) {
+                return false;
+            }
         }
         let Some(hub) = self.hub() else { return true };
         !hub.rooms().await.iter().any(|r| r.status == "playing")

@@ -80,6 +80,30 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// What every node says of its rooms' state (`waiting`, `playing`, `over`), page after page.
+    /// A room no node described in time is missing: the caller decides what that means.
+    pub(super) async fn room_states(&self) -> std::collections::HashMap<u32, String> {
+        const PAGE: usize = 500;
+        const MOST_PAGES: usize = 400;
+        let mut states = std::collections::HashMap::new();
+        let mut after = None;
+        for _ in 0..MOST_PAGES {
+            let (rooms, next) = self.rooms_of_all(after, PAGE).await;
+            for room in &rooms {
+                if let (Some(n), Some(state)) = (room["room"].as_u64(), room["status"].as_str()) {
+                    states.insert(n as u32, state.to_string());
+                }
+            }
+            match next {
+                Some(n) => after = Some(n),
+                None => break,
+            }
+        }
+        states
+    }
+}
+
 /// The first `limit` rooms of the nodes' pages, in order, and where the next page starts.
 fn merge(pages: Vec<PageAnswer>, limit: usize) -> RoomsPage {
     let more_somewhere = pages.iter().any(|p| p.next.is_some());
