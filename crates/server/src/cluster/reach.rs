@@ -29,7 +29,9 @@ impl Cluster {
                 return;
             }
             for (node, last) in self.newly_unheard() {
-                tracing::info!("node {node} not heard for {UNHEARD_AFTER:?}: its clients' clocks stand");
+                tracing::info!(
+                    "node {node} not heard for {UNHEARD_AFTER:?}: its clients' clocks stand"
+                );
                 self.tell_reach(&node, Some(last));
             }
         }
@@ -64,7 +66,13 @@ impl Cluster {
             .map(|((room, _, _), stand_in)| (*room, stand_in.id))
             .collect();
         for (room, conn) in clients {
-            self.deliver_here(room, RoomEvent::Reach { conn, unheard_since });
+            self.deliver_here(
+                room,
+                RoomEvent::Reach {
+                    conn,
+                    unheard_since,
+                },
+            );
         }
     }
 }

@@ -64,7 +64,11 @@ impl Room {
     /// hear its node, and then from when it is heard again.
     pub(super) fn told_to_move(&mut self) {
         let reachable = self.to_move_is_reachable();
-        if let Some(running) = self.running.as_mut().filter(|r| !r.game.is_over() && reachable) {
+        if let Some(running) = self
+            .running
+            .as_mut()
+            .filter(|r| !r.game.is_over() && reachable)
+        {
             running.clock.told(Instant::now());
         }
     }

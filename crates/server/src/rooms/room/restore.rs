@@ -134,7 +134,11 @@ impl Room {
 
     /// In a taken-over game, the side to move's clock starts again once it is back.
     pub(super) fn resume_clock(&mut self, side: Side) {
-        if self.running.as_ref().is_some_and(|r| r.game.to_move() == side) {
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|r| r.game.to_move() == side)
+        {
             self.told_to_move();
         }
     }
