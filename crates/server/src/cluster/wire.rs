@@ -1,6 +1,9 @@
 //! What nodes send each other over NATS, as JSON: a [`Command`] (a client's event for a room,
 //! from the node the client is connected to, its gateway, to the room's owner) and a
 //! [`Delivery`] (a line the owner's room wrote for that client, back to the gateway).
+//!
+//! A client's event travels as the typed command its gateway read (`protocol::ClientCommand`'s
+//! parts, in their serde form), so nodes of one build share one definition of it.
 
 use std::sync::atomic::Ordering;
 
@@ -274,5 +277,40 @@ impl WireEvent {
     /// The client's connection closed: the owner forgets its stand-in.
     pub fn ends_the_stand_in(&self) -> bool {
         matches!(self, WireEvent::Leave { leave: None })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ClientCommand, Message, OFFER};
+
+    /// A command crosses the wire and comes back the same, unknown offer words included.
+    #[test]
+    fn client_commands_survive_the_wire() {
+        let offer = Message::new(OFFER, "draw", "perhaps", "x");
+        let Ok(ClientCommand::Offer(offer)) = ClientCommand::read(offer) else {
+            panic!("an offer")
+        };
+        let events = [
+            WireEvent::Offer { offer },
+            WireEvent::Move {
+                mv: MoveCommand::new("A2", "A3"),
+                ply: Some(3),
+            },
+            WireEvent::Leave { leave: None },
+            WireEvent::Chat {
+                chat: ChatCommand {
+                    name: "bob".into(),
+                    text: "hi".into(),
+                    room: "5".into(),
+                },
+            },
+        ];
+        for event in events {
+            let json = serde_json::to_string(&event).unwrap();
+            let back: WireEvent = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, event, "{json}");
+        }
     }
 }

@@ -1,4 +1,7 @@
-//! The course protocol's messages: one compact JSON object per line, `op` and `data1..3`.
+//! The course protocol's messages: one compact JSON object per line, `op` and `data1..3`
+//! ([`Message`]); its ops ([`Op`]); and what a client's message means, read once where the
+//! connection reads it ([`ClientCommand`]), so nothing past the transport reads fields by
+//! position.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -1,5 +1,5 @@
-//! What rooms hear and say: a connection as rooms see it ([`Peer`]), the messages a transport
-//! sends a room ([`RoomEvent`]), and sending a protocol message to a peer, logged.
+//! What rooms hear and say: a connection as rooms see it ([`Peer`]), the typed commands a
+//! transport sends a room ([`RoomEvent`]), and sending a protocol message to a peer, logged.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -1,5 +1,6 @@
-//! One client connection, over TCP (lines) or a WebSocket (text frames): reading, checking
-//! and routing its messages, with limits on line length, message rate and silence.
+//! One client connection, over TCP (lines) or a WebSocket (text frames): reading each message
+//! into a typed command (the one place a line is read), checking it and routing it to its
+//! room, with limits on line length, message rate and silence.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
