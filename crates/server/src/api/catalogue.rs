@@ -107,20 +107,7 @@ const TIME_CONTROLS: [(&str, &str, ReadyKeys); 5] = [
 /// a room is opened with, as the page reads them (`GET /api/protocol`).
 pub fn protocol() -> serde_json::Value {
     use crate::protocol as p;
-    let ops = [
-        ("READY", p::READY),
-        ("MOVE", p::MOVE),
-        ("RESIGN", p::RESIGN),
-        ("REJECT", p::REJECT),
-        ("LEAVE", p::LEAVE),
-        ("CHAT", p::CHAT),
-        ("END", p::END),
-        ("WATCH", p::WATCH),
-        ("STATE", p::STATE),
-        ("UNWATCH", p::UNWATCH),
-        ("NOTICE", p::NOTICE),
-        ("OFFER", p::OFFER),
-    ];
+    let ops = p::Op::ALL.map(|op| (op.name(), op.code()));
     let move_reasons: Vec<&str> = (0..=u8::MAX)
         .map_while(MoveReason::from_code)
         .map(MoveReason::name)

@@ -12,14 +12,12 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use arbiter_core::Side;
 use rand::Rng;
 
-use super::wire::{Command, WireEvent, WireRequest};
+use super::wire::{Command, WireEvent};
 use super::{lock, Cluster};
-use crate::games::Requested;
-use crate::protocol::{self, Message};
-use crate::rooms::{ConnId, Peer, RoomEvent};
+use crate::protocol::{LeaveCommand, MoveCommand, WatchCommand};
+use crate::rooms::{ConnId, Peer, Ready, RoomEvent};
 
 /// What attached a connection to a room.
 #[derive(Clone)]
@@ -34,7 +32,7 @@ pub(super) struct Attachment {
     hidden_token: bool,
     /// A course client's last MOVE and the ply it meant it as, sent again after its seat when
     /// the room changes owner: the former owner may have taken it and never stored it.
-    last_move: Option<(Message, usize)>,
+    last_move: Option<(MoveCommand, usize)>,
 }
 
 impl Cluster {
@@ -43,38 +41,22 @@ impl Cluster {
     /// socket as the LEAVE it means.
     pub(super) fn note_attachment(&self, conn: ConnId, room: u32, event: RoomEvent) -> RoomEvent {
         match event {
-            RoomEvent::Ready {
-                peer,
-                message,
-                name,
-                colour,
-                request,
-                token,
-            } => {
-                let token = Some(
-                    self.attach_seat(conn, room, &peer, &message, &name, colour, &request, token),
-                );
-                RoomEvent::Ready {
-                    peer,
-                    message,
-                    name,
-                    colour,
-                    request,
-                    token,
-                }
+            RoomEvent::Ready { peer, ready } => {
+                let ready = self.attach_seat(conn, room, &peer, ready);
+                RoomEvent::Ready { peer, ready }
             }
-            RoomEvent::Move { peer, message, .. } => {
+            RoomEvent::Move { peer, mv, .. } => {
                 peer.knows_a_move();
-                let ply = self.note_move(conn, room, &peer, &message);
-                RoomEvent::Move { peer, message, ply }
+                let ply = self.note_move(conn, room, &peer, &mv);
+                RoomEvent::Move { peer, mv, ply }
             }
-            RoomEvent::Watch { peer, message } => {
-                self.attach_watcher(conn, room, &peer, &message);
-                RoomEvent::Watch { peer, message }
+            RoomEvent::Watch { peer, watch } => {
+                self.attach_watcher(conn, room, &peer, &watch);
+                RoomEvent::Watch { peer, watch }
             }
-            RoomEvent::Leave { peer, message } => {
-                let message = self.detach(conn, room, message);
-                RoomEvent::Leave { peer, message }
+            RoomEvent::Leave { peer, leave } => {
+                let leave = self.detach(conn, room, leave);
+                RoomEvent::Leave { peer, leave }
             }
             RoomEvent::Unwatch { conn } => {
                 let mut attached = lock(&self.attachments);
@@ -87,82 +69,64 @@ impl Cluster {
         }
     }
 
-    /// A READY: remembered with its seat token (made here for a course client); the token.
-    #[allow(clippy::too_many_arguments)]
-    fn attach_seat(
-        &self,
-        conn: ConnId,
-        room: u32,
-        peer: &Peer,
-        message: &Message,
-        name: &str,
-        colour: Option<Side>,
-        request: &Requested,
-        token: Option<String>,
-    ) -> String {
+    /// A READY: remembered with its seat token (made here for a course client); the READY
+    /// with that token.
+    fn attach_seat(&self, conn: ConnId, room: u32, peer: &Peer, ready: Ready) -> Ready {
         let mut attached = lock(&self.attachments);
         // A READY sent again for a course client keeps its token hidden.
-        let hidden_token = token.is_none()
+        let hidden_token = ready.token.is_none()
             || attached
                 .get(&(conn, room))
-                .is_some_and(|a| a.hidden_token && a.token() == token.as_deref());
-        let token = token.unwrap_or_else(hidden_seat_token);
-        let event = WireEvent::Ready {
-            message: message.clone(),
-            name: name.to_string(),
-            colour: colour.map(Side::index),
-            request: WireRequest::of(request),
-            token: Some(token.clone()),
-            known_moves: None,
+                .is_some_and(|a| a.hidden_token && a.token() == ready.token.as_deref());
+        let ready = Ready {
+            token: Some(ready.token.unwrap_or_else(hidden_seat_token)),
+            ..ready
         };
         let attachment = Attachment {
-            event,
+            event: WireEvent::ready(ready.clone()),
             peer: peer.clone(),
             epoch: 0,
             hidden_token,
             last_move: None,
         };
         attached.insert((conn, room), attachment);
-        token
+        ready
     }
 
     /// A course client's MOVE: remembered with the ply it means (the moves its game had, its
     /// own included), which travels with it. `None` for a page (it resyncs from a snapshot).
-    fn note_move(&self, conn: ConnId, room: u32, peer: &Peer, message: &Message) -> Option<usize> {
+    fn note_move(&self, conn: ConnId, room: u32, peer: &Peer, mv: &MoveCommand) -> Option<usize> {
         let mut attached = lock(&self.attachments);
         let seat = attached
             .get_mut(&(conn, room))
             .filter(|a| a.hidden_token && is_seat(a))?;
         let ply = peer.moves_known.load(Ordering::Relaxed);
-        seat.last_move = Some((message.clone(), ply));
+        seat.last_move = Some((mv.clone(), ply));
         Some(ply)
     }
 
     /// A course client's last move, to send again to a room's new owner after its seat.
     pub(super) fn last_move(&self, conn: ConnId, room: u32) -> Option<Command> {
         let a = lock(&self.attachments).get(&(conn, room))?.clone();
-        let (message, ply) = a.last_move?;
+        let (mv, ply) = a.last_move?;
         Some(Command {
             room,
             conn: self.conn_ref(conn, Some(&a.peer)),
-            event: WireEvent::Move {
-                message,
-                ply: Some(ply),
-            },
+            event: WireEvent::Move { mv, ply: Some(ply) },
             seq: 0,
             epoch: a.epoch,
         })
     }
 
     /// A WATCH, unless the connection already plays in the room.
-    fn attach_watcher(&self, conn: ConnId, room: u32, peer: &Peer, message: &Message) {
+    fn attach_watcher(&self, conn: ConnId, room: u32, peer: &Peer, watch: &WatchCommand) {
         let mut attached = lock(&self.attachments);
         if attached.get(&(conn, room)).is_some_and(is_seat) {
             return;
         }
         let attachment = Attachment {
             event: WireEvent::Watch {
-                message: message.clone(),
+                watch: watch.clone(),
             },
             peer: peer.clone(),
             epoch: 0,
@@ -173,14 +137,14 @@ impl Cluster {
     }
 
     /// A LEAVE (`None`: the connection closed): the attachment forgotten; the LEAVE to send.
-    fn detach(&self, conn: ConnId, room: u32, message: Option<Message>) -> Option<Message> {
+    fn detach(&self, conn: ConnId, room: u32, leave: Option<LeaveCommand>) -> Option<LeaveCommand> {
         let mut attached = lock(&self.attachments);
         let gone = attached.remove(&(conn, room));
-        let message = message.or_else(|| gone.and_then(|a| left_socket(&a)));
-        if message.is_none() {
+        let leave = leave.or_else(|| gone.and_then(|a| left_socket(&a)));
+        if leave.is_none() {
             attached.retain(|(c, _), _| *c != conn);
         }
-        message
+        leave
     }
 
     /// The owner of `room` answered `conn`'s command with `epoch`: true when the connection
@@ -318,14 +282,9 @@ fn is_seat(a: &Attachment) -> bool {
 }
 
 /// A course client's socket closed: it left its game, as the course's rules say.
-fn left_socket(a: &Attachment) -> Option<Message> {
+fn left_socket(a: &Attachment) -> Option<LeaveCommand> {
     match (&a.event, a.hidden_token) {
-        (WireEvent::Ready { name, .. }, true) => Some(Message::new(
-            protocol::LEAVE,
-            name.clone(),
-            "disconnected",
-            "",
-        )),
+        (WireEvent::Ready { name, .. }, true) => Some(LeaveCommand::new(name, "disconnected")),
         _ => None,
     }
 }

@@ -90,13 +90,7 @@ impl Cluster {
                 "room {room}: a client's node stopped answering; its connection is closed"
             );
             peer.outbox.close();
-            self.deliver_here(
-                room,
-                RoomEvent::Leave {
-                    peer,
-                    message: None,
-                },
-            );
+            self.deliver_here(room, RoomEvent::Leave { peer, leave: None });
         }
         lock(&self.seen_seq).retain(|(_, node, _), _| !silent.contains(node));
         lock(&self.sent_logs).retain(|(_, node, _), _| !silent.contains(node));

@@ -1,6 +1,9 @@
 //! What nodes send each other over NATS, as JSON: a [`Command`] (a client's event for a room,
 //! from the node the client is connected to, its gateway, to the room's owner) and a
 //! [`Delivery`] (a line the owner's room wrote for that client, back to the gateway).
+//!
+//! A client's event travels as the typed command its gateway read (`protocol::ClientCommand`'s
+//! parts, in their serde form), so nodes of one build share one definition of it.
 
 use std::sync::atomic::Ordering;
 
@@ -8,8 +11,10 @@ use arbiter_core::Side;
 use serde::{Deserialize, Serialize};
 
 use crate::games::{GameClock, Registry, Requested};
-use crate::protocol::Message;
-use crate::rooms::{ConnId, Peer, RoomEvent};
+use crate::protocol::{
+    ChatCommand, LeaveCommand, MoveCommand, OfferCommand, ReadyCommand, ResignCommand, WatchCommand,
+};
+use crate::rooms::{ConnId, Peer, Ready, RoomEvent};
 
 /// A client connection as another node knows it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -48,39 +53,45 @@ impl Command {
     }
 }
 
+/// A [`RoomEvent`] as it travels: the client's typed command itself (its serde form), with
+/// what the gateway checked of a READY.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WireEvent {
     Ready {
-        message: Message,
+        sent: ReadyCommand,
         name: String,
         colour: Option<usize>,
         request: WireRequest,
         token: Option<String>,
+        #[serde(default)]
+        resume: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        secret: Option<String>,
         /// Set by a gateway seating a course client again (see [`crate::rooms::Peer::moves_known`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         known_moves: Option<usize>,
     },
     Move {
-        message: Message,
+        mv: MoveCommand,
         /// See [`RoomEvent::Move`]'s `ply`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ply: Option<usize>,
     },
     Resign {
-        message: Message,
+        resign: ResignCommand,
     },
     Chat {
-        message: Message,
+        chat: ChatCommand,
     },
     Offer {
-        message: Message,
+        offer: OfferCommand,
     },
     Leave {
-        message: Option<Message>,
+        leave: Option<LeaveCommand>,
     },
     Watch {
-        message: Message,
+        watch: WatchCommand,
     },
     Unwatch,
 }
@@ -176,34 +187,13 @@ impl WireEvent {
     /// own events (they never leave their node).
     pub fn of(event: RoomEvent) -> Option<(Option<Peer>, WireEvent)> {
         Some(match event {
-            RoomEvent::Ready {
-                peer,
-                message,
-                name,
-                colour,
-                request,
-                token,
-            } => {
-                let request = WireRequest::of(&request);
-                let colour = colour.map(Side::index);
-                let wire = WireEvent::Ready {
-                    message,
-                    name,
-                    colour,
-                    request,
-                    token,
-                    known_moves: None,
-                };
-                (Some(peer), wire)
-            }
-            RoomEvent::Move { peer, message, ply } => {
-                (Some(peer), WireEvent::Move { message, ply })
-            }
-            RoomEvent::Resign { peer, message } => (Some(peer), WireEvent::Resign { message }),
-            RoomEvent::Chat { peer, message } => (Some(peer), WireEvent::Chat { message }),
-            RoomEvent::Offer { peer, message } => (Some(peer), WireEvent::Offer { message }),
-            RoomEvent::Leave { peer, message } => (Some(peer), WireEvent::Leave { message }),
-            RoomEvent::Watch { peer, message } => (Some(peer), WireEvent::Watch { message }),
+            RoomEvent::Ready { peer, ready } => (Some(peer), WireEvent::ready(ready)),
+            RoomEvent::Move { peer, mv, ply } => (Some(peer), WireEvent::Move { mv, ply }),
+            RoomEvent::Resign { peer, resign } => (Some(peer), WireEvent::Resign { resign }),
+            RoomEvent::Chat { peer, chat } => (Some(peer), WireEvent::Chat { chat }),
+            RoomEvent::Offer { peer, offer } => (Some(peer), WireEvent::Offer { offer }),
+            RoomEvent::Leave { peer, leave } => (Some(peer), WireEvent::Leave { leave }),
+            RoomEvent::Watch { peer, watch } => (Some(peer), WireEvent::Watch { watch }),
             RoomEvent::Unwatch { .. } => (None, WireEvent::Unwatch),
             RoomEvent::Reach { .. } | RoomEvent::Info { .. } | RoomEvent::Shutdown { .. } => {
                 return None
@@ -211,36 +201,54 @@ impl WireEvent {
         })
     }
 
+    /// A READY's wire form.
+    pub fn ready(ready: Ready) -> WireEvent {
+        WireEvent::Ready {
+            sent: ready.sent,
+            name: ready.name,
+            colour: ready.colour.map(Side::index),
+            request: WireRequest::of(&ready.request),
+            token: ready.token,
+            resume: ready.resume,
+            secret: ready.secret,
+            known_moves: None,
+        }
+    }
+
     /// The room event on the owner, for `peer` (the owner's stand-in for the client).
     pub fn into_event(self, peer: Peer, registry: &Registry) -> Result<RoomEvent, WireError> {
         Ok(match self {
             WireEvent::Ready {
-                message,
+                sent,
                 name,
                 colour,
                 request,
                 token,
+                resume,
+                secret,
                 known_moves,
             } => {
                 // The stand-in knows what its client knows (the room reads it on its return).
                 if let Some(known) = known_moves {
                     peer.moves_known.store(known, Ordering::Relaxed);
                 }
-                RoomEvent::Ready {
-                    peer,
-                    message,
+                let ready = Ready {
+                    sent,
                     name,
                     colour: colour.filter(|&c| c < 2).map(Side::from_index),
                     request: request.requested(registry)?,
                     token,
-                }
+                    resume,
+                    secret,
+                };
+                RoomEvent::Ready { peer, ready }
             }
-            WireEvent::Move { message, ply } => RoomEvent::Move { peer, message, ply },
-            WireEvent::Resign { message } => RoomEvent::Resign { peer, message },
-            WireEvent::Chat { message } => RoomEvent::Chat { peer, message },
-            WireEvent::Offer { message } => RoomEvent::Offer { peer, message },
-            WireEvent::Leave { message } => RoomEvent::Leave { peer, message },
-            WireEvent::Watch { message } => RoomEvent::Watch { peer, message },
+            WireEvent::Move { mv, ply } => RoomEvent::Move { peer, mv, ply },
+            WireEvent::Resign { resign } => RoomEvent::Resign { peer, resign },
+            WireEvent::Chat { chat } => RoomEvent::Chat { peer, chat },
+            WireEvent::Offer { offer } => RoomEvent::Offer { peer, offer },
+            WireEvent::Leave { leave } => RoomEvent::Leave { peer, leave },
+            WireEvent::Watch { watch } => RoomEvent::Watch { peer, watch },
             WireEvent::Unwatch => RoomEvent::Unwatch { conn: peer.id },
         })
     }
@@ -268,6 +276,41 @@ impl WireEvent {
 
     /// The client's connection closed: the owner forgets its stand-in.
     pub fn ends_the_stand_in(&self) -> bool {
-        matches!(self, WireEvent::Leave { message: None })
+        matches!(self, WireEvent::Leave { leave: None })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ClientCommand, Message, OFFER};
+
+    /// A command crosses the wire and comes back the same, unknown offer words included.
+    #[test]
+    fn client_commands_survive_the_wire() {
+        let offer = Message::new(OFFER, "draw", "perhaps", "x");
+        let Ok(ClientCommand::Offer(offer)) = ClientCommand::read(offer) else {
+            panic!("an offer")
+        };
+        let events = [
+            WireEvent::Offer { offer },
+            WireEvent::Move {
+                mv: MoveCommand::new("A2", "A3"),
+                ply: Some(3),
+            },
+            WireEvent::Leave { leave: None },
+            WireEvent::Chat {
+                chat: ChatCommand {
+                    name: "bob".into(),
+                    text: "hi".into(),
+                    room: "5".into(),
+                },
+            },
+        ];
+        for event in events {
+            let json = serde_json::to_string(&event).unwrap();
+            let back: WireEvent = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, event, "{json}");
+        }
     }
 }

@@ -1,5 +1,5 @@
-//! What rooms hear and say: a connection as rooms see it ([`Peer`]), the messages a transport
-//! sends a room ([`RoomEvent`]), and sending a protocol message to a peer, logged.
+//! What rooms hear and say: a connection as rooms see it ([`Peer`]), the typed commands a
+//! transport sends a room ([`RoomEvent`]), and sending a protocol message to a peer, logged.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -9,7 +9,10 @@ use tokio::sync::{oneshot, Notify};
 use super::outbox::{Kind, Outbox};
 use super::RoomInfo;
 use crate::games::Requested;
-use crate::protocol::{self, Message};
+use crate::protocol::{
+    self, ChatCommand, Command, LeaveCommand, Message, MoveCommand, OfferCommand, Op, ReadyCommand,
+    ResignCommand, WatchCommand,
+};
 use arbiter_core::Side;
 
 pub type ConnId = u64;
@@ -55,9 +58,9 @@ impl Peer {
     /// Counts the moves of the peer's current game in a message it is sent: a READY starts a
     /// game (none known yet), a MOVE is one more.
     pub fn counts(&self, m: &Message) {
-        if m.op == protocol::READY {
+        if m.op == Op::Ready.code() {
             self.moves_known.store(0, Ordering::Relaxed);
-        } else if m.op == protocol::MOVE {
+        } else if m.op == Op::Move.code() {
             self.knows_a_move();
         }
     }
@@ -79,14 +82,30 @@ fn logged(field: &str) -> String {
 
 /// Writes the log line of one message (long fields cut short).
 pub fn log_message(move_no: Option<usize>, direction: &str, peer: &str, m: &Message) {
+    let fields = [&*m.data1, &*m.data2, &*m.data3];
+    log_fields(move_no, direction, peer, m.op_name(), fields);
+}
+
+/// Writes the log line of a received command: the message it was read from, as it came.
+pub fn log_command<C: Command>(move_no: Option<usize>, peer: &str, c: &C) {
+    log_fields(move_no, "recv", peer, C::OP.name(), c.fields());
+}
+
+/// Writes the log line of a message given by its op's name and its fields.
+pub fn log_fields(
+    move_no: Option<usize>,
+    direction: &str,
+    peer: &str,
+    op: &str,
+    [data1, data2, data3]: [&str; 3],
+) {
     let move_no = move_no.map_or("-".to_string(), |n| n.to_string());
     tracing::info!(
         target: "arbiter::message",
-        "move={move_no} {direction} peer={peer} op={} data1={} data2={} data3={}",
-        m.op_name(),
-        logged(&m.data1),
-        logged(&m.data2),
-        logged(&m.data3)
+        "move={move_no} {direction} peer={peer} op={op} data1={} data2={} data3={}",
+        logged(data1),
+        logged(data2),
+        logged(data3)
     );
 }
 
@@ -106,21 +125,60 @@ pub fn send(peer: &Peer, m: Message, move_no: Option<usize>) -> bool {
     peer.outbox.send(m.to_line().into(), kind_of(&m))
 }
 
-/// An event for a room.
+/// A READY, checked by the connection it came on: what the room reads of it.
+#[derive(Clone, Debug)]
+pub struct Ready {
+    /// The READY as the client sent it, for the log alone: its colour and room words are not
+    /// recoverable from the checked values, and the room reads none of its extension keys.
+    pub sent: ReadyCommand,
+    pub name: String,
+    pub colour: Option<Side>,
+    pub request: Requested,
+    /// A seat token: the same READY again (a reloaded page) takes the seat back.
+    pub token: Option<String>,
+    /// Only take back the seat the token holds (the extension key `resume`), never seek.
+    pub resume: bool,
+    /// The secret that proves the player holds its name (the extension key `secret`).
+    pub secret: Option<String>,
+}
+
+#[cfg(test)]
+impl Ready {
+    /// A READY of `name` for room `room`, with no token, secret or `resume`.
+    pub(crate) fn for_tests(
+        name: &str,
+        room: &str,
+        colour: Option<Side>,
+        request: Requested,
+    ) -> Ready {
+        Ready {
+            sent: ReadyCommand {
+                name: name.into(),
+                colour: String::new(),
+                room: room.into(),
+                extra: Default::default(),
+            },
+            name: name.into(),
+            colour,
+            request,
+            token: None,
+            resume: false,
+            secret: None,
+        }
+    }
+}
+
+/// An event for a room: a client's command, typed (read once, where the connection read the
+/// line), or the server's own.
 #[derive(Debug)]
 pub enum RoomEvent {
     Ready {
         peer: Peer,
-        message: Message,
-        name: String,
-        colour: Option<Side>,
-        request: Requested,
-        /// A seat token: the same READY again (a reloaded page) takes the seat back.
-        token: Option<String>,
+        ready: Ready,
     },
     Move {
         peer: Peer,
-        message: Message,
+        mv: MoveCommand,
         /// The ply the client meant this move as, when a cluster gateway says so (a course
         /// client's moves): a move sent again to a room's next owner is played only if it is
         /// exactly the next move (its former owner never stored it), and is not a second move
@@ -129,25 +187,25 @@ pub enum RoomEvent {
     },
     Resign {
         peer: Peer,
-        message: Message,
+        resign: ResignCommand,
     },
     Chat {
         peer: Peer,
-        message: Message,
+        chat: ChatCommand,
     },
     /// An offer between the players (the extension's OFFER).
     Offer {
         peer: Peer,
-        message: Message,
+        offer: OfferCommand,
     },
-    /// A LEAVE message, or the connection closed (`message` is `None`).
+    /// A LEAVE, or the connection closed (`leave` is `None`).
     Leave {
         peer: Peer,
-        message: Option<Message>,
+        leave: Option<LeaveCommand>,
     },
     Watch {
         peer: Peer,
-        message: Message,
+        watch: WatchCommand,
     },
     Unwatch {
         conn: ConnId,

@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use super::guard::Guard;
 use super::journal::{Journal, LocalJournal};
 use super::room::{RestoreError, RestoredGame, Room};
-use super::{log_message, send, Peer, RoomContext, RoomEvent, RoomInfo, RoomSetup};
+use super::{log_command, send, Peer, RoomContext, RoomEvent, RoomInfo, RoomSetup};
 use crate::games::Registry;
 use crate::storage::Storage;
 
@@ -111,8 +111,8 @@ impl Hub {
             }
         };
         match event {
-            RoomEvent::Watch { peer, message } => {
-                log_message(None, "recv", &peer.addr, &message);
+            RoomEvent::Watch { peer, watch } => {
+                log_command(None, &peer.addr, &watch);
                 forget(&mut idle, peer.id);
                 let snapshot = Room::new(id, self.room_context()).snapshot();
                 send(&peer, snapshot, None);
@@ -358,10 +358,11 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::protocol::{Message, STATE, WATCH};
+    use crate::protocol::{Message, WatchCommand, STATE};
     use crate::rooms::guard::SeatLimits;
     use crate::rooms::outbox::{outbox, Inbox};
     use crate::rooms::Peer;
+    use crate::rooms::Ready;
     use crate::storage::memory::MemoryStore;
 
     fn hub() -> Arc<Hub> {
@@ -402,8 +403,8 @@ mod tests {
         let mut inboxes = Vec::new();
         for room in 1..=2000u32 {
             let (peer, inbox) = peer(u64::from(room));
-            let message = Message::new(WATCH, room.to_string(), "", "");
-            hub.send(room, RoomEvent::Watch { peer, message });
+            let watch = WatchCommand::new(room.to_string());
+            hub.send(room, RoomEvent::Watch { peer, watch });
             inboxes.push(inbox);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -438,14 +439,9 @@ mod tests {
         ] {
             let (peer, inbox) = peer(id);
             std::mem::forget(inbox);
-            let event = RoomEvent::Ready {
-                peer,
-                message: Message::new(crate::protocol::READY, "p", "", "5"),
-                name: format!("p{id}"),
-                colour: Some(colour),
-                request: request.clone(),
-                token: None,
-            };
+            let name = format!("p{id}");
+            let ready = Ready::for_tests(&name, "5", Some(colour), request.clone());
+            let event = RoomEvent::Ready { peer, ready };
             hub.send(5, event);
         }
         let started = next_state(watcher).await;
@@ -469,8 +465,7 @@ mod tests {
             let (mut peer, inbox) = peer(id);
             peer.addr = addr;
             std::mem::forget(inbox);
-            let message = Message::new(crate::protocol::READY, "p", "", room.to_string());
-            hub.send(room, ready_event(peer, message, request.clone()));
+            hub.send(room, ready_event(peer, &room.to_string(), request.clone()));
         };
         for room in 1..=1000u32 {
             ready(room, u64::from(room), "10.0.0.1:1".into());
@@ -505,15 +500,9 @@ mod tests {
         }
     }
 
-    fn ready_event(peer: Peer, message: Message, request: crate::games::Requested) -> RoomEvent {
-        RoomEvent::Ready {
-            name: format!("p{}", peer.id),
-            peer,
-            message,
-            colour: None,
-            request,
-            token: None,
-        }
+    fn ready_event(peer: Peer, room: &str, request: crate::games::Requested) -> RoomEvent {
+        let ready = Ready::for_tests(&format!("p{}", peer.id), room, None, request);
+        RoomEvent::Ready { peer, ready }
     }
 
     /// A stopping server returns only once END has been written to a player that reads
@@ -526,8 +515,7 @@ mod tests {
         let mut readers = Vec::new();
         for id in [1, 2] {
             let (player, mut inbox) = peer(id);
-            let message = Message::new(crate::protocol::READY, "p", "", "5");
-            hub.send(5, ready_event(player, message, request.clone()));
+            hub.send(5, ready_event(player, "5", request.clone()));
             let written = written.clone();
             readers.push(tokio::spawn(async move {
                 while let Some(line) = inbox.next().await {

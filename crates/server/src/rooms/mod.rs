@@ -12,7 +12,9 @@ mod room;
 mod setup;
 
 pub use error::Refusal;
-pub use event::{log_message, next_conn_id, send, ConnId, Peer, RoomEvent};
+pub use event::{
+    log_command, log_fields, log_message, next_conn_id, send, ConnId, Peer, Ready, RoomEvent,
+};
 pub use guard::SeatLimits;
 pub use hub::{Elsewhere, Hub, RoomsPage};
 pub use room::{RestoreError, RestoredGame};

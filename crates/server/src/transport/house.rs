@@ -14,7 +14,7 @@ use super::session::ConnConfig;
 use super::tcp::serve_lines;
 use crate::api::gate::CpuGate;
 use crate::client::{play_over, ClientError, ConnectOptions, ConnectOutcome, Connection};
-use crate::protocol::{self, Message};
+use crate::protocol::{self, Message, ReadyCommand};
 use crate::rooms::Hub;
 
 /// How long the AI waits in its room for the game to start: its sender is already there, so
@@ -61,10 +61,14 @@ impl HouseAi {
 
 /// The AI's READY: its sender's, with the AI's name, no colour (it takes the one left) and none
 /// of the keys that belong to a person (its token, secret, rating, the AI request itself).
-pub fn ready_for_ai(theirs: &Message, level: &str) -> Message {
-    let mut ready = theirs.clone();
-    ready.data1 = format!("arbiter_{level}");
-    ready.data2 = String::new();
+pub fn ready_for_ai(theirs: &ReadyCommand, level: &str) -> Message {
+    let mut ready = Message::new(
+        protocol::READY,
+        format!("arbiter_{level}"),
+        "",
+        &theirs.room,
+    );
+    ready.extra = theirs.extra.clone();
     ready.extra.retain(|key, _| {
         !protocol::is_client_key(key) && !matches!(key.as_str(), "opponent" | "level" | "rated")
     });

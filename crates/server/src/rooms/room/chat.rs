@@ -4,7 +4,7 @@
 //! is at most [`LONGEST_CHAT`] characters: a longer one is refused, its sender told why.
 
 use super::Room;
-use crate::protocol::{self, Message};
+use crate::protocol::{self, ChatCommand, Message};
 use crate::rooms::Peer;
 
 /// The longest chat line, in characters.
@@ -16,8 +16,8 @@ pub const SPECTATORS: &str = "spectators";
 
 impl Room {
     /// A chat line from a player (the players' channel) or a spectator (the spectators').
-    pub(super) fn chat(&mut self, peer: &Peer, message: &Message) {
-        let length = message.data2.chars().count();
+    pub(super) fn chat(&mut self, peer: &Peer, chat: &ChatCommand) {
+        let length = chat.text.chars().count();
         if length > LONGEST_CHAT {
             let why = format!(
                 "a chat message has at most {LONGEST_CHAT} characters; this one has {length}"
@@ -29,7 +29,7 @@ impl Room {
             let relay = Message::new(
                 protocol::CHAT,
                 self.members[i].name.clone(),
-                message.data2.clone(),
+                chat.text.clone(),
                 "",
             );
             let others: Vec<Peer> = self
@@ -45,8 +45,8 @@ impl Room {
         } else if self.spectators.contains_key(&peer.id) {
             let relay = Message::new(
                 protocol::CHAT,
-                spectator_name(&message.data1),
-                message.data2.clone(),
+                spectator_name(&chat.name),
+                chat.text.clone(),
                 SPECTATORS,
             );
             let others: Vec<Peer> = self

@@ -27,7 +27,7 @@ mod show;
 #[cfg(test)]
 mod tests;
 
-use super::event::{log_message, send, ConnId, Peer, RoomEvent};
+use super::event::{log_command, send, ConnId, Peer, RoomEvent};
 use super::guard::SeatClaim;
 use super::RoomContext;
 use crate::games::{GameSettings, Match};
@@ -237,43 +237,36 @@ impl Room {
     }
 
     async fn handle(&mut self, event: RoomEvent) {
+        let move_no = self.move_no();
         match event {
-            RoomEvent::Ready {
-                peer,
-                message,
-                name,
-                colour,
-                request,
-                token,
-            } => {
-                log_message(self.move_no(), "recv", &peer.addr, &message);
-                self.on_ready(peer, &message, name, colour, request, token)
-                    .await;
+            RoomEvent::Ready { peer, ready } => {
+                log_command(move_no, &peer.addr, &ready.sent);
+                self.on_ready(peer, ready).await;
             }
-            RoomEvent::Move { peer, message, ply } => {
-                log_message(self.move_no(), "recv", &peer.addr, &message);
-                self.play(&peer, &message.data1, &message.data2, ply).await;
+            RoomEvent::Move { peer, mv, ply } => {
+                log_command(move_no, &peer.addr, &mv);
+                self.play(&peer, &mv.from, &mv.to, ply).await;
             }
-            RoomEvent::Resign { peer, message } => {
-                log_message(self.move_no(), "recv", &peer.addr, &message);
+            RoomEvent::Resign { peer, resign } => {
+                log_command(move_no, &peer.addr, &resign);
                 self.resign(&peer).await;
             }
-            RoomEvent::Chat { peer, message } => {
-                log_message(self.move_no(), "recv", &peer.addr, &message);
-                self.chat(&peer, &message);
+            RoomEvent::Chat { peer, chat } => {
+                log_command(move_no, &peer.addr, &chat);
+                self.chat(&peer, &chat);
             }
-            RoomEvent::Offer { peer, message } => {
-                log_message(self.move_no(), "recv", &peer.addr, &message);
-                self.offer(&peer, &message).await;
+            RoomEvent::Offer { peer, offer } => {
+                log_command(move_no, &peer.addr, &offer);
+                self.offer(&peer, &offer).await;
             }
-            RoomEvent::Leave { peer, message } => {
-                if let Some(m) = &message {
-                    log_message(self.move_no(), "recv", &peer.addr, m);
+            RoomEvent::Leave { peer, leave } => {
+                if let Some(leave) = &leave {
+                    log_command(move_no, &peer.addr, leave);
                 }
-                self.leave(peer.id, message).await;
+                self.leave(peer.id, leave).await;
             }
-            RoomEvent::Watch { peer, message } => {
-                log_message(self.move_no(), "recv", &peer.addr, &message);
+            RoomEvent::Watch { peer, watch } => {
+                log_command(move_no, &peer.addr, &watch);
                 let snapshot = self.snapshot();
                 self.spectators.insert(peer.id, peer.clone());
                 self.send_to(&peer, snapshot);

@@ -26,10 +26,9 @@ impl Room {
         &mut self,
         peer: &Peer,
         name: &str,
-        message: &Message,
+        secret: Option<&str>,
         request: &Requested,
     ) -> bool {
-        let secret = message.extra.get("secret").and_then(|s| s.as_str());
         let claim = self
             .ctx
             .store

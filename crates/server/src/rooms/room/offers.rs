@@ -11,7 +11,7 @@ use arbiter_core::{EndReason, Side};
 use tokio::time::Instant;
 
 use super::{Room, Running};
-use crate::protocol::{self, Message};
+use crate::protocol::{self, Message, OfferAction, OfferCommand, OfferKind, Word};
 use crate::rooms::Peer;
 
 /// Offers of one kind one side may make in a game.
@@ -20,17 +20,18 @@ pub(super) const MAX_OFFERS: u8 = 3;
 /// grace, if shorter) before the opponent may claim the game.
 pub(super) const CLAIM_AFTER: Duration = Duration::from_secs(10);
 
+/// An offer that waits for the other player's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum OfferKind {
+pub(super) enum Question {
     Draw,
     Takeback,
 }
 
-impl OfferKind {
+impl Question {
     pub(super) fn word(self) -> &'static str {
         match self {
-            OfferKind::Draw => "draw",
-            OfferKind::Takeback => "takeback",
+            Question::Draw => "draw",
+            Question::Takeback => "takeback",
         }
     }
 }
@@ -38,7 +39,7 @@ impl OfferKind {
 /// The offers of one game.
 #[derive(Debug, Default)]
 pub(super) struct Offers {
-    pending: Option<(OfferKind, Side)>,
+    pending: Option<(Question, Side)>,
     /// Per side, per kind: offers made.
     made: [[u8; 2]; 2],
     /// Per side, per kind: the ply count the game must pass before the side may offer again.
@@ -99,43 +100,46 @@ impl OfferRefusal {
 }
 
 enum Request {
-    Offer(OfferKind),
-    Accept(OfferKind),
-    Decline(OfferKind),
-    Withdraw(OfferKind),
+    Offer(Question),
+    Accept(Question),
+    Decline(Question),
+    Withdraw(Question),
     Abort,
     Claim,
 }
 
-fn request_of(message: &Message) -> Result<Request, OfferRefusal> {
-    let kind = match message.data1.as_str() {
-        "draw" => OfferKind::Draw,
-        "takeback" => OfferKind::Takeback,
-        "abort" => return Ok(Request::Abort),
-        "claim" => return Ok(Request::Claim),
-        other => return Err(OfferRefusal::Unknown(other.to_string())),
+fn request_of(offer: &OfferCommand) -> Result<Request, OfferRefusal> {
+    let question = match &offer.kind {
+        Word::Known(OfferKind::Draw) => Question::Draw,
+        Word::Known(OfferKind::Takeback) => Question::Takeback,
+        Word::Known(OfferKind::Abort) => return Ok(Request::Abort),
+        Word::Known(OfferKind::Claim) => return Ok(Request::Claim),
+        other => return Err(OfferRefusal::Unknown(other.text().to_string())),
     };
-    match message.data2.as_str() {
-        "offer" => Ok(Request::Offer(kind)),
-        "accept" => Ok(Request::Accept(kind)),
-        "decline" => Ok(Request::Decline(kind)),
-        "withdraw" => Ok(Request::Withdraw(kind)),
-        other => Err(OfferRefusal::Unknown(format!("{} {other}", kind.word()))),
+    match &offer.action {
+        Word::Known(OfferAction::Offer) => Ok(Request::Offer(question)),
+        Word::Known(OfferAction::Accept) => Ok(Request::Accept(question)),
+        Word::Known(OfferAction::Decline) => Ok(Request::Decline(question)),
+        Word::Known(OfferAction::Withdraw) => Ok(Request::Withdraw(question)),
+        Word::Unknown(other) => Err(OfferRefusal::Unknown(format!(
+            "{} {other}",
+            question.word()
+        ))),
     }
 }
 
 impl Offers {
     /// The offer waiting for an answer: its kind, and who made it.
-    pub(super) fn pending(&self) -> Option<(OfferKind, Side)> {
+    pub(super) fn pending(&self) -> Option<(Question, Side)> {
         self.pending
     }
 
     /// A move was played: a pending offer lapses (its kind, and who made it).
-    pub(super) fn lapse(&mut self) -> Option<(OfferKind, Side)> {
+    pub(super) fn lapse(&mut self) -> Option<(Question, Side)> {
         self.pending.take()
     }
 
-    fn open(&mut self, kind: OfferKind, by: Side, ply: usize) -> Result<(), OfferRefusal> {
+    fn open(&mut self, kind: Question, by: Side, ply: usize) -> Result<(), OfferRefusal> {
         let (s, k) = (by.index(), kind as usize);
         if self.pending.is_some() {
             return Err(OfferRefusal::AlreadyPending);
@@ -152,7 +156,7 @@ impl Offers {
     }
 
     /// The pending offer of `kind` answered by `by` (its receiver); `Ok` with who made it.
-    fn answer(&mut self, kind: OfferKind, by: Side) -> Result<Side, OfferRefusal> {
+    fn answer(&mut self, kind: Question, by: Side) -> Result<Side, OfferRefusal> {
         match self.pending {
             Some((k, maker)) if k == kind && maker != by => {
                 self.pending = None;
@@ -164,7 +168,7 @@ impl Offers {
     }
 
     /// The pending offer of `kind` taken back by its maker.
-    fn withdraw(&mut self, kind: OfferKind, by: Side) -> Result<(), OfferRefusal> {
+    fn withdraw(&mut self, kind: Question, by: Side) -> Result<(), OfferRefusal> {
         match self.pending {
             Some((k, maker)) if k == kind && maker == by => {
                 self.pending = None;
@@ -175,27 +179,27 @@ impl Offers {
     }
 
     /// `side` may not offer `kind` again before the game passes this ply.
-    fn block(&mut self, side: Side, kind: OfferKind, ply: usize) {
+    fn block(&mut self, side: Side, kind: Question, ply: usize) {
         self.blocked_until[side.index()][kind as usize] = ply + 1;
     }
 }
 
 impl Room {
     /// An OFFER from `peer`: done, or refused with the reason (to the sender alone).
-    pub(super) async fn offer(&mut self, peer: &Peer, message: &Message) {
-        if message.data1 == "rematch" {
-            return self.answer_rematch(peer, message);
+    pub(super) async fn offer(&mut self, peer: &Peer, offer: &OfferCommand) {
+        if offer.kind == Word::Known(OfferKind::Rematch) {
+            return self.answer_rematch(peer, &offer.action);
         }
-        let kind = message.data1.clone();
-        if let Err(why) = self.try_offer(peer, message).await {
+        if let Err(why) = self.try_offer(peer, offer).await {
+            let kind = offer.kind.text();
             let mut refusal = Message::new(protocol::OFFER, kind, "refused", why.to_string());
             refusal.extra.insert("code".into(), why.code().into());
             self.send_to(peer, refusal);
         }
     }
 
-    async fn try_offer(&mut self, peer: &Peer, message: &Message) -> Result<(), OfferRefusal> {
-        let request = request_of(message)?;
+    async fn try_offer(&mut self, peer: &Peer, offer: &OfferCommand) -> Result<(), OfferRefusal> {
+        let request = request_of(offer)?;
         let side = self.playing_side(peer)?;
         let opponent_speaks = self
             .opponent_of(peer.id)
@@ -211,7 +215,7 @@ impl Room {
                 if running.offers.pending.is_some() {
                     return Err(OfferRefusal::AlreadyPending);
                 }
-                if kind == OfferKind::Takeback {
+                if kind == Question::Takeback {
                     takeback_plies(running, side)?;
                 }
                 running.offers.open(kind, side, ply)?;
@@ -257,18 +261,13 @@ impl Room {
         self.tell_spectators(&m);
     }
 
-    async fn accept(
-        &mut self,
-        kind: OfferKind,
-        side: Side,
-        name: &str,
-    ) -> Result<(), OfferRefusal> {
+    async fn accept(&mut self, kind: Question, side: Side, name: &str) -> Result<(), OfferRefusal> {
         let running = self.running.as_mut().expect("a running game");
         let maker = running.offers.answer(kind, side)?;
         self.announce(kind.word(), "accept", name);
         match kind {
-            OfferKind::Draw => self.finish(EndReason::Agreed, None, None, None).await,
-            OfferKind::Takeback => self.take_back(maker).await?,
+            Question::Draw => self.finish(EndReason::Agreed, None, None, None).await,
+            Question::Takeback => self.take_back(maker).await?,
         }
         Ok(())
     }

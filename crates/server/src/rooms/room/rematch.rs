@@ -7,7 +7,7 @@
 use std::sync::atomic::Ordering as AtomicOrdering;
 
 use super::Room;
-use crate::protocol::{self, Message};
+use crate::protocol::{self, Message, OfferAction, Word};
 use crate::rooms::{ConnId, Peer};
 
 /// Why a rematch answer was refused, in the words its sender gets.
@@ -48,17 +48,21 @@ impl Room {
 
     /// An `OFFER(rematch, …)` from a member: only a decline needs one (an accept is a READY);
     /// both players hear it, and the one who asked keeps its seat until the rematch window ends.
-    pub(super) fn answer_rematch(&mut self, peer: &Peer, message: &Message) {
-        let answer = self.decline_rematch(peer, &message.data2);
+    pub(super) fn answer_rematch(&mut self, peer: &Peer, action: &Word<OfferAction>) {
+        let answer = self.decline_rematch(peer, action);
         if let Err(why) = answer {
             let refusal = Message::new(protocol::OFFER, "rematch", "refused", why.to_string());
             self.send_to(peer, refusal);
         }
     }
 
-    fn decline_rematch(&mut self, peer: &Peer, action: &str) -> Result<(), RematchRefusal> {
-        if action != "decline" {
-            return Err(RematchRefusal::Unknown(action.to_string()));
+    fn decline_rematch(
+        &mut self,
+        peer: &Peer,
+        action: &Word<OfferAction>,
+    ) -> Result<(), RematchRefusal> {
+        if *action != Word::Known(OfferAction::Decline) {
+            return Err(RematchRefusal::Unknown(action.text().to_string()));
         }
         let i = self.member(peer.id).ok_or(RematchRefusal::NotAsked)?;
         let asker = self

@@ -9,9 +9,9 @@ use tokio::time::Instant;
 use super::game::{end_message, end_told_to, ready_message};
 use super::{Member, Room};
 use crate::games::{GameSettings, Requested};
-use crate::protocol::{self, Message, Winner};
+use crate::protocol::{self, LeaveCommand, Message, Winner};
 use crate::rooms::guard::same_token;
-use crate::rooms::{ConnId, Peer, Refusal};
+use crate::rooms::{ConnId, Peer, Ready, Refusal};
 
 /// What a READY asks of its seat.
 pub(super) struct SeatRequest {
@@ -25,28 +25,24 @@ pub(super) struct SeatRequest {
 
 impl Room {
     /// A READY whose name may take a seat: with a seat token, or without.
-    pub(super) async fn on_ready(
-        &mut self,
-        peer: Peer,
-        message: &Message,
-        name: String,
-        colour: Option<Side>,
-        request: Requested,
-        token: Option<String>,
-    ) {
-        if !self.name_allowed(&peer, &name, message, &request).await {
+    pub(super) async fn on_ready(&mut self, peer: Peer, ready: Ready) {
+        let secret = ready.secret.as_deref();
+        if !self
+            .name_allowed(&peer, &ready.name, secret, &ready.request)
+            .await
+        {
             return;
         }
         let seat = SeatRequest {
-            name,
-            colour,
-            request,
-            only_back: matches!(message.extra_u64("resume"), Some(Ok(1))),
+            name: ready.name,
+            colour: ready.colour,
+            request: ready.request,
+            only_back: ready.resume,
         };
-        match token {
+        match ready.token {
             Some(token) => self.ready_with_token(peer, seat, token).await,
             None => {
-                self.ready(peer, seat.name, colour, seat.request, None)
+                self.ready(peer, seat.name, seat.colour, seat.request, None)
                     .await
             }
         }
@@ -324,7 +320,7 @@ impl Room {
         }
     }
 
-    pub(super) async fn leave(&mut self, conn: ConnId, message: Option<Message>) {
+    pub(super) async fn leave(&mut self, conn: ConnId, leave: Option<LeaveCommand>) {
         self.spectators.remove(&conn);
         let Some(i) = self.member(conn) else { return };
         if self.members[i].away {
@@ -334,7 +330,7 @@ impl Room {
             Some(r) if r.players.contains(&conn) => (!r.game.is_over(), r.game.is_over()),
             _ => (false, false),
         };
-        let page_dropped = message.is_none() && self.members[i].token.is_some();
+        let page_dropped = leave.is_none() && self.members[i].token.is_some();
         if page_dropped && in_game {
             self.hold_seat(i);
             return;
@@ -350,9 +346,7 @@ impl Room {
         leaver.peer.seated.store(false, AtomicOrdering::Relaxed);
         leaver.peer.changed.notify_one();
         if let Some(opponent) = self.members.first().map(|m| m.peer.clone()) {
-            let reason = message
-                .as_ref()
-                .map_or("disconnected".to_string(), |m| m.data2.clone());
+            let reason = leave.map_or("disconnected".to_string(), |l| l.reason);
             let note = Message::new(protocol::LEAVE, leaver.name.clone(), reason, "");
             self.send_to(&opponent, note);
         }

@@ -1,5 +1,6 @@
-//! One client connection, over TCP (lines) or a WebSocket (text frames): reading, checking
-//! and routing its messages, with limits on line length, message rate and silence.
+//! One client connection, over TCP (lines) or a WebSocket (text frames): reading each message
+//! into a typed command (the one place a line is read), checking it and routing it to its
+//! room, with limits on line length, message rate and silence.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -14,7 +15,7 @@ use arbiter_core::OptionError;
 use crate::games::{Registry, SettingsError, UnknownGame, CLOCK_RANGE, INCREMENT_RANGE};
 use crate::protocol::{self, FieldError, Message, ParseError};
 use crate::rooms::outbox::{outbox, Inbox};
-use crate::rooms::{log_message, send, Hub, Peer, RoomEvent};
+use crate::rooms::{send, Hub, Peer, RoomEvent};
 
 /// Server-wide settings a connection needs.
 #[derive(Clone)]
@@ -142,9 +143,8 @@ impl Traffic {
     }
 }
 
+mod commands;
 mod ready;
-
-use ready::parse_room;
 
 /// What the reading loop should do after a line.
 #[derive(Debug, PartialEq, Eq)]
@@ -319,135 +319,6 @@ impl Session {
         }
     }
 
-    /// Hands a message to the room it is for (or answers it here).
-    fn route(&mut self, message: Message) {
-        match message.op {
-            protocol::READY => self.ready(message),
-            protocol::MOVE | protocol::RESIGN | protocol::CHAT | protocol::OFFER => {
-                self.play(message)
-            }
-            protocol::LEAVE => self.leave(message),
-            protocol::WATCH => self.watch(message),
-            protocol::UNWATCH => self.unwatch(message),
-            op => {
-                log_message(None, "recv (ignored)", &self.peer.addr, &message);
-                let why = format!("op {op} is not one a client sends");
-                send(
-                    &self.peer,
-                    Message::new(protocol::NOTICE, "error", "", why),
-                    None,
-                );
-            }
-        }
-    }
-
-    /// A player's command from a connection seated nowhere: answered with the extension's
-    /// NOTICE, so a client that forgot READY learns why nothing happens.
-    fn not_in_a_room(&self, message: &Message) {
-        log_message(
-            None,
-            "recv (not in a room, ignored)",
-            &self.peer.addr,
-            message,
-        );
-        let why = format!(
-            "{} needs a seat: send READY first",
-            protocol::op_name(message.op)
-        );
-        send(
-            &self.peer,
-            Message::new(protocol::NOTICE, "error", "", why),
-            None,
-        );
-    }
-
-    /// MOVE, RESIGN, CHAT and OFFER go to the connection's room; a spectator's CHAT to the room
-    /// it watches (the spectators' channel).
-    fn play(&mut self, message: Message) {
-        let Some(room) = self.room.or_else(|| self.watched_for_chat(&message)) else {
-            return self.not_in_a_room(&message);
-        };
-        if message.op != protocol::CHAT {
-            self.progress();
-        }
-        let peer = self.peer.clone();
-        let event = match message.op {
-            protocol::MOVE => RoomEvent::Move {
-                peer,
-                message,
-                ply: None,
-            },
-            protocol::RESIGN => RoomEvent::Resign { peer, message },
-            protocol::OFFER => RoomEvent::Offer { peer, message },
-            _ => RoomEvent::Chat { peer, message },
-        };
-        self.hub.send(room, event);
-    }
-
-    /// The room a spectator's CHAT is for: the one its data3 names, or the only one it watches.
-    fn watched_for_chat(&self, message: &Message) -> Option<u32> {
-        if message.op != protocol::CHAT {
-            return None;
-        }
-        match parse_room(&message.data3, true) {
-            Ok(room) if !message.data3.is_empty() => self.watching.contains(&room).then_some(room),
-            _ if self.watching.len() == 1 => self.watching.iter().next().copied(),
-            _ => None,
-        }
-    }
-
-    fn leave(&mut self, message: Message) {
-        let Some(room) = self.room.take() else {
-            return self.not_in_a_room(&message);
-        };
-        self.progress();
-        let peer = self.peer.clone();
-        let event = RoomEvent::Leave {
-            peer,
-            message: Some(message),
-        };
-        self.hub.send(room, event);
-    }
-
-    fn watch(&mut self, message: Message) {
-        match self.watchable(&message.data1) {
-            Ok(room) => {
-                self.progress();
-                self.watching.insert(room);
-                let peer = self.peer.clone();
-                self.hub.send(room, RoomEvent::Watch { peer, message });
-            }
-            Err(reason) => {
-                log_message(None, "recv", &self.peer.addr, &message);
-                let reject = Message::new(protocol::REJECT, "", reason.to_string(), "");
-                send(&self.peer, reject, None);
-            }
-        }
-    }
-
-    /// Stops watching the room named, or every room when none is.
-    fn unwatch(&mut self, message: Message) {
-        log_message(None, "recv", &self.peer.addr, &message);
-        let rooms: Vec<u32> = match parse_room(&message.data1, true) {
-            Ok(room) if !message.data1.is_empty() => vec![room],
-            _ => self.watching.iter().copied().collect(),
-        };
-        for room in rooms {
-            self.watching.remove(&room);
-            self.hub
-                .send(room, RoomEvent::Unwatch { conn: self.peer.id });
-        }
-    }
-
-    /// The room a WATCH names, unless the connection already watches too many.
-    fn watchable(&self, text: &str) -> Result<u32, Refused> {
-        let room = parse_room(text, true)?;
-        if !self.watching.contains(&room) && self.watching.len() >= MAX_WATCHED {
-            return Err(Refused::WatchingTooMany);
-        }
-        Ok(room)
-    }
-
     /// The connection has closed: leave the room and stop watching.
     /// Waits (a second at most) for the lines already queued to be written, so a connection
     /// the server closes still hears why: an idle tab's seat is freed and the connection closed
@@ -463,7 +334,7 @@ impl Session {
                 room,
                 RoomEvent::Leave {
                     peer: self.peer.clone(),
-                    message: None,
+                    leave: None,
                 },
             );
         }

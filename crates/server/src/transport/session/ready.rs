@@ -8,8 +8,8 @@ use arbiter_core::Side;
 use super::super::house;
 use super::{Refused, Session, MAX_EXTENDED_ROOM};
 use crate::games::{GameClock, GameSettings, Requested, CLOCK_RANGE, INCREMENT_RANGE};
-use crate::protocol::{self, Message};
-use crate::rooms::{log_message, send, RoomEvent};
+use crate::protocol::{self, Message, ReadyCommand};
+use crate::rooms::{log_command, send, Ready, RoomEvent};
 use crate::storage::players;
 
 /// What a READY asks for, checked.
@@ -19,6 +19,8 @@ struct CheckedReady {
     room: u32,
     request: Requested,
     token: Option<String>,
+    resume: bool,
+    secret: Option<String>,
     /// The level of the server's AI to seat opposite, when the READY asks for it.
     house_level: Option<&'static str>,
 }
@@ -26,8 +28,8 @@ struct CheckedReady {
 impl Session {
     /// A READY checked here (name, colour, room, game and options, token), then sent to its
     /// room; a bad one is answered with a REJECT to this client only.
-    pub(super) fn ready(&mut self, message: Message) {
-        let checked = self.check_ready(&message).and_then(|ready| {
+    pub(super) fn ready(&mut self, sent: ReadyCommand) {
+        let checked = self.check_ready(&sent).and_then(|ready| {
             if self.hub.is_closing() {
                 return Err(Refused::ShuttingDown);
             }
@@ -35,51 +37,48 @@ impl Session {
         });
         let ready = match checked {
             Ok(ready) => ready,
-            Err(reason) => {
-                log_message(None, "recv", &self.peer.addr, &message);
-                let reject = Message::new(
-                    protocol::REJECT,
-                    message.data1.clone(),
-                    reason.to_string(),
-                    "",
-                );
-                send(&self.peer, reject, None);
-                return;
-            }
+            Err(reason) => return self.refuse_ready(&sent, &reason),
         };
         if let Some(old) = self.room.filter(|&old| old != ready.room) {
             let peer = self.peer.clone();
-            self.hub.send(
-                old,
-                RoomEvent::Leave {
-                    peer,
-                    message: None,
-                },
-            );
+            self.hub.send(old, RoomEvent::Leave { peer, leave: None });
         }
         self.progress();
-        self.room = Some(ready.room);
+        let room = ready.room;
+        self.room = Some(room);
         let house = ready
             .house_level
-            .map(|level| (level, house::ready_for_ai(&message, level)));
-        let event = RoomEvent::Ready {
-            peer: self.peer.clone(),
-            message,
+            .map(|level| (level, house::ready_for_ai(&sent, level)));
+        let ready = Ready {
+            sent,
             name: ready.name,
             colour: ready.colour,
             request: ready.request,
             token: ready.token,
+            resume: ready.resume,
+            secret: ready.secret,
         };
-        self.hub.send(ready.room, event);
+        let event = RoomEvent::Ready {
+            peer: self.peer.clone(),
+            ready,
+        };
+        self.hub.send(room, event);
         if let (Some((level, ai_ready)), Some(seats)) = (house, &self.config.house) {
             let (hub, config) = (self.hub.clone(), self.config.clone());
-            house::seat(seats, hub, config, ready.room, level, ai_ready);
+            house::seat(seats, hub, config, room, level, ai_ready);
         }
+    }
+
+    /// A bad READY: `REJECT(name, reason, "")` to this client only.
+    fn refuse_ready(&self, sent: &ReadyCommand, reason: &Refused) {
+        log_command(None, &self.peer.addr, sent);
+        let reject = Message::new(protocol::REJECT, sent.name.clone(), reason.to_string(), "");
+        send(&self.peer, reject, None);
     }
 
     /// The server's AI a READY asks for (`opponent`, `level`), checked: `None` when it asks
     /// for none.
-    fn house_level(&self, message: &Message) -> Result<Option<&'static str>, Refused> {
+    fn house_level(&self, message: &ReadyCommand) -> Result<Option<&'static str>, Refused> {
         let text = |key: &str| {
             message
                 .extra
@@ -104,8 +103,8 @@ impl Session {
     }
 
     /// A READY's fields, each checked, in the order the course's server checks them.
-    fn check_ready(&self, message: &Message) -> Result<CheckedReady, Refused> {
-        let name = message.data1.clone();
+    fn check_ready(&self, message: &ReadyCommand) -> Result<CheckedReady, Refused> {
+        let name = message.name.clone();
         let page = message.extra.contains_key("game") || message.extra.contains_key("token");
         // A page's player names itself in any script; a course client as the course says.
         if page {
@@ -113,21 +112,22 @@ impl Session {
         } else if name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(Refused::Username);
         }
-        if let Some(secret) = message.extra.get("secret") {
-            secret
-                .as_str()
-                .filter(|s| valid_token(s))
-                .ok_or(Refused::Secret)?;
-        }
+        let secret = match message.extra.get("secret") {
+            None => None,
+            Some(secret) => {
+                let secret = secret.as_str().filter(|s| valid_token(s));
+                Some(secret.ok_or(Refused::Secret)?.to_string())
+            }
+        };
         let colour =
-            match message.data2.as_str() {
+            match message.colour.as_str() {
                 "" => None,
                 word => Some(self.config.registry.parse_colour(word).ok_or_else(|| {
                     Refused::Colour(arbiter_core::text::shorten(word).to_string())
                 })?),
             };
         let extended = message.extra.contains_key("game");
-        let room = parse_room(&message.data3, extended)?;
+        let room = parse_room(&message.room, extended)?;
         let request = self.request(message)?;
         let token = match message.extra.get("token") {
             None => None,
@@ -136,8 +136,8 @@ impl Session {
                 Some(token.ok_or(Refused::Token)?.to_string())
             }
         };
-        // `resume`: only take back the seat the token holds (checked here, read by the room).
-        yes_or_no(message, "resume")?;
+        // `resume`: only take back the seat the token holds.
+        let resume = yes_or_no(message, "resume")?;
         let house_level = self.house_level(message)?;
         if extended || token.is_some() {
             self.peer.extension.store(true, Ordering::Relaxed);
@@ -148,13 +148,15 @@ impl Session {
             room,
             request,
             token,
+            resume,
+            secret,
             house_level,
         })
     }
 
     /// What a READY asks for: the extension key `game` (the course's game without it), each
     /// option of that game it names, and the time control; every value checked.
-    fn request(&self, message: &Message) -> Result<Requested, Refused> {
+    fn request(&self, message: &ReadyCommand) -> Result<Requested, Refused> {
         let game = match message.extra.get("game") {
             None => protocol::COURSE_GAME,
             Some(value) => value.as_str().ok_or(Refused::GameNotText)?,
@@ -214,7 +216,7 @@ impl Session {
 
 /// The extension keys `training` (the pages warn before a losing move) and `rated` (the games
 /// count for the ratings): `1` asks for such a room, `0` or none does not.
-fn yes_or_no(message: &Message, key: &'static str) -> Result<bool, Refused> {
+fn yes_or_no(message: &ReadyCommand, key: &'static str) -> Result<bool, Refused> {
     match message.extra_u64(key).transpose()? {
         None | Some(0) => Ok(false),
         Some(1) => Ok(true),

@@ -11,12 +11,14 @@ use tokio::sync::{oneshot, Notify};
 use super::Room;
 use crate::games::{GameClock, Registry, Requested, SettingsDefaults};
 use crate::protocol::{
-    Message, Winner, CHAT, END, END_MARKER, LEAVE, MOVE, NOTICE, OFFER, READY, REJECT, RESIGN,
-    STATE, WATCH,
+    ClientCommand, Message, MoveCommand, Winner, CHAT, END, END_MARKER, LEAVE, MOVE, NOTICE, OFFER,
+    READY, REJECT, RESIGN, STATE, WATCH,
 };
 use crate::rooms::journal::{Journal, LocalJournal};
 use crate::rooms::outbox::{outbox, Inbox};
-use crate::rooms::{Hub, Peer, Records, RoomContext, RoomEvent, RoomSetup, SeatLimits, SeatTimes};
+use crate::rooms::{
+    Hub, Peer, Ready, Records, RoomContext, RoomEvent, RoomSetup, SeatLimits, SeatTimes,
+};
 use crate::storage::memory::MemoryStore;
 
 mod cluster_writes;
@@ -192,15 +194,13 @@ impl Table {
         request: Requested,
         token: Option<&str>,
     ) {
-        let word = colour.map_or("", |side| request.game.side(side).word);
-        let message = Message::new(READY, c.name, word, "1");
+        let ready = Ready {
+            token: token.map(String::from),
+            ..Ready::for_tests(c.name, "1", colour, request)
+        };
         let event = RoomEvent::Ready {
             peer: c.peer.clone(),
-            message,
-            name: c.name.into(),
-            colour,
-            request,
-            token: token.map(String::from),
+            ready,
         };
         self.room.step(event).await;
     }
@@ -208,15 +208,14 @@ impl Table {
     /// A page coming back with its token that only takes its seat back (READY's `resume`).
     async fn come_back(&mut self, c: &Client, token: &str) {
         let request = self.request("surakarta", &[]);
-        let mut message = Message::new(READY, c.name, "", "1");
-        message.extra.insert("resume".into(), 1.into());
+        let ready = Ready {
+            token: Some(token.into()),
+            resume: true,
+            ..Ready::for_tests(c.name, "1", None, request)
+        };
         let event = RoomEvent::Ready {
             peer: c.peer.clone(),
-            message,
-            name: c.name.into(),
-            colour: None,
-            request,
-            token: Some(token.into()),
+            ready,
         };
         self.room.step(event).await;
     }
@@ -226,24 +225,25 @@ impl Table {
         self.ready_with(c, colour, request, None).await;
     }
 
+    /// A client's message, read as its connection reads it.
     async fn send(&mut self, c: &Client, op: i64, data1: &str, data2: &str) {
         let peer = c.peer.clone();
         let message = Message::new(op, data1, data2, "");
-        let event = match op {
-            MOVE => RoomEvent::Move {
+        let event = match ClientCommand::read(message).expect("a client's command") {
+            ClientCommand::Move(mv) => RoomEvent::Move {
                 peer,
-                message,
+                mv,
                 ply: None,
             },
-            RESIGN => RoomEvent::Resign { peer, message },
-            CHAT => RoomEvent::Chat { peer, message },
-            OFFER => RoomEvent::Offer { peer, message },
-            WATCH => RoomEvent::Watch { peer, message },
-            LEAVE => RoomEvent::Leave {
+            ClientCommand::Resign(resign) => RoomEvent::Resign { peer, resign },
+            ClientCommand::Chat(chat) => RoomEvent::Chat { peer, chat },
+            ClientCommand::Offer(offer) => RoomEvent::Offer { peer, offer },
+            ClientCommand::Watch(watch) => RoomEvent::Watch { peer, watch },
+            ClientCommand::Leave(leave) => RoomEvent::Leave {
                 peer,
-                message: Some(message),
+                leave: Some(leave),
             },
-            other => panic!("no event for op {other}"),
+            other => panic!("no event for {other:?}"),
         };
         self.room.step(event).await;
     }
@@ -256,7 +256,7 @@ impl Table {
     async fn play_as_ply(&mut self, c: &Client, from: &str, to: &str, ply: usize) {
         let event = RoomEvent::Move {
             peer: c.peer.clone(),
-            message: Message::new(MOVE, from, to, ""),
+            mv: MoveCommand::new(from, to),
             ply: Some(ply),
         };
         self.room.step(event).await;
@@ -266,7 +266,7 @@ impl Table {
     async fn close(&mut self, c: &Client) {
         let event = RoomEvent::Leave {
             peer: c.peer.clone(),
-            message: None,
+            leave: None,
         };
         self.room.step(event).await;
     }

@@ -8,21 +8,17 @@ const BOB_SECRET: &str = "fedcba9876543210fedcba9876543210";
 
 /// READY from `c` with its name's `secret`, asking for a rated room or not.
 async fn ready_named(t: &mut Table, c: &Client, name: &str, secret: Option<&str>, rated: bool) {
-    let mut message = Message::new(READY, name, "", "1");
-    if let Some(secret) = secret {
-        message.extra.insert("secret".into(), secret.into());
-    }
     let request = Requested {
         rated,
         ..t.request("surakarta", &[])
     };
+    let ready = Ready {
+        secret: secret.map(String::from),
+        ..Ready::for_tests(name, "1", None, request)
+    };
     let event = RoomEvent::Ready {
         peer: c.peer.clone(),
-        message,
-        name: name.into(),
-        colour: None,
-        request,
-        token: None,
+        ready,
     };
     t.room.step(event).await;
 }

@@ -1,31 +1,23 @@
-//! The course protocol's messages: one compact JSON object per line, `op` and `data1..3`.
+//! The course protocol's messages: one compact JSON object per line, `op` and `data1..3`
+//! ([`Message`]); its ops ([`Op`]); and what a client's message means, read once where the
+//! connection reads it ([`ClientCommand`]), so nothing past the transport reads fields by
+//! position.
 
-use arbiter_core::Side;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub const READY: i64 = 200000;
-pub const MOVE: i64 = 200001;
-pub const RESIGN: i64 = 200002;
-pub const REJECT: i64 = 200003;
-pub const LEAVE: i64 = 200004;
-pub const CHAT: i64 = 200005;
-pub const END: i64 = 200006;
-/// The project's extension: watch a room (`data1` = room).
-pub const WATCH: i64 = 200100;
-/// The project's extension: the state of a watched room (`data1` = JSON snapshot).
-pub const STATE: i64 = 200101;
-/// The project's extension: stop watching (`data1` = room, `""` for all).
-pub const UNWATCH: i64 = 200102;
-/// The project's extension, to clients that speak it: a player's connection dropped
-/// (`data1` = `away`, `data2` = the name, `data3` = seconds its seat is held) or it came back
-/// (`back`).
-pub const NOTICE: i64 = 200103;
-/// The project's extension, between two players that both speak it: `OFFER(kind, action, "")`
-/// from a player, kind `draw`, `takeback`, `abort` or `claim`, action `offer`, `accept`,
-/// `decline` or `withdraw` (none for abort and claim); the room tells both players and the
-/// spectators `OFFER(kind, action, name)`, and the sender alone `OFFER(kind, "refused", why)`.
-pub const OFFER: i64 = 200104;
+mod command;
+mod op;
+mod winner;
+mod words;
+
+pub use command::{
+    ChatCommand, ClientCommand, Command, LeaveCommand, MoveCommand, OfferCommand, ReadyCommand,
+    ResignCommand, Unread, UnwatchCommand, WatchCommand,
+};
+pub use op::*;
+pub use winner::Winner;
+pub use words::{Closed, OfferAction, OfferKind, Word};
 
 /// The game of a READY without the extension's `game` key: the course protocol is Surakarta's.
 pub const COURSE_GAME: &str = "surakarta";
@@ -166,12 +158,7 @@ impl Message {
 
     /// An extension integer field (a JSON number or a decimal string).
     pub fn extra_u64(&self, key: &str) -> Option<Result<u64, FieldError>> {
-        let not_integer = || FieldError::NotInteger(key.to_string());
-        self.extra.get(key).map(|v| match v {
-            Value::Number(n) => n.as_u64().ok_or_else(not_integer),
-            Value::String(s) => s.parse().map_err(|_| not_integer()),
-            _ => Err(FieldError::NotNumber(key.to_string())),
-        })
+        extra_u64(&self.extra, key)
     }
 
     pub fn op_name(&self) -> &'static str {
@@ -179,119 +166,14 @@ impl Message {
     }
 }
 
-pub fn op_name(op: i64) -> &'static str {
-    match op {
-        READY => "READY",
-        MOVE => "MOVE",
-        RESIGN => "RESIGN",
-        REJECT => "REJECT",
-        LEAVE => "LEAVE",
-        CHAT => "CHAT",
-        END => "END",
-        WATCH => "WATCH",
-        STATE => "STATE",
-        UNWATCH => "UNWATCH",
-        NOTICE => "NOTICE",
-        OFFER => "OFFER",
-        _ => "UNKNOWN",
-    }
-}
-
-/// Who won a game. On the course's wire (END's third field) it is the colour code as a string,
-/// `"0"` first player, `"1"` second, `"2"` nobody, exactly as course clients expect; in the
-/// project's JSON (stored games) it is a name, `first`, `second` or `none`, so a reader needs
-/// no code table. Reading takes any of these forms and the numbers older servers wrote.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Winner {
-    First,
-    Second,
-    Nobody,
-}
-
-impl Winner {
-    /// The winner of a game whose winning side (if any) is `side`.
-    pub fn of(side: Option<Side>) -> Winner {
-        match side {
-            Some(Side::First) => Winner::First,
-            Some(Side::Second) => Winner::Second,
-            None => Winner::Nobody,
-        }
-    }
-
-    /// The winning side; `None` for a draw or a game without a result.
-    pub fn side(self) -> Option<Side> {
-        match self {
-            Winner::First => Some(Side::First),
-            Winner::Second => Some(Side::Second),
-            Winner::Nobody => None,
-        }
-    }
-
-    /// The course's colour code: 0, 1 or 2.
-    pub fn code(self) -> u8 {
-        match self {
-            Winner::First => 0,
-            Winner::Second => 1,
-            Winner::Nobody => 2,
-        }
-    }
-
-    pub fn from_code(code: u64) -> Option<Winner> {
-        match code {
-            0 => Some(Winner::First),
-            1 => Some(Winner::Second),
-            2 => Some(Winner::Nobody),
-            _ => None,
-        }
-    }
-
-    /// END's third field: `"0"`, `"1"` or `"2"`.
-    pub fn wire(self) -> &'static str {
-        ["0", "1", "2"][self.code() as usize]
-    }
-
-    /// `first`, `second` or `none`.
-    pub fn name(self) -> &'static str {
-        ["first", "second", "none"][self.code() as usize]
-    }
-
-    /// Reads the wire's digit or a name.
-    pub fn parse(text: &str) -> Option<Winner> {
-        match text {
-            "first" => Some(Winner::First),
-            "second" => Some(Winner::Second),
-            "none" | "nobody" => Some(Winner::Nobody),
-            digit => digit.parse().ok().and_then(Winner::from_code),
-        }
-    }
-}
-
-impl std::fmt::Display for Winner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl Serialize for Winner {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
-    }
-}
-
-impl<'de> Deserialize<'de> for Winner {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Winner, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        let winner = match &value {
-            Value::Number(n) => n.as_u64().and_then(Winner::from_code),
-            Value::String(s) => Winner::parse(s),
-            _ => None,
-        };
-        winner.ok_or_else(|| {
-            serde::de::Error::custom(format!(
-                "not a winner: {value} (0, 1, 2, first, second or none)"
-            ))
-        })
-    }
+/// An extension integer key of a message (a JSON number or a decimal string).
+fn extra_u64(extra: &Map<String, Value>, key: &str) -> Option<Result<u64, FieldError>> {
+    let not_integer = || FieldError::NotInteger(key.to_string());
+    extra.get(key).map(|v| match v {
+        Value::Number(n) => n.as_u64().ok_or_else(not_integer),
+        Value::String(s) => s.parse().map_err(|_| not_integer()),
+        _ => Err(FieldError::NotNumber(key.to_string())),
+    })
 }
 
 /// Splits a byte stream into lines of at most [`MAX_LINE`] bytes: several per read, or one
@@ -353,28 +235,6 @@ mod tests {
         // One op is not read as the beginning of a longer one.
         assert!(!Message::line_has_op("{\"op\":2000011}", MOVE));
         assert!(!Message::line_has_op("not a message", MOVE));
-    }
-
-    #[test]
-    fn the_winner_keeps_its_course_form_and_reads_every_form() {
-        for (winner, wire) in [
-            (Winner::First, "0"),
-            (Winner::Second, "1"),
-            (Winner::Nobody, "2"),
-        ] {
-            assert_eq!(winner.wire(), wire);
-            assert_eq!(Winner::parse(wire), Some(winner));
-            assert_eq!(Winner::parse(winner.name()), Some(winner));
-            assert_eq!(Winner::of(winner.side()), winner);
-            let json = serde_json::to_value(winner).unwrap();
-            assert_eq!(json, serde_json::json!(winner.name()));
-            let old_json = serde_json::json!(winner.code());
-            for form in [json, old_json, wire.into(), winner.name().into()] {
-                assert_eq!(serde_json::from_value::<Winner>(form).unwrap(), winner);
-            }
-        }
-        assert_eq!(Winner::parse("3"), None);
-        assert!(serde_json::from_str::<Winner>("true").is_err());
     }
 
     #[test]
