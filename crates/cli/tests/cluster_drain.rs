@@ -236,4 +236,13 @@ fn a_drain_does_not_wait_for_course_clients_with_no_game_to_play() {
     carol.until_closed();
     alice.until_closed();
     eprintln!("node a drained and exited in {:?}", started.elapsed());
+    // The finished game was not followed by one its players never asked for.
+    let (status, body) = common::http(nodes[1].http, "GET", "/api/games?limit=50", "");
+    assert_eq!(status, 200, "{body}");
+    let games: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        games.iter().filter(|g| g["room"] == 42).count(),
+        1,
+        "{body}"
+    );
 }

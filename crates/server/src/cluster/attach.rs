@@ -184,6 +184,11 @@ impl Cluster {
     /// The attachment of `conn` to `room`, to send again.
     pub(super) fn attachment(&self, conn: ConnId, room: u32) -> Option<Command> {
         let a = lock(&self.attachments).get(&(conn, room))?.clone();
+        // A seat whose game is over is not taken again: in the next owner's room its READY
+        // would be a new seek, and a game nobody asked for would start.
+        if game_over(&a) {
+            return None;
+        }
         let mut event = a.event;
         if let (WireEvent::Ready { known_moves, .. }, true) = (&mut event, a.hidden_token) {
             *known_moves = Some(a.peer.moves_known.load(Ordering::Relaxed));
@@ -201,8 +206,9 @@ impl Cluster {
     pub(super) fn attached_elsewhere(&self) -> Vec<(u32, Vec<ConnId>)> {
         let owned = lock(&self.owned);
         let mut rooms: std::collections::BTreeMap<u32, Vec<ConnId>> = Default::default();
-        for (conn, room) in lock(&self.attachments).keys() {
-            if !owned.contains_key(room) {
+        for ((conn, room), a) in lock(&self.attachments).iter() {
+            // A seat whose game is over needs no owner: its room may close.
+            if !owned.contains_key(room) && !game_over(a) {
                 rooms.entry(*room).or_default().push(*conn);
             }
         }
@@ -237,7 +243,8 @@ impl Cluster {
         let seated = attached.iter().filter(|(_, a)| {
             is_seat(a) && !a.peer.outbox.is_closed() && a.peer.seated.load(Ordering::Relaxed)
         });
-        let rooms: std::collections::BTreeSet<u32> = seated.map(|((_, room), _)| *room).collect();
+        let playing = seated.filter(|(_, a)| !game_over(a));
+        let rooms: std::collections::BTreeSet<u32> = playing.map(|((_, room), _)| *room).collect();
         rooms.into_iter().collect()
     }
 
@@ -279,6 +286,11 @@ impl Attachment {
 
 fn is_seat(a: &Attachment) -> bool {
     matches!(a.event, WireEvent::Ready { .. })
+}
+
+/// A seat whose game ended (the END was passed on, and no READY since).
+fn game_over(a: &Attachment) -> bool {
+    is_seat(a) && a.peer.game_over.load(Ordering::Relaxed)
 }
 
 /// A course client's socket closed: it left its game, as the course's rules say.

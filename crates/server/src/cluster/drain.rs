@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::{lock, Cluster, ClusterError};
@@ -70,15 +71,43 @@ impl Cluster {
             .await
             .map_err(|source| ClusterError::Subscribe { subject, source })?;
         let me = Arc::downgrade(self);
-        let task = tokio::spawn(async move {
-            while let Some(message) = asked.next().await {
-                let Some(me) = me.upgrade() else { return };
-                // A claim reads the store: the next request must not wait for it.
-                tokio::spawn(async move { me.take_handed(message).await });
+        let nats = self.nats.clone();
+        let (stop, mut stopped) = oneshot::channel::<oneshot::Sender<()>>();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    message = asked.next() => {
+                        let (Some(message), Some(me)) = (message, me.upgrade()) else { return };
+                        // A claim reads the store: the next request must not wait for it.
+                        tokio::spawn(async move { me.take_handed(message).await });
+                    }
+                    done = &mut stopped => {
+                        // Out of the queue group for sure before the drain asks it: a request
+                        // the group handed to this node would go unanswered.
+                        let _ = asked.unsubscribe().await;
+                        let _ = nats.flush().await;
+                        if let Ok(done) = done {
+                            let _ = done.send(());
+                        }
+                        return;
+                    }
+                }
             }
         });
-        *lock(&self.taking) = Some(task.abort_handle());
+        *lock(&self.taking) = Some(stop);
         Ok(())
+    }
+
+    /// Leaves the queue group of the nodes that take rooms, and waits (a bounded time) until
+    /// NATS has taken that in.
+    async fn stop_taking_rooms(&self) {
+        let Some(stop) = lock(&self.taking).take() else {
+            return;
+        };
+        let (done, left) = oneshot::channel();
+        if stop.send(done).is_ok() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), left).await;
+        }
     }
 
     /// Answers a draining node: claims the room it names (or only says it would, to a probe).
@@ -124,9 +153,7 @@ impl Cluster {
     /// or after their game) are closed at the end either way. Rooms no other node takes stay here and keep running.
     pub async fn drain(self: &Arc<Self>, until: Instant) -> Drained {
         self.draining.store(true, Ordering::Relaxed);
-        if let Some(taking) = lock(&self.taking).take() {
-            taking.abort();
-        }
+        self.stop_taking_rooms().await;
         let mut drained = Drained::default();
         let mut alone_said = false;
         loop {

@@ -303,10 +303,12 @@ impl Cluster {
         peer.awaited.store(delivery.awaited, Ordering::Relaxed);
         let was_seated = peer.seated.swap(delivery.seated, Ordering::Relaxed);
         if let Some(line) = delivery.line {
-            if Message::line_has_op(&line, protocol::READY) {
-                peer.moves_known.store(0, Ordering::Relaxed);
-            } else if Message::line_has_op(&line, protocol::MOVE) {
-                peer.knows_a_move();
+            let counted = [protocol::READY, protocol::MOVE, protocol::END];
+            if let Some(op) = counted
+                .into_iter()
+                .find(|op| Message::line_has_op(&line, *op))
+            {
+                peer.counts_op(op);
             }
             let kind = if delivery.lossy {
                 Kind::Lossy

@@ -161,8 +161,9 @@ pub struct Cluster {
     repeats: Mutex<repeats::Repeats>,
     /// Set once this node drains (SIGTERM): it claims no room itself and hands its own over.
     draining: std::sync::atomic::AtomicBool,
-    /// The task taking rooms other nodes hand over; stopped when this node drains.
-    taking: Mutex<Option<tokio::task::AbortHandle>>,
+    /// Stops the task taking rooms other nodes hand over (when this node drains); answered
+    /// once NATS has taken its unsubscription.
+    taking: Mutex<Option<tokio::sync::oneshot::Sender<tokio::sync::oneshot::Sender<()>>>>,
 }
 
 struct Owned {

@@ -216,6 +216,7 @@ impl Cluster {
             changed: Default::default(),
             extension: Arc::new(conn.extension.into()),
             moves_known: Default::default(),
+            game_over: Default::default(),
         };
         let flags = Flags {
             awaited: peer.awaited.clone(),

@@ -47,6 +47,10 @@ pub struct Peer {
     /// says so when it seats the client again in a room that changed owner, so the client
     /// hears the moves it missed meanwhile (it cannot read a snapshot).
     pub moves_known: Arc<AtomicUsize>,
+    /// The peer was sent the END of its game and no READY since: a cluster gateway does not
+    /// seat it again in a room that changed owner (its game is over; a new one starts only
+    /// when it asks).
+    pub game_over: Arc<AtomicBool>,
 }
 
 impl Peer {
@@ -58,10 +62,18 @@ impl Peer {
     /// Counts the moves of the peer's current game in a message it is sent: a READY starts a
     /// game (none known yet), a MOVE is one more.
     pub fn counts(&self, m: &Message) {
-        if m.op == Op::Ready.code() {
+        self.counts_op(m.op);
+    }
+
+    /// [`Peer::counts`] for a message known by its op.
+    pub fn counts_op(&self, op: i64) {
+        if op == Op::Ready.code() {
             self.moves_known.store(0, Ordering::Relaxed);
-        } else if m.op == Op::Move.code() {
+            self.game_over.store(false, Ordering::Relaxed);
+        } else if op == Op::Move.code() {
             self.knows_a_move();
+        } else if op == Op::End.code() {
+            self.game_over.store(true, Ordering::Relaxed);
         }
     }
 }

@@ -382,6 +382,7 @@ mod tests {
             changed: Default::default(),
             extension: Default::default(),
             moves_known: Default::default(),
+            game_over: Default::default(),
         };
         (peer, inbox)
     }

@@ -198,6 +198,7 @@ fn away_member(stored: &RestoredGame, side: Side, grace: Duration) -> Member {
         changed: Default::default(),
         extension: Default::default(),
         moves_known: Default::default(),
+        game_over: Default::default(),
     };
     Member {
         peer,

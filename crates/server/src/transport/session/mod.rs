@@ -166,6 +166,7 @@ impl Session {
             changed: Arc::new(Notify::new()),
             extension: Arc::new(AtomicBool::new(false)),
             moves_known: Default::default(),
+            game_over: Default::default(),
         };
         let tokens = 2.0 * config.rate_limit as f64;
         let session = Session {

@@ -65,6 +65,7 @@ impl Client {
             changed: Arc::new(Notify::new()),
             extension: Default::default(),
             moves_known: Default::default(),
+            game_over: Default::default(),
         };
         Client { peer, inbox, name }
     }
