@@ -61,12 +61,25 @@ impl ClusterJournal {
                 self.owner.hand_over(room);
                 return Err(NotRecorded::HandedOver);
             }
-            tracing::warn!("room {room}: {what} not stored yet: {e}");
+            if is_said(attempt) {
+                tracing::warn!(
+                    "room {room}: {what} not stored yet (try {}): {e}",
+                    attempt + 1
+                );
+            }
             attempt += 1;
             tokio::time::sleep(pause_before(attempt)).await;
         }
     }
 }
+
+/// Whether a failed try is logged: the first, then every tenth (about every 10 s once the
+/// pauses reach a second), so a minute's outage reads as a few lines per room, not sixty.
+fn is_said(attempt: u32) -> bool {
+    attempt.is_multiple_of(SAID_EVERY)
+}
+
+const SAID_EVERY: u32 = 10;
 
 impl Journal for ClusterJournal {
     fn start_game(&self, room: u32, mut game: NewGame) -> BoxFuture<'_, Result<i64, NotRecorded>> {

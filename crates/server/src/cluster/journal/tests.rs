@@ -117,3 +117,16 @@ async fn an_end_a_newer_owner_fenced_off_hands_the_room_over_at_once() {
     assert_eq!(started.elapsed(), Duration::ZERO);
     assert!(store.games()[0].end_reason.is_none());
 }
+
+#[test]
+fn a_minute_of_failed_tries_logs_a_few_lines_not_one_a_second() {
+    let (mut waited, mut said, mut attempt) = (Duration::ZERO, 0, 0);
+    while waited < LONGEST_STORE_WAIT {
+        said += u32::from(is_said(attempt));
+        attempt += 1;
+        waited += pause_before(attempt);
+    }
+    assert!(is_said(0), "the first failure is said at once");
+    assert!(attempt > 50, "tried about once a second: {attempt}");
+    assert!((6..=8).contains(&said), "{said} lines over a minute");
+}

@@ -322,6 +322,8 @@ impl Room {
 
     pub(super) async fn leave(&mut self, conn: ConnId, leave: Option<LeaveCommand>) {
         self.spectators.remove(&conn);
+        // A connection that left is never heard again: nothing more to wait for from it.
+        self.out_of_reach.remove(&conn);
         let Some(i) = self.member(conn) else { return };
         if self.members[i].away {
             return;
