@@ -222,3 +222,35 @@ fn a_second_node_under_a_taken_name_warns_and_one_started_after_it_stopped_does_
     ));
     assert!(lines_with(&again_log, warning).is_empty());
 }
+
+/// Many course clients on one machine (a test harness, a school's NAT) meet the seat cap per
+/// address: each is refused with the reason, and the host's log names the flag to raise, once.
+#[test]
+fn a_seat_cap_that_refuses_players_names_its_flag_in_the_log_once() {
+    let dir = TestDir::new("arbiter-seat-cap-");
+    let cap = ["--max-seats-per-ip", "2"];
+    let (_server, tcp, _) =
+        common::start_server_with(dir.path(), dir.join("g.sqlite").as_os_str(), &cap);
+    let mut refused = Vec::new();
+    let mut clients = Vec::new();
+    for room in 1..=4 {
+        let mut client = TcpStream::connect(("127.0.0.1", tcp)).unwrap();
+        let ready = json!({"op": READY, "data1": format!("p{room}"), "data2": "BLACK",
+            "data3": room.to_string()});
+        writeln!(client, "{ready}").unwrap();
+        client
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        let mut line = String::new();
+        let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(&client), &mut line);
+        if line.contains("too many seats") {
+            refused.push(line);
+        }
+        clients.push(client);
+    }
+    assert_eq!(refused.len(), 2, "rooms 3 and 4 refused: {refused:?}");
+    let log = dir.join("server.log");
+    let warning = "raise --max-seats-per-ip";
+    assert!(wait_for_line(&log, warning, Duration::from_secs(5)));
+    assert_eq!(lines_with(&log, warning).len(), 1, "said once a minute");
+}

@@ -151,7 +151,12 @@ pub struct Guard {
     seats: Mutex<SeatCounts>,
     by_ip: Mutex<Backoff<IpAddr>>,
     by_room: Mutex<Backoff<u32>>,
+    /// When a host was last told that a seat cap refused someone.
+    host_told: Mutex<Option<Instant>>,
 }
+
+/// A host hears of seat caps refusing players at most this often.
+const HOST_TOLD_EVERY: Duration = Duration::from_secs(60);
 
 /// Why the guard refuses a seat.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -185,6 +190,7 @@ impl Guard {
             seats: Mutex::default(),
             by_ip: Mutex::new(Backoff::new(LONGEST_WAIT_IP)),
             by_room: Mutex::new(Backoff::new(LONGEST_WAIT_ROOM)),
+            host_told: Mutex::new(None),
         })
     }
 
@@ -197,10 +203,10 @@ impl Guard {
         let net = network_of(ip);
         let mut seats = self.seats.lock().unwrap_or_else(|e| e.into_inner());
         if seats.per_ip.get(&ip).copied().unwrap_or(0) >= self.limits.per_ip {
-            return Err(GuardRefusal::SeatsPerIp(self.limits.per_ip));
+            return Err(self.tell_host(ip, GuardRefusal::SeatsPerIp(self.limits.per_ip)));
         }
         if seats.per_net.get(&net).copied().unwrap_or(0) >= self.limits.per_net {
-            return Err(GuardRefusal::SeatsPerNet(self.limits.per_net));
+            return Err(self.tell_host(ip, GuardRefusal::SeatsPerNet(self.limits.per_net)));
         }
         *seats.per_ip.entry(ip).or_default() += 1;
         *seats.per_net.entry(net).or_default() += 1;
@@ -208,6 +214,25 @@ impl Guard {
             guard: self.clone(),
             ip,
         }))
+    }
+
+    /// A cap that refuses players is what a host must raise when many share one address (a
+    /// school's NAT, a test machine): the log names the flag, at most once a minute.
+    fn tell_host(&self, ip: IpAddr, refusal: GuardRefusal) -> GuardRefusal {
+        let now = Instant::now();
+        let mut told = self.host_told.lock().unwrap_or_else(|e| e.into_inner());
+        if told.is_none_or(|at| now.duration_since(at) >= HOST_TOLD_EVERY) {
+            *told = Some(now);
+            let flag = match refusal {
+                GuardRefusal::SeatsPerNet(_) => "--max-seats-per-network",
+                _ => "--max-seats-per-ip",
+            };
+            tracing::warn!(
+                "a seat refused to {ip}: {refusal}; if many players share that address, raise \
+                 {flag} (said at most once a minute)"
+            );
+        }
+        refusal
     }
 
     /// Refused while `addr` or `room` waits out wrong seat tokens.
