@@ -223,12 +223,12 @@ impl Guard {
         let mut told = self.host_told.lock().unwrap_or_else(|e| e.into_inner());
         if told.is_none_or(|at| now.duration_since(at) >= HOST_TOLD_EVERY) {
             *told = Some(now);
-            let flag = match refusal {
-                GuardRefusal::SeatsPerNet(_) => "--max-seats-per-network",
-                _ => "--max-seats-per-ip",
+            let (shared, flag) = match refusal {
+                GuardRefusal::SeatsPerNet(_) => ("network", "--max-seats-per-network"),
+                _ => ("address", "--max-seats-per-ip"),
             };
             tracing::warn!(
-                "a seat refused to {ip}: {refusal}; if many players share that address, raise \
+                "a seat refused to {ip}: {refusal}; if many players share that {shared}, raise \
                  {flag} (said at most once a minute)"
             );
         }
