@@ -29,7 +29,7 @@ pub mod tune;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
 pub use analysis::{analyze, Analysis};
-pub use eval::{EvalWeights, Evaluate, Exact, NoWeights, WeightError};
+pub use eval::{EvalWeights, Evaluate, Exact, NoWeights, TableSpan, WeightError};
 pub use mcts::{Mcts, MctsConfig};
 pub use player::{Limits, Player, Score, SearchInfo};
 pub use registry::{Catalogue, CatalogueError, FullGame, GameVisitor, Standard};

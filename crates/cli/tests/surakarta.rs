@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{arbiter, assert_judge_reproduces};
+use common::{arbiter, assert_judge_reproduces, TestDir};
 
 #[test]
 fn judge_surakarta_reproduces_the_reference() {
@@ -41,4 +41,46 @@ fn perft_and_bench() {
         text.contains("playouts/s") && text.contains("mean"),
         "{text}"
     );
+}
+
+/// `arbiter tables`: a small build, then a larger one that keeps the files already there and
+/// adds the 4-piece tables, and a span the code cannot build refused with its flag's name.
+#[test]
+fn tables_are_built_extended_and_a_bad_span_is_named() {
+    let dir = TestDir::new("arbiter-tables-");
+    let out = dir.path().to_str().unwrap();
+    let tables = |extra: &[&str]| {
+        let mut args = vec!["tables", "surakarta", "--size", "6", "--out", out];
+        args.extend_from_slice(extra);
+        arbiter(&args, b"")
+    };
+    let first = tables(&["--max-pieces", "2"]);
+    assert!(first.status.success(), "{first:?}");
+    let said = String::from_utf8_lossy(&first.stdout);
+    assert!(said.contains("tables up to 2 against 2"), "{said}");
+    let second = tables(&["--max-pieces", "4", "--max-total", "5"]);
+    assert!(second.status.success(), "{second:?}");
+    let (said, progress) = (
+        String::from_utf8_lossy(&second.stdout),
+        String::from_utf8_lossy(&second.stderr),
+    );
+    assert!(
+        progress.contains("up to 2 against 2 already there, kept"),
+        "{progress}"
+    );
+    assert!(!progress.contains("2v2: "), "2v2 solved again: {progress}");
+    assert!(
+        said.contains("up to 2 against 2, and 1v3 3v1 2v3 3v2 1v4 4v1"),
+        "{said}"
+    );
+    for name in [
+        "surakarta6-4v1.tbl",
+        "surakarta6-1v4.tbl",
+        "surakarta6-2v2.tbl",
+    ] {
+        assert!(dir.path().join(name).is_file(), "{name} written");
+    }
+    let bad = tables(&["--max-pieces", "5"]);
+    assert_eq!(bad.status.code(), Some(1), "{bad:?}");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--max-pieces must be 1 to 4"));
 }

@@ -141,7 +141,7 @@ fn two_against_two_equals_a_search_that_reads_smaller_tables_after_captures() {
 
 #[test]
 fn three_against_two_equals_a_search_near_the_limit() {
-    let tables = Tables::build_materials(5, &mut |_| {});
+    let tables = Tables::build_materials(3, 5, &mut |_| {});
     assert!(tables.table(3, 2).is_some() && tables.table(3, 3).is_none());
     let mut memo = Memo::new();
     let smaller = |p: &Position| tables.probe(p);
@@ -291,19 +291,80 @@ fn saved_tables_load_back_and_a_missing_directory_is_named() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Checks tables built by `arbiter tables surakarta --out DIR` (up to 3 against 3) against the
-/// search (1000 positions, 0-3 quiet moves left):
-/// `ARBITER_TABLES=DIR cargo test -p arbiter-surakarta --test endgame -- --ignored`.
+/// Checks tables built by `arbiter tables surakarta --out DIR` against the search (1000
+/// positions of 3 against 3 and 300 of every larger material the directory holds with 0-3 quiet
+/// moves left, 20 with 4-5): `ARBITER_TABLES=DIR cargo test -p arbiter-surakarta --test endgame -- --ignored`.
 #[test]
 #[ignore]
-fn built_three_against_three_tables_equal_a_search_near_the_limit() {
+fn built_tables_equal_a_search_near_the_limit() {
     let dir = std::env::var("ARBITER_TABLES").expect("ARBITER_TABLES names the directory");
     let tables = Tables::load(std::path::Path::new(&dir)).unwrap();
-    assert_eq!(tables.max_pieces(), 3);
+    assert!(tables.max_pieces() >= 3, "{}", tables.describe());
     let mut memo = Memo::new();
     let smaller = |p: &Position| tables.probe(p);
     let wrong = mismatches(80, (3, 3), 0..=3, 1000, &mut memo, &smaller, &smaller);
     assert_eq!(wrong, 0);
+    let larger = [(4, 1), (1, 4), (4, 2), (2, 4), (4, 3), (3, 4), (4, 4)];
+    for (i, material) in larger.into_iter().enumerate() {
+        if tables.table(material.0, material.1).is_none() {
+            continue;
+        }
+        for (lefts, count) in [(0..=3, 300), (4..=5, 20)] {
+            let seed = 81 + i as u64;
+            let wrong = mismatches(seed, material, lefts, count, &mut memo, &smaller, &smaller);
+            assert_eq!(wrong, 0, "{material:?}");
+        }
+        eprintln!("{material:?}: 320 positions agree");
+    }
+}
+
+#[test]
+fn four_against_one_equals_a_search_near_the_limit() {
+    let tables = Tables::build_materials(4, 5, &mut |_| {});
+    assert!(tables.table(4, 1).is_some() && tables.table(3, 3).is_none());
+    let mut memo = Memo::new();
+    let smaller = |p: &Position| tables.probe(p);
+    for (i, material) in [(4, 1), (1, 4)].into_iter().enumerate() {
+        let wrong = mismatches(
+            50 + i as u64,
+            material,
+            0..=3,
+            60,
+            &mut memo,
+            &smaller,
+            &smaller,
+        );
+        assert_eq!(wrong, 0, "{material:?}");
+    }
+}
+
+#[test]
+fn extending_tables_solves_only_what_is_missing_and_equals_a_fresh_build() {
+    let mut said = Vec::new();
+    let extended =
+        Tables::build(2, &mut |_| {}).extend(3, 4, &mut |line| said.push(line.to_string()));
+    assert_eq!(extended, Tables::build_materials(3, 4, &mut |_| {}));
+    assert!(
+        said.iter().any(|l| l.starts_with("1v3 and 3v1:")),
+        "{said:?}"
+    );
+    assert!(!said.iter().any(|l| l.starts_with("2v2:")), "{said:?}");
+    assert_eq!(extended.describe(), "up to 2 against 2, and 1v3 3v1");
+}
+
+#[test]
+fn a_directory_with_some_tables_answers_for_those() {
+    let dir = std::env::temp_dir().join(format!("arbiter-tables-part-{}", std::process::id()));
+    let tables = Tables::build_materials(4, 5, &mut |_| {});
+    tables.save(&dir).unwrap();
+    std::fs::remove_file(dir.join("surakarta6-2v2.tbl")).unwrap();
+    let read = Tables::load(&dir).unwrap();
+    assert!(read.table(2, 2).is_none() && read.table(4, 1).is_some());
+    assert_eq!(
+        read.describe(),
+        "up to 1 against 1, and 1v2 2v1 1v3 3v1 2v3 3v2 1v4 4v1"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -27,6 +27,14 @@ pub enum Exact {
     Loss(u32),
 }
 
+/// Which endgame tables `arbiter tables` builds: each side at most `max_pieces`, at most
+/// `max_total` pieces in all (4 and 7 give Surakarta's 4 against 3 without 4 against 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableSpan {
+    pub max_pieces: usize,
+    pub max_total: usize,
+}
+
 /// A weight that cannot be set.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum WeightError {
@@ -88,12 +96,12 @@ pub trait Evaluate: Game {
         ))
     }
 
-    /// Builds tables with each side up to `max_pieces` for games like `self` into `dir`,
-    /// telling `progress` how it goes; returns a summary. By default the game has none.
+    /// Builds the tables `span` names for games like `self` into `dir` (keeping those already
+    /// there), telling `progress` how it goes; returns a summary. By default the game has none.
     fn build_tables(
         &self,
         dir: &Path,
-        _max_pieces: usize,
+        _span: TableSpan,
         _progress: &mut dyn FnMut(&str),
     ) -> Result<String, String> {
         Err(format!(

@@ -8,7 +8,7 @@ use arbiter_core::Game;
 use arbiter_surakarta::endgame::{Tables, Wdl};
 use arbiter_surakarta::{Move, Position};
 
-use super::{weights, Evaluate, Exact, Pruning};
+use super::{weights, Evaluate, Exact, Pruning, TableSpan};
 
 weights!(
     /// Surakarta weights.
@@ -60,10 +60,10 @@ impl Evaluate for Position {
     fn build_tables(
         &self,
         dir: &Path,
-        max_pieces: usize,
+        span: TableSpan,
         progress: &mut dyn FnMut(&str),
     ) -> Result<String, String> {
-        build_tables(self, dir, max_pieces, progress)
+        build_tables(self, dir, span, progress)
     }
 
     fn evaluate(&self, w: &SurakartaWeights) -> i32 {
@@ -121,11 +121,12 @@ impl Evaluate for Position {
     }
 }
 
-/// Builds and writes the 6×6 tables (the only ones there are) for `arbiter tables`.
+/// Builds and writes the 6×6 tables (the only ones there are) for `arbiter tables`, keeping the
+/// ones `dir` already holds.
 fn build_tables(
     start: &Position,
     dir: &Path,
-    max_pieces: usize,
+    span: TableSpan,
     progress: &mut dyn FnMut(&str),
 ) -> Result<String, String> {
     use arbiter_surakarta::endgame::{LIMIT, MAX_PIECES};
@@ -134,17 +135,29 @@ fn build_tables(
             "tables exist for size 6 with max_no_capture_round {LIMIT} only"
         ));
     }
-    if !(1..=MAX_PIECES).contains(&max_pieces) {
+    if !(1..=MAX_PIECES).contains(&span.max_pieces) {
         return Err(format!("--max-pieces must be 1 to {MAX_PIECES}"));
     }
+    if span.max_total < 2 {
+        return Err("--max-total must be at least 2 (1 against 1)".into());
+    }
+    let present = Tables::read_present(dir).map_err(|e| e.to_string())?;
+    if present.iter().next().is_some() {
+        progress(&format!(
+            "{}: {} already there, kept",
+            dir.display(),
+            present.describe()
+        ));
+    }
     let started = std::time::Instant::now();
-    let tables = Tables::build(max_pieces, progress);
+    let tables = present.extend(span.max_pieces, span.max_total, progress);
     let seconds = started.elapsed().as_secs_f64();
     let bytes = tables.save(dir).map_err(|e| e.to_string())?;
     let memory: usize = tables.iter().map(|t| t.bytes()).sum();
     Ok(format!(
-        "tables up to {max_pieces} against {max_pieces}: solved in {seconds:.1} s, \
-{bytes} bytes written to {}, {memory} bytes in memory",
+        "tables {}: solved in {seconds:.1} s, {bytes} bytes written to {}, {memory} bytes in \
+memory",
+        tables.describe(),
         dir.display()
     ))
 }

@@ -150,34 +150,32 @@ impl Tables {
         Ok(total)
     }
 
-    /// Reads the tables in `dir`: every material up to the largest `K` whose files are all
-    /// there. A directory without even the 1-against-1 table is an error that says how to
-    /// build one; a present but unreadable file is an error naming it.
+    /// Reads every table file in `dir` (each is complete on its own, so any subset answers
+    /// exactly for what it covers). A directory without even the 1-against-1 table is an error
+    /// that says how to build one; a present but unreadable file is an error naming it.
     pub fn load(dir: &Path) -> Result<Tables, TableError> {
-        let mut tables = Tables::default();
-        for k in 1..=MAX_PIECES {
-            let needed: Vec<(usize, usize)> = materials(k)
-                .filter(|&(m, o)| tables.table(m, o).is_none())
-                .collect();
-            if !needed
-                .iter()
-                .all(|&(m, o)| dir.join(file_name(m, o)).is_file())
-            {
-                break;
-            }
-            for (m, o) in needed {
-                let path = dir.join(file_name(m, o));
-                let bytes =
-                    std::fs::read(&path).map_err(|e| error(&path, format!("cannot read: {e}")))?;
-                tables.insert(decode(&path, &bytes, m, o)?);
-            }
-        }
-        if tables.max_pieces() == 0 {
+        let tables = Tables::read_present(dir)?;
+        if tables.table(1, 1).is_none() {
             let path = dir.join(file_name(1, 1));
             return Err(error(
                 &path,
                 "missing (build the tables with `arbiter tables surakarta --out DIR`)",
             ));
+        }
+        Ok(tables)
+    }
+
+    /// Reads the table files `dir` holds, none when it does not exist.
+    pub fn read_present(dir: &Path) -> Result<Tables, TableError> {
+        let mut tables = Tables::default();
+        for (m, o) in materials(MAX_PIECES) {
+            let path = dir.join(file_name(m, o));
+            if !path.is_file() {
+                continue;
+            }
+            let bytes =
+                std::fs::read(&path).map_err(|e| error(&path, format!("cannot read: {e}")))?;
+            tables.insert(decode(&path, &bytes, m, o)?);
         }
         Ok(tables)
     }

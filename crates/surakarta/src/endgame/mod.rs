@@ -1,5 +1,5 @@
 //! Endgame tables for Surakarta 6×6: the exact value of every position where each side has
-//! between one and `K` pieces (`K` up to 3), under the default no-capture limit of 40.
+//! between one and `K` pieces (`K` up to 4), under the default no-capture limit of 40.
 //!
 //! A position's value depends on the side to move and on how many quiet moves are left before
 //! a step ends the game as a stalemate; a capture starts the count afresh in a smaller
@@ -32,9 +32,9 @@ use index::Classes;
 pub const LIMIT: u32 = crate::definition::DEFAULT_MAX_NO_CAPTURE_ROUND;
 /// Quiet moves left can be `0 .. LIMIT`.
 const LAYERS: usize = LIMIT as usize;
-/// The most pieces a side may have in a table this code builds (4 against 4 would need about
-/// 265 million positions).
-pub const MAX_PIECES: usize = 3;
+/// The most pieces a side may have in a table this code builds (4 against 4 is about 265
+/// million positions, 5 GB while it is solved).
+pub const MAX_PIECES: usize = 4;
 
 /// The symmetry classes of `k`-point sets, built once.
 fn classes(k: usize) -> &'static Classes {
@@ -53,24 +53,36 @@ impl Tables {
     /// Solves every material with each side between 1 and `max_pieces` (at most
     /// [`MAX_PIECES`]), smallest first; `progress` hears a line per table and layer step.
     pub fn build(max_pieces: usize, progress: &mut dyn FnMut(&str)) -> Tables {
-        Tables::build_from(materials(max_pieces.min(MAX_PIECES)), progress)
+        Tables::build_materials(max_pieces, 2 * max_pieces, progress)
     }
 
-    /// Solves the materials of at most `max_total` pieces in all (each side at most
-    /// [`MAX_PIECES`]): tests build 3 against 2 without the minute 3 against 3 takes.
-    pub fn build_materials(max_total: usize, progress: &mut dyn FnMut(&str)) -> Tables {
-        let wanted = materials(MAX_PIECES).filter(|&(m, o)| m + o <= max_total);
-        Tables::build_from(wanted, progress)
-    }
-
-    fn build_from(
-        wanted: impl Iterator<Item = (usize, usize)>,
+    /// Solves the materials with each side at most `max_pieces` and at most `max_total` pieces
+    /// in all: 4 and 7 give 4 against 3 without the hour 4 against 4 takes, and tests build 3
+    /// against 2 without the minute 3 against 3 takes.
+    pub fn build_materials(
+        max_pieces: usize,
+        max_total: usize,
         progress: &mut dyn FnMut(&str),
     ) -> Tables {
-        let mut tables = Tables::default();
-        for (mover, other) in wanted.filter(|&(m, o)| m <= o) {
+        Tables::default().extend(max_pieces, max_total, progress)
+    }
+
+    /// Solves what [`Tables::build_materials`] would that `self` does not hold yet (tables read
+    /// from a directory are not solved again; a material and its colour-swapped twin are solved
+    /// together, so both are solved again when one is missing).
+    pub fn extend(
+        mut self,
+        max_pieces: usize,
+        max_total: usize,
+        progress: &mut dyn FnMut(&str),
+    ) -> Tables {
+        let wanted: Vec<(usize, usize)> = materials(max_pieces.min(MAX_PIECES))
+            .filter(|&(m, o)| m <= o && m + o <= max_total)
+            .filter(|&(m, o)| self.table(m, o).is_none() || self.table(o, m).is_none())
+            .collect();
+        for (mover, other) in wanted {
             let start = std::time::Instant::now();
-            solve::solve_pair(&mut tables, mover, other, progress);
+            solve::solve_pair(&mut self, mover, other, progress);
             let (name, positions) = if mover == other {
                 (format!("{mover}v{other}"), Table::positions(mover, other))
             } else {
@@ -82,7 +94,7 @@ impl Tables {
                 start.elapsed().as_secs_f64()
             ));
         }
-        tables
+        self
     }
 
     /// The table where the side to move has `mover` pieces and the other side `other`.
@@ -106,6 +118,19 @@ impl Tables {
             .take_while(|&k| materials(k).all(|(m, o)| self.table(m, o).is_some()))
             .last()
             .unwrap_or(0)
+    }
+
+    /// What the tables cover, for messages: `up to 3 against 3, and 4v1 1v4 4v2 2v4`.
+    pub fn describe(&self) -> String {
+        let k = self.max_pieces();
+        let beyond: Vec<String> = materials(MAX_PIECES)
+            .filter(|&(m, o)| m.max(o) > k && self.table(m, o).is_some())
+            .map(|(m, o)| format!("{m}v{o}"))
+            .collect();
+        match beyond.is_empty() {
+            true => format!("up to {k} against {k}"),
+            false => format!("up to {k} against {k}, and {}", beyond.join(" ")),
+        }
     }
 
     /// The exact value of `pos` for the side to move, when a table covers it: a 6×6 game with

@@ -113,7 +113,7 @@ impl Table {
 }
 
 /// The positions' sequence numbers, each in as few bytes as the dictionary allows (one byte
-/// for every table up to 3 against 3: they have at most a few dozen sequences).
+/// for every table up to 4 against 3: they have at most a few dozen sequences).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Ids {
     One(Vec<u8>),
