@@ -127,9 +127,10 @@ impl Tables {
             .filter(|&(m, o)| m.max(o) > k && self.table(m, o).is_some())
             .map(|(m, o)| format!("{m}v{o}"))
             .collect();
-        match beyond.is_empty() {
-            true => format!("up to {k} against {k}"),
-            false => format!("up to {k} against {k}, and {}", beyond.join(" ")),
+        match (k, beyond.is_empty()) {
+            (0, _) => beyond.join(" "),
+            (_, true) => format!("up to {k} against {k}"),
+            (_, false) => format!("up to {k} against {k}, and {}", beyond.join(" ")),
         }
     }
 
