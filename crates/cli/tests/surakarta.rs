@@ -58,7 +58,15 @@ fn tables_are_built_extended_and_a_bad_span_is_named() {
     assert!(first.status.success(), "{first:?}");
     let said = String::from_utf8_lossy(&first.stdout);
     assert!(said.contains("tables up to 2 against 2"), "{said}");
+    let two_v_two = dir.path().join("surakarta6-2v2.tbl");
+    let modified = || std::fs::metadata(&two_v_two).unwrap().modified().unwrap();
+    let first_written = modified();
     let second = tables(&["--max-pieces", "4", "--max-total", "5"]);
+    assert_eq!(
+        modified(),
+        first_written,
+        "a kept table is not written again"
+    );
     assert!(second.status.success(), "{second:?}");
     let (said, progress) = (
         String::from_utf8_lossy(&second.stdout),

@@ -149,10 +149,11 @@ fn build_tables(
             present.describe()
         ));
     }
+    let kept = present.materials();
     let started = std::time::Instant::now();
     let tables = present.extend(span.max_pieces, span.max_total, progress);
     let seconds = started.elapsed().as_secs_f64();
-    let bytes = tables.save(dir).map_err(|e| e.to_string())?;
+    let bytes = tables.save_except(dir, &kept).map_err(|e| e.to_string())?;
     let memory: usize = tables.iter().map(|t| t.bytes()).sum();
     Ok(format!(
         "tables {}: solved in {seconds:.1} s, {bytes} bytes written to {}, {memory} bytes in \

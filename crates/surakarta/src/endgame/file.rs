@@ -138,9 +138,18 @@ fn check_header(
 impl Tables {
     /// Writes every table into `dir` (made if missing); returns the bytes written.
     pub fn save(&self, dir: &Path) -> Result<u64, TableError> {
+        self.save_except(dir, &[])
+    }
+
+    /// Writes the tables whose materials `(mover, other)` are not in `kept` (files already
+    /// there and unchanged); returns the bytes written.
+    pub fn save_except(&self, dir: &Path, kept: &[(usize, usize)]) -> Result<u64, TableError> {
         std::fs::create_dir_all(dir).map_err(|e| error(dir, format!("cannot create: {e}")))?;
         let mut total = 0;
         for table in self.iter() {
+            if kept.contains(&(table.mover, table.other)) {
+                continue;
+            }
             let path = dir.join(file_name(table.mover, table.other));
             let bytes = encode(table);
             std::fs::write(&path, &bytes)

@@ -107,6 +107,11 @@ impl Tables {
         self.tables[m][o] = Some(table);
     }
 
+    /// The materials `(mover, other)` held.
+    pub fn materials(&self) -> Vec<(usize, usize)> {
+        self.iter().map(|t| (t.mover, t.other)).collect()
+    }
+
     /// Every table held, by the mover's pieces, then the other side's.
     pub fn iter(&self) -> impl Iterator<Item = &Table> {
         self.tables.iter().flatten().flatten()
