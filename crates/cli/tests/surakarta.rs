@@ -77,6 +77,13 @@ fn tables_are_built_extended_and_a_bad_span_is_named() {
         "{progress}"
     );
     assert!(!progress.contains("2v2: "), "2v2 solved again: {progress}");
+    // A pair of a million positions or more (2v3 with 3v2) reports every layer.
+    assert!(
+        progress.contains("2v3: 1042272 positions, captures valued")
+            && progress.contains("2v3: 1 of 40 layers"),
+        "{progress}"
+    );
+    assert!(!progress.contains("1v3: 1 of 40 layers"), "{progress}");
     assert!(
         said.contains("up to 2 against 2, and 1v3 3v1 2v3 3v2 1v4 4v1"),
         "{said}"

@@ -32,8 +32,8 @@ use index::Classes;
 pub const LIMIT: u32 = crate::definition::DEFAULT_MAX_NO_CAPTURE_ROUND;
 /// Quiet moves left can be `0 .. LIMIT`.
 const LAYERS: usize = LIMIT as usize;
-/// The most pieces a side may have in a table this code builds (4 against 4 is about 265
-/// million positions, 5 GB while it is solved).
+/// The most pieces a side may have in a table this code builds (4 against 4 is 270 million
+/// positions, 6.4 GB while it is solved).
 pub const MAX_PIECES: usize = 4;
 
 /// The symmetry classes of `k`-point sets, built once.
@@ -57,7 +57,7 @@ impl Tables {
     }
 
     /// Solves the materials with each side at most `max_pieces` and at most `max_total` pieces
-    /// in all: 4 and 7 give 4 against 3 without the hour 4 against 4 takes, and tests build 3
+    /// in all: 4 and 7 give 4 against 3 without the half hour 4 against 4 takes, and tests build 3
     /// against 2 without the minute 3 against 3 takes.
     pub fn build_materials(
         max_pieces: usize,

@@ -245,6 +245,9 @@ impl Work {
     }
 }
 
+/// Positions of a pair from which every layer is reported.
+const LARGE_PAIR: usize = 1_000_000;
+
 /// Solves the material `(mover, other)` and its twin `(other, mover)` (one table when they are
 /// equal) into `tables`; every smaller material must be there already.
 pub(super) fn solve_pair(
@@ -257,6 +260,14 @@ pub(super) fn solve_pair(
     let mut works = vec![Work::new(tables, mover, other)];
     if mover != other {
         works.push(Work::new(tables, other, mover));
+    }
+    // A large pair takes up to a minute or more a layer (4v4): say so at every one.
+    let positions: usize = works.iter().map(|w| w.previous.len()).sum();
+    let report_every = if positions >= LARGE_PAIR { 1 } else { 10 };
+    if positions >= LARGE_PAIR {
+        progress(&format!(
+            "  {mover}v{other}: {positions} positions, captures valued"
+        ));
     }
     // Layer r of a table reads layer r - 1 of its twin (itself for equal counts).
     let paired = mover != other;
@@ -281,7 +292,7 @@ pub(super) fn solve_pair(
             (r + 1..LAYERS).for_each(|later| works.iter_mut().for_each(|w| w.repeat(later)));
             break;
         }
-        if r % 10 == 9 {
+        if (r + 1) % report_every == 0 {
             progress(&format!("  {mover}v{other}: {} of {LAYERS} layers", r + 1));
         }
     }
