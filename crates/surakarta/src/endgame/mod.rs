@@ -58,7 +58,7 @@ impl Tables {
 
     /// Solves the materials with each side at most `max_pieces` and at most `max_total` pieces
     /// in all: 4 and 7 give 4 against 3 without the half hour 4 against 4 takes, and tests build 3
-    /// against 2 without the minute 3 against 3 takes.
+    /// against 2 without the 11 s 3 against 3 takes.
     pub fn build_materials(
         max_pieces: usize,
         max_total: usize,
