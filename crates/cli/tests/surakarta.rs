@@ -79,9 +79,15 @@ fn tables_are_built_extended_and_a_bad_span_is_named() {
     assert!(!progress.contains("2v2: "), "2v2 solved again: {progress}");
     // A pair of a million positions or more (2v3 with 3v2) reports every layer.
     assert!(
-        progress.contains("2v3: 1042272 positions, captures valued")
+        progress.contains("2v3: 1042272 positions, valuing captures into smaller tables")
+            && progress.contains("2v3: captures valued")
             && progress.contains("2v3: 1 of 40 layers"),
         "{progress}"
+    );
+    let at = |line: &str| progress.find(line).unwrap();
+    assert!(
+        at("2v3: 1042272 positions, valuing") < at("2v3: captures valued"),
+        "the valuing is announced before it starts: {progress}"
     );
     assert!(!progress.contains("1v3: 1 of 40 layers"), "{progress}");
     assert!(

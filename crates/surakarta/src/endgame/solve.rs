@@ -257,17 +257,27 @@ pub(super) fn solve_pair(
     progress: &mut dyn FnMut(&str),
 ) {
     let steps_of = neighbours();
+    let positions = Table::positions(mover, other)
+        + if mover != other {
+            Table::positions(other, mover)
+        } else {
+            0
+        };
+    // A large pair takes minutes to value its captures and up to a minute or more a layer
+    // (4v4): say so before the valuing and at every layer.
+    let large = positions >= LARGE_PAIR;
+    if large {
+        progress(&format!(
+            "  {mover}v{other}: {positions} positions, valuing captures into smaller tables"
+        ));
+    }
     let mut works = vec![Work::new(tables, mover, other)];
     if mover != other {
         works.push(Work::new(tables, other, mover));
     }
-    // A large pair takes up to a minute or more a layer (4v4): say so at every one.
-    let positions: usize = works.iter().map(|w| w.previous.len()).sum();
-    let report_every = if positions >= LARGE_PAIR { 1 } else { 10 };
-    if positions >= LARGE_PAIR {
-        progress(&format!(
-            "  {mover}v{other}: {positions} positions, captures valued"
-        ));
+    let report_every = if large { 1 } else { 10 };
+    if large {
+        progress(&format!("  {mover}v{other}: captures valued"));
     }
     // Layer r of a table reads layer r - 1 of its twin (itself for equal counts).
     let paired = mover != other;
