@@ -9,11 +9,21 @@ ADAPTER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 
 class Engine:
-    def __init__(self, command):
+    def __init__(self, command, options=""):
+        """Starts `command` on Duck Chess with the game's `options` (`max_no_capture_round 0`,
+        as a record's `[Options]` header gives them); an engine that refuses them raises
+        RuntimeError with its answer, so a game is never judged under other rules unnoticed."""
         self.name = command[0]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True)
-        self.send("game duck")
+        self.send(f"game duck {options}".strip())
+        self.send("isready")
+        for line in self.process.stdout:
+            if line.startswith("error"):
+                raise RuntimeError(f"{self.name}: {line.strip()}")
+            if line.strip() == "readyok":
+                return
+        raise RuntimeError(f"{self.name} ended before answering isready")
 
     def send(self, text):
         self.process.stdin.write(text + "\n")

@@ -5,8 +5,12 @@ For every position of a game record where SIDE (0: the side that moved first, 1:
 to move, our engine and Fairy-Stockfish each search it for MS milliseconds, fresh. One line a
 position: the move played, each engine's choice, score (for the side to move) and depth; then a
 summary: the first ply where each engine scored the position 150 or more below level, the mean
-gap between the scores, the median depths, and how often our choice was Fairy-Stockfish's.
+gap between the scores, the median depths, how often our choice was Fairy-Stockfish's, and the
+three largest falls of Fairy-Stockfish's score from one of SIDE's positions not yet lost to its
+next: the moves that lost the game.
 Fairy-Stockfish's centipawns are its own scale, so the gap is a direction, not a measurement.
+Our engine plays under the record's rules (its `[Options]` header, e.g. the quiet-move rule off:
+`max_no_capture_round 0`); Fairy-Stockfish always under P5380's, which have no such rule.
 
 Usage: scripts/probe-duck.py ARBITER RECORD SIDE [MS]
   e.g. scripts/probe-duck.py target/release/arbiter \
@@ -54,6 +58,19 @@ def summary(rows):
           f"{median('fsf')} (Fairy-Stockfish); our choice was Fairy-Stockfish's {agree}/{len(rows)}")
 
 
+def falls(rows, count=3):
+    """The `count` largest falls of Fairy-Stockfish's score from one of SIDE's positions not yet
+    lost (above LOSING) to the next (the move played and the reply; mates and unscored positions
+    left out): the moves that lost the game."""
+    scored = [r for r in rows if r["fsf"][1] is not None and abs(r["fsf"][1]) < 3000]
+    steps = [(a["fsf"][1] - b["fsf"][1], a, b) for a, b in zip(scored, scored[1:])
+             if b["ply"] == a["ply"] + 2 and a["fsf"][1] > LOSING]
+    for fall, a, b in sorted(steps, key=lambda s: -s[0])[:count]:
+        if fall > 0:
+            print(f"fall of {fall} at ply {a['ply']}: played {a['played']} (Fairy-Stockfish "
+                  f"{a['fsf'][0]}, ours {a['ours'][0]}), {a['fsf'][1]} -> {b['fsf'][1]}")
+
+
 def main():
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
@@ -65,21 +82,30 @@ def main():
                      "keep ../shared beside the checkout")
     try:
         with open(record) as f:
-            # Header lines (`[Red "a"]`, …) come before the moves.
-            words = [w for line in f if not line.startswith("[") for w in line.split()]
-            moves = [w for w in words if "-" in w and "#" not in w]
+            lines = f.read().splitlines()
     except OSError as e:
         sys.exit(f"cannot read the game record {record}: {e.strerror}")
-    ours, fsf = Engine([arbiter, "engine"]), Engine([ADAPTER])
+    # Header lines (`[Red "a"]`, `[Options "max_no_capture_round 0"]`) come before the moves.
+    options = next((line.split('"')[1] for line in lines
+                    if line.startswith("[Options ") and line.count('"') >= 2), "")
+    words = [w for line in lines if not line.startswith("[") for w in line.split()]
+    moves = [w for w in words if "-" in w and "#" not in w]
+    print(f"rules: game duck {options}".strip(), flush=True)
+    try:
+        ours, fsf = Engine([arbiter, "engine"], options), Engine([ADAPTER])
+    except RuntimeError as e:
+        sys.exit(f"the record's options `{options}`: {e}")
     rows = []
     for ply in range(side, len(moves), 2):
-        row = {"ply": ply, "ours": search(ours, moves[:ply], ms), "fsf": search(fsf, moves[:ply], ms)}
+        row = {"ply": ply, "played": moves[ply], "ours": search(ours, moves[:ply], ms),
+               "fsf": search(fsf, moves[:ply], ms)}
         print(ply, "played", moves[ply], "| ours", row["ours"], "| fsf", row["fsf"], flush=True)
         rows.append(row)
     for engine in (ours, fsf):
         engine.quit()
     if rows:
         summary(rows)
+        falls(rows)
 
 
 if __name__ == "__main__":
