@@ -92,9 +92,13 @@ def main():
     moves = [w for w in words if "-" in w and "#" not in w]
     print(f"rules: game duck {options}".strip(), flush=True)
     try:
-        ours, fsf = Engine([arbiter, "engine"], options), Engine([ADAPTER])
+        ours = Engine([arbiter, "engine"], options)
     except RuntimeError as e:
         sys.exit(f"the record's options `{options}`: {e}")
+    try:
+        fsf = Engine([ADAPTER])
+    except RuntimeError as e:
+        sys.exit(f"Fairy-Stockfish did not start: {e}")
     rows = []
     for ply in range(side, len(moves), 2):
         row = {"ply": ply, "played": moves[ply], "ours": search(ours, moves[:ply], ms),
