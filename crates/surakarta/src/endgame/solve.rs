@@ -248,6 +248,16 @@ impl Work {
 /// Positions of a pair from which every layer is reported.
 const LARGE_PAIR: usize = 1_000_000;
 
+/// Positions of the material `(mover, other)` and of its twin (counted once when equal).
+fn pair_positions(mover: usize, other: usize) -> usize {
+    let twin = if mover == other {
+        0
+    } else {
+        Table::positions(other, mover)
+    };
+    Table::positions(mover, other) + twin
+}
+
 /// Solves the material `(mover, other)` and its twin `(other, mover)` (one table when they are
 /// equal) into `tables`; every smaller material must be there already.
 pub(super) fn solve_pair(
@@ -257,12 +267,7 @@ pub(super) fn solve_pair(
     progress: &mut dyn FnMut(&str),
 ) {
     let steps_of = neighbours();
-    let positions = Table::positions(mover, other)
-        + if mover != other {
-            Table::positions(other, mover)
-        } else {
-            0
-        };
+    let positions = pair_positions(mover, other);
     // A large pair takes minutes to value its captures and up to a minute or more a layer
     // (4v4): say so before the valuing and at every layer.
     let large = positions >= LARGE_PAIR;
