@@ -305,6 +305,9 @@ struct Context<'a, G: Evaluate> {
     /// `piece_to[ply]`: the continuation slot of the move that led to `ply` (`None` at the root,
     /// after a pass, and in a game without statistics).
     piece_to: Vec<Option<usize>>,
+    /// `static_at[ply]`: the static value of the node at `ply` where the game prunes by
+    /// whether the side to move is improving (`None` in danger, or not asked).
+    static_at: Vec<Option<i32>>,
     /// `quiets[ply]`: the quiet moves searched so far at `ply`, lowered in the statistics when a
     /// later one cuts.
     quiets: Vec<Vec<G::Move>>,
@@ -341,6 +344,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
             root_depth: 1,
             keys: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             piece_to: vec![None; MAX_PLY + 1],
+            static_at: vec![None; MAX_PLY + 1],
             quiets: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             statistics,
         }

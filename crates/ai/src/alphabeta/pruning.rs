@@ -77,12 +77,13 @@ impl<G: Evaluate> Context<'_, G> {
 
     /// Reverse futility pruning, as far as the game's [`Pruning`](crate::eval::Pruning) asks: a
     /// null-window node near the horizon whose static value stands above beta by the game's
-    /// margin for each remaining ply is cut with that value (the opponent is not expected to win
-    /// the margin back in so few plies).
+    /// margin for each of `margin_depth` plies (the remaining `depth`, one less for a side that
+    /// is improving) is cut with that value (the opponent is not expected to win the margin back
+    /// in so few plies).
     pub(super) fn reverse_futility_cut(
         &self,
         pos: &G,
-        depth: i32,
+        (depth, margin_depth): (i32, i32),
         (alpha, beta): (i32, i32),
         in_danger: bool,
         static_value: &mut Option<i32>,
@@ -90,7 +91,7 @@ impl<G: Evaluate> Context<'_, G> {
         let limit = G::PRUNING.reverse_futility_depth;
         let value =
             self.horizon_value(pos, (depth, limit), (alpha, beta), in_danger, static_value)?;
-        (value - G::PRUNING.reverse_futility_margin * depth >= beta).then_some(value)
+        (value - G::PRUNING.reverse_futility_margin * margin_depth >= beta).then_some(value)
     }
 
     /// Futility pruning, as far as the game's [`Pruning`](crate::eval::Pruning) asks: whether

@@ -12,7 +12,8 @@ use crate::table::Bound;
 
 /// A node about to search its moves: its key, remaining depth (after any reduction), distance
 /// from the root, the table's move, whether the side to move is in danger and from which move
-/// (in search order) on its quiet moves may be pruned (see [`Context::prune_from`]).
+/// (in search order) on its quiet moves may be pruned (see [`Context::prune_from`]), and
+/// whether the side to move is improving where the game prunes by it ([`Context::improving`]).
 struct Node<M> {
     key: u64,
     depth: i32,
@@ -20,6 +21,7 @@ struct Node<M> {
     tt_move: Option<M>,
     in_danger: bool,
     prune_from: Option<usize>,
+    improving: Option<bool>,
 }
 
 /// What a node lets one of its moves skip: a shallower first search (late move reductions),
@@ -80,9 +82,11 @@ impl<G: Evaluate> Context<'_, G> {
             // Duck Chess answers this with an attack search: asked once per node.
             in_danger: pos.in_danger(),
             prune_from: None,
+            improving: None,
         };
         // The static value, asked by the first pruning that needs it (Duck Chess's is costly).
         let mut static_value = None;
+        node.improving = self.improving(pos, &node, &mut static_value);
         if let Some(score) = self.static_cut(pos, &node, alpha, beta, &mut static_value) {
             return score;
         }
@@ -106,7 +110,31 @@ impl<G: Evaluate> Context<'_, G> {
         if self.futile(pos, depth, (alpha, beta), in_danger, static_value) {
             return Some(1);
         }
-        late_move_count::<G>(depth)
+        let count = late_move_count::<G>(depth)?;
+        Some(if node.improving == Some(false) {
+            count / 2
+        } else {
+            count
+        })
+    }
+
+    /// Whether the side to move stands better than at its last move (its static value above
+    /// the one two plies up, else four; true when neither is known), for a game whose pruning
+    /// asks it and a node not in danger (`None` otherwise). Evaluates the node to know.
+    fn improving(
+        &mut self,
+        pos: &G,
+        node: &Node<G::Move>,
+        static_value: &mut Option<i32>,
+    ) -> Option<bool> {
+        let asked = G::PRUNING.improving && !self.ab.config.plain && !node.in_danger;
+        let now =
+            asked.then(|| *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights)));
+        let ply = node.ply;
+        self.static_at[ply] = now;
+        let earlier = |back: usize| ply.checked_sub(back).and_then(|p| self.static_at[p]);
+        let before = earlier(2).or_else(|| earlier(4));
+        now.map(|now| before.is_none_or(|before| now > before))
     }
 
     /// Reverse futility or null-move pruning's value when either cuts the node.
@@ -125,9 +153,14 @@ impl<G: Evaluate> Context<'_, G> {
             in_danger,
             ..
         } = *node;
-        if let Some(score) =
-            self.reverse_futility_cut(pos, depth, (alpha, beta), in_danger, static_value)
-        {
+        let margin_depth = depth - i32::from(node.improving == Some(true));
+        if let Some(score) = self.reverse_futility_cut(
+            pos,
+            (depth, margin_depth),
+            (alpha, beta),
+            in_danger,
+            static_value,
+        ) {
             return Some(score);
         }
         self.null_move_cut(pos, key, depth, beta, ply, in_danger, static_value)
@@ -241,7 +274,9 @@ impl<G: Evaluate> Context<'_, G> {
         }
         let quiet = !extended && self.is_quiet(pos, mv, ply);
         let reduction = if latitude.reduce && i >= LMR_FIRST_MOVE && quiet {
-            (late_move_reduction(depth, i) + self.node_reduction(ply, pv)
+            let base = late_move_reduction(depth, i);
+            let not_improving = node.improving == Some(false) && base >= 2;
+            (base + i32::from(not_improving) + self.node_reduction(ply, pv)
                 - self.history_reduction(pos, mv, ply))
             .clamp(0, next - 1)
         } else {
@@ -354,6 +389,7 @@ impl<G: Evaluate> Context<'_, G> {
             tt_move,
             in_danger: danger,
             prune_from: None,
+            improving: None,
         };
         self.quiesce_moves(
             pos,

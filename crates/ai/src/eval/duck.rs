@@ -379,6 +379,7 @@ impl Evaluate for Position {
         futility_depth: 2,
         futility_margin: 200,
         spare_threats: true,
+        improving: true,
     };
 
     const ITERATION_START_PERCENT: u32 = 95;
