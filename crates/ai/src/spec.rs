@@ -75,6 +75,7 @@ pub struct SearchSettings {
     pub history_pruning: Option<i32>,
     pub cut_reduction: Option<i32>,
     pub pv_reduction: Option<i32>,
+    pub improving: Option<bool>,
 }
 
 impl SearchSettings {
@@ -90,6 +91,7 @@ impl SearchSettings {
             history_pruning: other.history_pruning.or(self.history_pruning),
             cut_reduction: other.cut_reduction.or(self.cut_reduction),
             pv_reduction: other.pv_reduction.or(self.pv_reduction),
+            improving: other.improving.or(self.improving),
         }
     }
 
@@ -115,6 +117,7 @@ impl SearchSettings {
             "history_pruning" => self.history_pruning = Some(history()?),
             "cut_reduction" => self.cut_reduction = Some(plies()?),
             "pv_reduction" => self.pv_reduction = Some(plies()?),
+            "improving" => self.improving = Some(number("0 or 1")? != 0),
             _ => return Ok(false),
         }
         Ok(true)
@@ -129,7 +132,7 @@ impl SearchSettings {
             true => Ok(()),
             false => Err(format!(
                 "`{key}` is not a search setting; expected statistics, history_reduction, \
-                 history_pruning, cut_reduction or pv_reduction"
+                 history_pruning, cut_reduction, pv_reduction or improving"
             )),
         }
     }
@@ -141,6 +144,7 @@ impl SearchSettings {
         config.history_pruning = self.history_pruning.unwrap_or(config.history_pruning);
         config.cut_reduction = self.cut_reduction.unwrap_or(config.cut_reduction);
         config.pv_reduction = self.pv_reduction.unwrap_or(config.pv_reduction);
+        config.improving = self.improving.unwrap_or(config.improving);
     }
 }
 
@@ -155,7 +159,8 @@ pub struct SpecError {
 /// What the spec grammar accepts, for error messages and `--help`.
 pub const SPEC_HELP: &str =
     "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR]\
-[:statistics=0|1][:history_reduction=N][:history_pruning=D][:cut_reduction=P][:pv_reduction=P] | \
+[:statistics=0|1][:history_reduction=N][:history_pruning=D][:cut_reduction=P][:pv_reduction=P]\
+[:improving=0|1] | \
 mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
 any player may add evaluation weights as NAME=VALUE";
 
@@ -313,7 +318,7 @@ impl PlayerSpec {
             return Err(SpecError {
                 spec: self.text.clone(),
                 reason: "only an alpha-beta player (alphabeta, medium, hard) takes statistics, \
-                    history_reduction, history_pruning, cut_reduction or pv_reduction"
+                    history_reduction, history_pruning, cut_reduction, pv_reduction or improving"
                     .into(),
             });
         }

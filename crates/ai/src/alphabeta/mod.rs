@@ -114,6 +114,10 @@ pub struct AlphaBetaConfig {
     pub cut_reduction: i32,
     /// Plies less a late quiet move is reduced at a principal-variation node (full window).
     pub pv_reduction: i32,
+    /// Prune by whether the side to move is improving, where the game's
+    /// [`Pruning::improving`](crate::eval::Pruning) asks it (Duck Chess: +52 ± 25 Elo at 20,000
+    /// nodes, docs/tuning.md); off, the search is the one before it (the opening suite's judge).
+    pub improving: bool,
 }
 
 impl Default for AlphaBetaConfig {
@@ -127,6 +131,7 @@ impl Default for AlphaBetaConfig {
             history_pruning: 3,
             cut_reduction: 0,
             pv_reduction: 0,
+            improving: true,
         }
     }
 }

@@ -127,7 +127,8 @@ impl<G: Evaluate> Context<'_, G> {
         node: &Node<G::Move>,
         static_value: &mut Option<i32>,
     ) -> Option<bool> {
-        let asked = G::PRUNING.improving && !self.ab.config.plain && !node.in_danger;
+        let config = &self.ab.config;
+        let asked = G::PRUNING.improving && config.improving && !config.plain && !node.in_danger;
         let now =
             asked.then(|| *static_value.get_or_insert_with(|| pos.evaluate(&self.ab.weights)));
         let ply = node.ply;
