@@ -414,6 +414,22 @@ mod tests {
     }
 
     #[test]
+    fn improving_can_be_turned_off_as_the_opening_suite_judges() {
+        let s: PlayerSpec = "alphabeta:improving=0".parse().unwrap();
+        assert_eq!(s.search.improving, Some(false));
+        let mut config = AlphaBetaConfig::default();
+        assert!(config.improving, "on by default");
+        s.search.apply(&mut config);
+        assert!(!config.improving);
+        let mut settings = SearchSettings::default();
+        settings.set_pair("improving=1").unwrap();
+        settings.apply(&mut config);
+        assert!(config.improving);
+        let err = "alphabeta:improving=yes".parse::<PlayerSpec>();
+        assert!(err.unwrap_err().reason.contains("improving must be 0 or 1"));
+    }
+
+    #[test]
     fn unknown_weights_are_refused_when_built() {
         let s: PlayerSpec = "greedy:sparkle=3".parse().unwrap();
         let err = s.build::<arbiter_duck::Position>(1).err().unwrap();
