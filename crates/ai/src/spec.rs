@@ -111,13 +111,18 @@ impl SearchSettings {
                 _ => Err(format!("{key} must be plies, 0 to 8, found `{value}`")),
             }
         };
+        // A switch is 0 or 1: `improving=2` is more likely a typo than a wish.
+        let switch = || match number("0 or 1")? {
+            v @ 0..=1 => Ok(v == 1),
+            _ => Err(format!("{key} must be 0 or 1, found `{value}`")),
+        };
         match key {
-            "statistics" => self.statistics = Some(number("0 or 1")? != 0),
+            "statistics" => self.statistics = Some(switch()?),
             "history_reduction" => self.history_reduction = Some(history()?),
             "history_pruning" => self.history_pruning = Some(history()?),
             "cut_reduction" => self.cut_reduction = Some(plies()?),
             "pv_reduction" => self.pv_reduction = Some(plies()?),
-            "improving" => self.improving = Some(number("0 or 1")? != 0),
+            "improving" => self.improving = Some(switch()?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -427,6 +432,8 @@ mod tests {
         assert!(config.improving);
         let err = "alphabeta:improving=yes".parse::<PlayerSpec>();
         assert!(err.unwrap_err().reason.contains("improving must be 0 or 1"));
+        let err = "alphabeta:improving=2".parse::<PlayerSpec>();
+        assert!(err.unwrap_err().reason.contains("0 or 1, found `2`"));
     }
 
     #[test]
