@@ -76,6 +76,7 @@ pub struct SearchSettings {
     pub cut_reduction: Option<i32>,
     pub pv_reduction: Option<i32>,
     pub improving: Option<bool>,
+    pub reduction_divisor: Option<i32>,
 }
 
 impl SearchSettings {
@@ -92,6 +93,7 @@ impl SearchSettings {
             cut_reduction: other.cut_reduction.or(self.cut_reduction),
             pv_reduction: other.pv_reduction.or(self.pv_reduction),
             improving: other.improving.or(self.improving),
+            reduction_divisor: other.reduction_divisor.or(self.reduction_divisor),
         }
     }
 
@@ -111,6 +113,14 @@ impl SearchSettings {
                 _ => Err(format!("{key} must be plies, 0 to 8, found `{value}`")),
             }
         };
+        let hundredths = || -> Result<i32, String> {
+            match number("hundredths, 100 to 1000")? {
+                h @ 100..=1000 => Ok(h as i32),
+                _ => Err(format!(
+                    "{key} must be hundredths, 100 to 1000, found `{value}`"
+                )),
+            }
+        };
         // A switch is 0 or 1: `improving=2` is more likely a typo than a wish.
         let switch = || match number("0 or 1")? {
             v @ 0..=1 => Ok(v == 1),
@@ -123,6 +133,7 @@ impl SearchSettings {
             "cut_reduction" => self.cut_reduction = Some(plies()?),
             "pv_reduction" => self.pv_reduction = Some(plies()?),
             "improving" => self.improving = Some(switch()?),
+            "reduction_divisor" => self.reduction_divisor = Some(hundredths()?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -137,7 +148,7 @@ impl SearchSettings {
             true => Ok(()),
             false => Err(format!(
                 "`{key}` is not a search setting; expected statistics, history_reduction, \
-                 history_pruning, cut_reduction, pv_reduction or improving"
+                 history_pruning, cut_reduction, pv_reduction, improving or reduction_divisor"
             )),
         }
     }
@@ -150,6 +161,7 @@ impl SearchSettings {
         config.cut_reduction = self.cut_reduction.unwrap_or(config.cut_reduction);
         config.pv_reduction = self.pv_reduction.unwrap_or(config.pv_reduction);
         config.improving = self.improving.unwrap_or(config.improving);
+        config.reduction_divisor = self.reduction_divisor.or(config.reduction_divisor);
     }
 }
 
@@ -165,7 +177,7 @@ pub struct SpecError {
 pub const SPEC_HELP: &str =
     "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR]\
 [:statistics=0|1][:history_reduction=N][:history_pruning=D][:cut_reduction=P][:pv_reduction=P]\
-[:improving=0|1] | \
+[:improving=0|1][:reduction_divisor=H] | \
 mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
 any player may add evaluation weights as NAME=VALUE";
 
@@ -323,7 +335,8 @@ impl PlayerSpec {
             return Err(SpecError {
                 spec: self.text.clone(),
                 reason: "only an alpha-beta player (alphabeta, medium, hard) takes statistics, \
-                    history_reduction, history_pruning, cut_reduction, pv_reduction or improving"
+                    history_reduction, history_pruning, cut_reduction, pv_reduction, improving \
+                    or reduction_divisor"
                     .into(),
             });
         }
@@ -434,6 +447,30 @@ mod tests {
         assert!(err.unwrap_err().reason.contains("improving must be 0 or 1"));
         let err = "alphabeta:improving=2".parse::<PlayerSpec>();
         assert!(err.unwrap_err().reason.contains("0 or 1, found `2`"));
+    }
+
+    #[test]
+    fn the_reduction_divisor_overrides_the_games_as_the_opening_suite_judges() {
+        let mut config = AlphaBetaConfig::default();
+        assert_eq!(config.reduction_divisor, None, "the game's by default");
+        let s: PlayerSpec = "alphabeta:reduction_divisor=225".parse().unwrap();
+        s.search.apply(&mut config);
+        assert_eq!(config.reduction_divisor, Some(225));
+        // A spec that does not name it leaves the one set before.
+        "alphabeta:improving=1"
+            .parse::<PlayerSpec>()
+            .unwrap()
+            .search
+            .apply(&mut config);
+        assert_eq!(config.reduction_divisor, Some(225));
+        for bad in ["99", "1001", "2.25"] {
+            let err = format!("alphabeta:reduction_divisor={bad}").parse::<PlayerSpec>();
+            let reason = err.unwrap_err().reason;
+            assert!(
+                reason.contains("hundredths, 100 to 1000"),
+                "{bad}: {reason}"
+            );
+        }
     }
 
     #[test]

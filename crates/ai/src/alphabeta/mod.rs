@@ -54,9 +54,9 @@ const HISTORY_MAX: i32 = 1 << 24;
 const LMR_MIN_DEPTH: i32 = 3;
 /// … from this move on in the ordered list.
 const LMR_FIRST_MOVE: usize = 4;
-/// The reduction is `LMR_BASE + ln(depth) · ln(move number) / LMR_DIVISOR` plies.
+/// The reduction is `LMR_BASE + ln(depth) · ln(move number) / divisor` plies, the divisor
+/// the game's [`Pruning::reduction_divisor`](crate::eval::Pruning) unless the player sets one.
 const LMR_BASE: f64 = 0.75;
-const LMR_DIVISOR: f64 = 2.25;
 /// Iterations from this depth on search a window of this many centipawns either side of the
 /// previous iteration's score first.
 const ASPIRATION_MIN_DEPTH: i32 = 4;
@@ -118,6 +118,9 @@ pub struct AlphaBetaConfig {
     /// [`Pruning::improving`](crate::eval::Pruning) asks it (Duck Chess: +52 ± 25 Elo at 20,000
     /// nodes, docs/tuning.md); off, the search is the one before it (the opening suite's judge).
     pub improving: bool,
+    /// The divisor of late move reductions in hundredths (larger reduces less), in place of
+    /// the game's [`Pruning::reduction_divisor`](crate::eval::Pruning); `None` keeps the game's.
+    pub reduction_divisor: Option<i32>,
 }
 
 impl Default for AlphaBetaConfig {
@@ -132,6 +135,7 @@ impl Default for AlphaBetaConfig {
             cut_reduction: 0,
             pv_reduction: 0,
             improving: true,
+            reduction_divisor: None,
         }
     }
 }

@@ -2,8 +2,7 @@
 //! pruning, and how far late moves are reduced or pruned.
 
 use super::{
-    Context, LMP_BASE, LMR_BASE, LMR_DIVISOR, NULL_MIN_DEPTH, NULL_REDUCTION, NULL_VERIFY_DEPTH,
-    PROVEN_BOUND,
+    Context, LMP_BASE, LMR_BASE, NULL_MIN_DEPTH, NULL_REDUCTION, NULL_VERIFY_DEPTH, PROVEN_BOUND,
 };
 use crate::eval::Evaluate;
 use crate::table::Bound;
@@ -186,10 +185,10 @@ impl<G: Evaluate> Context<'_, G> {
 
 /// How many plies late move `i` (0-based, in search order) is reduced at remaining `depth`:
 /// growing with the logarithms of both, as the deeper the search and the later the move, the
-/// less likely it is to matter; at least one.
-pub(super) fn late_move_reduction(depth: i32, i: usize) -> i32 {
+/// less likely it is to matter, and shrinking with `divisor` (hundredths); at least one.
+pub(super) fn late_move_reduction(depth: i32, i: usize, divisor: i32) -> i32 {
     let (d, m) = (f64::from(depth.max(1)), (i + 1) as f64);
-    (LMR_BASE + d.ln() * m.ln() / LMR_DIVISOR).max(1.0) as i32
+    (LMR_BASE + d.ln() * m.ln() / (f64::from(divisor) / 100.0)).max(1.0) as i32
 }
 
 /// How many moves a null-window node `depth` plies from the horizon searches before it skips
@@ -197,4 +196,30 @@ pub(super) fn late_move_reduction(depth: i32, i: usize) -> i32 {
 /// [`Pruning`](crate::eval::Pruning) allows.
 pub(super) fn late_move_count<G: Evaluate>(depth: i32) -> Option<usize> {
     (depth <= G::PRUNING.late_move_depth).then(|| (LMP_BASE + depth * depth) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_larger_divisor_never_reduces_more_and_somewhere_less() {
+        let mut less_somewhere = false;
+        for depth in 1..=40 {
+            for i in 0..60 {
+                let (old, new) = (
+                    late_move_reduction(depth, i, 225),
+                    late_move_reduction(depth, i, 275),
+                );
+                assert!(new <= old && new >= 1, "depth {depth}, move {i}");
+                less_somewhere |= new < old;
+            }
+        }
+        assert!(less_somewhere);
+        // The first divisor is the one every game searched with before it was a setting.
+        assert_eq!(
+            late_move_reduction(12, 30, 225),
+            (0.75f64 + 12f64.ln() * 31f64.ln() / 2.25) as i32
+        );
+    }
 }

@@ -275,7 +275,9 @@ impl<G: Evaluate> Context<'_, G> {
         }
         let quiet = !extended && self.is_quiet(pos, mv, ply);
         let reduction = if latitude.reduce && i >= LMR_FIRST_MOVE && quiet {
-            let base = late_move_reduction(depth, i);
+            let divisor =
+                (self.ab.config.reduction_divisor).unwrap_or(G::PRUNING.reduction_divisor);
+            let base = late_move_reduction(depth, i, divisor);
             let not_improving = node.improving == Some(false) && base >= 2;
             (base + i32::from(not_improving) + self.node_reduction(ply, pv)
                 - self.history_reduction(pos, mv, ply))

@@ -380,6 +380,7 @@ impl Evaluate for Position {
         futility_margin: 200,
         spare_threats: true,
         improving: true,
+        reduction_divisor: 225,
     };
 
     const ITERATION_START_PERCENT: u32 = 95;

@@ -251,6 +251,9 @@ pub struct Pruning {
     /// value above the one two plies before): reverse futility's margin a ply smaller, late
     /// move pruning's count halved and late moves reduced a ply more when it is not.
     pub improving: bool,
+    /// The divisor of late move reductions, in hundredths: a late move is reduced
+    /// `0.75 + ln(depth) · ln(move number) · 100 / reduction_divisor` plies (at least one).
+    pub reduction_divisor: i32,
 }
 
 impl Pruning {
@@ -264,5 +267,6 @@ impl Pruning {
         futility_margin: 0,
         spare_threats: false,
         improving: false,
+        reduction_divisor: 225,
     };
 }
