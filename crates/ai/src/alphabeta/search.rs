@@ -275,9 +275,7 @@ impl<G: Evaluate> Context<'_, G> {
         }
         let quiet = !extended && self.is_quiet(pos, mv, ply);
         let reduction = if latitude.reduce && i >= LMR_FIRST_MOVE && quiet {
-            let divisor =
-                (self.ab.config.reduction_divisor).unwrap_or(G::PRUNING.reduction_divisor);
-            let base = late_move_reduction(depth, i, divisor);
+            let base = late_move_reduction(depth, i, self.reduction_divisor());
             let not_improving = node.improving == Some(false) && base >= 2;
             (base + i32::from(not_improving) + self.node_reduction(ply, pv)
                 - self.history_reduction(pos, mv, ply))
@@ -297,6 +295,14 @@ impl<G: Evaluate> Context<'_, G> {
             score = -self.negamax(&child, next, -beta, -alpha, ply + 1);
         }
         Some(score)
+    }
+
+    /// The divisor of late move reductions: the player's, else the game's.
+    fn reduction_divisor(&self) -> i32 {
+        let config = &self.ab.config;
+        config
+            .reduction_divisor
+            .unwrap_or(G::PRUNING.reduction_divisor)
     }
 
     /// Plies more (less, when negative) a late quiet move is reduced for the kind of node it
