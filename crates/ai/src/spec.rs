@@ -66,6 +66,10 @@ pub struct PlayerSpec {
     pub text: String,
 }
 
+/// The names [`SearchSettings::set`] reads, for the messages that list them.
+const SEARCH_SETTING_NAMES: &str = "statistics, history_reduction, history_pruning, \
+    cut_reduction, pv_reduction, improving or reduction_divisor";
+
 /// The [`AlphaBetaConfig`] settings a spec may set (`statistics=1`, `history_reduction=N`,
 /// `history_pruning=D`); `None` leaves the default.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -147,8 +151,7 @@ impl SearchSettings {
         match self.set(key, value)? {
             true => Ok(()),
             false => Err(format!(
-                "`{key}` is not a search setting; expected statistics, history_reduction, \
-                 history_pruning, cut_reduction, pv_reduction, improving or reduction_divisor"
+                "`{key}` is not a search setting; expected {SEARCH_SETTING_NAMES}"
             )),
         }
     }
@@ -334,10 +337,10 @@ impl PlayerSpec {
         if !spec.search.is_empty() && spec.kind != PlayerKind::AlphaBeta {
             return Err(SpecError {
                 spec: self.text.clone(),
-                reason: "only an alpha-beta player (alphabeta, medium, hard) takes statistics, \
-                    history_reduction, history_pruning, cut_reduction, pv_reduction, improving \
-                    or reduction_divisor"
-                    .into(),
+                reason: format!(
+                    "only an alpha-beta player (alphabeta, medium, hard) takes \
+                     {SEARCH_SETTING_NAMES}"
+                ),
             });
         }
         let weights = spec.weights::<G::Weights>()?;
@@ -450,7 +453,7 @@ mod tests {
     }
 
     #[test]
-    fn the_reduction_divisor_overrides_the_games_as_the_opening_suite_judges() {
+    fn the_reduction_divisor_overrides_the_games_until_another_spec_sets_it() {
         let mut config = AlphaBetaConfig::default();
         assert_eq!(config.reduction_divisor, None, "the game's by default");
         let s: PlayerSpec = "alphabeta:reduction_divisor=225".parse().unwrap();
