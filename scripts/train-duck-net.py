@@ -45,7 +45,7 @@ def parse_args():
     parser = argparse.ArgumentParser(
         usage="%(prog)s DATA [DATA...] --out NET [--hidden 32] [--lambda 0.7] [--epochs 30] "
         "[--patience 4] [--lr 1e-3] [--batch 1024] [--l2 1e-6] [--holdout 5] [--seed 1] "
-        "[--threads 1] [--inputs 1260] [--max-positions N]",
+        "[--threads 1] [--inputs 1260] [--init NET] [--max-positions N]",
         description=__doc__.split("\n\n")[0],
         epilog="Augmentation: in every epoch each training position is mirrored left to right "
         "(col -> 8 - col in every input) with probability 1/2; held-out positions never are. "
@@ -84,6 +84,10 @@ def parse_args():
                         help=f"the network's inputs: {PIECE_INPUTS}, where the pieces stand, or {THREAT_INPUTS}, "
                              "also which of them stand threatened (data written before the threats counts "
                              "none; inputs past N are dropped).")
+    parser.add_argument("--init", metavar="NET",
+                        help="start from the network in NET (as this script writes it; its inputs and hidden "
+                             "units must be --inputs and --hidden) instead of random weights: fine-tuning a "
+                             "network on new positions, kept only where an epoch betters its held-out loss.")
     parser.add_argument("--max-positions", type=int, default=0, metavar="N",
                         help="read only the first N positions (across the files in the order given); 0 reads all.")
     args = parser.parse_args()
@@ -323,6 +327,35 @@ def write_net(path, params, k, description):
         raise
 
 
+def read_net(path, inputs, hidden, k):
+    """The parameters of the network in PATH (write_net's format), output weights in units of K."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = [(n, l) for n, l in enumerate(f, 1) if l.strip() and not l.startswith("#")]
+    except OSError as e:
+        raise DataError(f"cannot read {path}: {e.strerror}") from None
+    if not lines or lines[0][1].split() != ["arbiter-duck-net", "1", str(inputs), str(hidden)]:
+        raise DataError(f"{path}:1: expected `arbiter-duck-net 1 {inputs} {hidden}` (--inputs, --hidden)")
+    if len(lines) != inputs + 4:
+        raise DataError(f"{path}: expected {inputs + 4} lines of numbers, found {len(lines)}")
+
+    def numbers(n, line, count):
+        try:
+            values = np.array(line.split(), dtype=np.float64)
+        except ValueError:
+            values = None
+        if values is None or len(values) != count or not np.all(np.isfinite(values)):
+            raise DataError(f"{path}:{n}: expected {count} numbers")
+        return values
+
+    b1 = numbers(*lines[1], hidden)
+    w1 = np.vstack([numbers(*line, hidden) for line in lines[2:2 + inputs]] + [np.zeros((1, hidden))])
+    w2 = numbers(*lines[2 + inputs], hidden) / k
+    b2 = numbers(*lines[3 + inputs], 1) / k
+    f32 = np.float32
+    return {"w1": w1.astype(f32), "b1": b1.astype(f32), "w2": w2.astype(f32), "b2": b2.astype(f32)}
+
+
 def train(args):
     t0 = time.time()
     game_of, n_games, statics, scores, results, idx = read_data(args.data, args.max_positions)
@@ -365,8 +398,14 @@ def train(args):
     baseline = held_loss(0.0)
     model = Model(args.hidden, rng)
     mirror = mirror_table()
-    # Epoch 0 is the untrained network, whose correction is 0: the baseline to better.
-    best, best_epoch, best_params = baseline, 0, model.snapshot()
+    # Epoch 0 is the untrained network, whose correction is 0 (or the --init network): the
+    # loss to better.
+    best = baseline
+    if args.init:
+        model.params = read_net(args.init, INPUTS, args.hidden, k)
+        best = held_loss(model.correction(ho_idx))
+        print(f"starting from {args.init}: held-out loss {best:.6f}", flush=True)
+    best_epoch, best_params = 0, model.snapshot()
     print("epoch  train-loss  held-out-loss  baseline  seconds", flush=True)
     for epoch in range(1, args.epochs + 1):
         start = time.time()
@@ -388,7 +427,8 @@ def train(args):
             break
 
     if best_epoch == 0:
-        print("no epoch bettered the zero correction; writing the untrained network (correction 0)")
+        print("no epoch bettered the starting network; writing it as it was" if args.init else
+              "no epoch bettered the zero correction; writing the untrained network (correction 0)")
     model.params = best_params
     mean_abs = float(np.mean(np.abs(model.correction(ho_idx)))) * k
     print(f"held-out loss: baseline (no correction) {baseline:.6f}, best {best:.6f} "

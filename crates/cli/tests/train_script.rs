@@ -122,3 +122,55 @@ fn bad_data_and_options_are_named_and_write_nothing() {
     assert!(err.contains("--max-gap 300 leaves no positions"), "{err}");
     assert!(!net.exists());
 }
+
+#[test]
+fn a_network_fine_tuned_with_init_starts_from_the_one_given() {
+    let dir = TestDir::new("arbiter-train-init-");
+    let data = dir.join("data.tsv");
+    selfplay(&data);
+    let (first, tuned) = (dir.join("first.txt"), dir.join("tuned.txt"));
+    let common = [data.to_str().unwrap(), "--lambda", "1", "--inputs", "2520"];
+    let common = [&common[..], &["--holdout", "25", "--hidden", "4"]].concat();
+    let out = train(
+        &[
+            &common[..],
+            &["--out", first.to_str().unwrap(), "--epochs", "3"],
+        ]
+        .concat(),
+    );
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{said}");
+    // The first run's best held-out loss is where the second starts, on the same held-out games.
+    let best = said
+        .split("best ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    let init = ["--init", first.to_str().unwrap(), "--epochs", "1"];
+    let out = train(&[&common[..], &init[..], &["--out", tuned.to_str().unwrap()]].concat());
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("held-out loss {best}\n")),
+        "{best}: {said}"
+    );
+    assert!(std::fs::read_to_string(&tuned)
+        .unwrap()
+        .starts_with("arbiter-duck-net 1 2520 4\n"));
+
+    // A network of another shape is named, and nothing is written.
+    let other = dir.join("other.txt");
+    let wrong = ["--hidden", "5", "--out", other.to_str().unwrap()];
+    // (The later `--hidden` is the one taken.)
+    let args = [&common[..], &init[..2], &wrong[..]].concat();
+    let out = train(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("expected `arbiter-duck-net 1 2520 5`"),
+        "{err}"
+    );
+    assert!(!other.exists());
+}
