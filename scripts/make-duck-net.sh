@@ -77,17 +77,20 @@ selfplay() {
   echo "$stamp" > "$out.done"
 }
 
-# Step 2 for one batch: the relabelling resumes by itself and writes OUT only when complete.
+# Step 2 for one batch: the relabelling resumes by itself and writes OUT only when complete;
+# labels made with other options are made again.
 relabel() {
   local rule="$1" seed="$2"
-  local out="$dir/fs-$rule-$seed.tsv"
-  if [ -s "$out" ]; then
+  local out="$dir/fs-$rule-$seed.tsv" stamp="$fsf_nodes nodes, mix $mix, scale $scale"
+  if [ -s "$out" ] && [ -f "$out.done" ] && [ "$(cat "$out.done")" = "$stamp" ]; then
     echo "== relabelling $rule, seed $seed: kept ($out)"
     return
   fi
+  [ -f "$out.done" ] && rm -f "$out" "$out".part* "$out.options" "$out.done"
   echo "== relabelling $rule, seed $seed by Fairy-Stockfish at $fsf_nodes nodes (--mix $mix)"
   /usr/bin/python3 "$scripts/relabel-duck-net.py" "$dir/selfplay-$rule-$seed.tsv" "$out" \
     --nodes "$fsf_nodes" --jobs "$jobs" --scale "$scale" --mix "$mix"
+  echo "$stamp" > "$out.done"
 }
 
 main() {
