@@ -46,9 +46,11 @@ parse_args() {
       --nodes) number "$1" "$2"; nodes="$2"; shift 2 ;;
       --fsf-nodes) number "$1" "$2"; fsf_nodes="$2"; shift 2 ;;
       --jobs) number "$1" "$2"; jobs="$2"; shift 2 ;;
-      --hidden) number "$1" "$2"; hidden="$2"; shift 2 ;;
+      --hidden) number "$1" "$2"; [ "$2" -le 64 ] || die "--hidden takes 1 to 64 (the engine's limit), not '$2'"
+                hidden="$2"; shift 2 ;;
       --epochs) number "$1" "$2"; epochs="$2"; shift 2 ;;
-      --mix) decimal "$1" "$2"; mix="$2"; shift 2 ;;
+      --mix) decimal "$1" "$2"; awk "BEGIN { exit !($2 <= 1) }" || die "--mix takes 0 to 1, not '$2'"
+             mix="$2"; shift 2 ;;
       --scale) decimal "$1" "$2"; scale="$2"; shift 2 ;;
       --arbiter) arbiter="$2"; shift 2 ;;
       -*) die "unknown option $1 (see --help)" ;;
@@ -95,13 +97,13 @@ relabel() {
 
 main() {
   parse_args "$@"
+  [ -z "$arbiter" ] || [ -x "$arbiter" ] || die "--arbiter $arbiter is not an executable"
   mkdir -p "$dir"
   dir="$(cd "$dir" && pwd)"
   if [ -z "$arbiter" ]; then
     (cd "$root" && cargo build --release --locked -p arbiter-cli)
     arbiter="$root/target/release/arbiter"
   fi
-  [ -x "$arbiter" ] || die "--arbiter $arbiter is not an executable"
   "$scripts/ensure-packages.sh" fairy-stockfish python3-numpy
   local batch relabelled=()
   for batch in "${batches[@]}"; do

@@ -119,6 +119,8 @@ fn bad_options_are_named_with_a_non_zero_exit_before_any_work() {
         (vec![out_dir, "--batch", "sometimes:10:1"], "--batch"),
         (vec![out_dir, "--nodes", "many"], "--nodes"),
         (vec![out_dir, "--mix"], "--mix needs a value"),
+        (vec![out_dir, "--mix", "1.5"], "--mix takes 0 to 1"),
+        (vec![out_dir, "--hidden", "65"], "--hidden takes 1 to 64"),
         (vec![out_dir, "--colour", "red"], "unknown option --colour"),
         (vec![out_dir, "elsewhere"], "one DIR only"),
     ] {
