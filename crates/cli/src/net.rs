@@ -279,9 +279,9 @@ pub fn serve<C: Catalogue>(args: ServeArgs) -> anyhow::Result<ExitCode> {
         let server = arbiter_server::start::<C>(config)
             .await
             .map_err(anyhow::Error::msg)?;
-        say(format!(
-            "arbiter serves the course protocol on {} and http://{} (API at /api, WebSocket at /ws); Ctrl-C stops",
-            server.tcp_addr, server.http_addr
+        say(arbiter_server::serving_announcement(
+            server.tcp_addr,
+            server.http_addr,
         ));
         let asked = stop_asked().await?;
         if server.cluster.is_none() && asked == StopSignal::Term {

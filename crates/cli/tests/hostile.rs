@@ -8,36 +8,21 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{arbiter, free_port, http, TestDir};
+use common::{arbiter, http, serve_on_free_ports, StderrAfterStart, TestDir};
 
 fn temp(name: &str) -> TestDir {
     TestDir::new(&format!("arbiter-hostile-{name}-"))
 }
 
-/// `arbiter serve` on free ports with `extra` arguments; stderr as given.
-fn serve(dir: &std::path::Path, extra: &[&str], stderr: Stdio) -> (Child, u16, u16) {
-    let (tcp, web) = (free_port(), free_port());
-    let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args([
-            "serve",
-            "--tcp",
-            &format!("127.0.0.1:{tcp}"),
-            "--http",
-            &format!("127.0.0.1:{web}"),
-        ])
+/// `arbiter serve` on free ports with `extra` arguments; its stderr read or left unread.
+fn serve(dir: &std::path::Path, extra: &[&str], stderr: StderrAfterStart) -> (Child, u16, u16) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    command
+        .arg("serve")
         .arg("--db")
         .arg(dir.join("games.sqlite"))
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(stderr)
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", web)).is_err() {
-        assert!(Instant::now() < deadline, "the server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (child, tcp, web)
+        .args(extra);
+    serve_on_free_ports(command, stderr)
 }
 
 struct Player {
@@ -109,7 +94,7 @@ fn cycle(red: &mut Player, blue: &mut Player, plies: usize) {
 fn a_log_pipe_nobody_reads_never_stops_the_games() {
     let dir = temp("logpipe");
     // stderr goes into a pipe this test never reads: it fills after a few hundred lines.
-    let (mut server, tcp, _) = serve(&dir, &[], Stdio::piped());
+    let (mut server, tcp, _) = serve(&dir, &[], StderrAfterStart::Unread);
     let (mut red, mut blue) = duck_players(tcp, "5");
     let started = Instant::now();
     cycle(&mut red, &mut blue, 3000);
@@ -130,7 +115,7 @@ fn interrupt(server: &std::process::Child) {
 fn ctrl_c_stops_in_time_when_stderr_is_a_pipe_nobody_reads() {
     let dir = temp("ctrlc-pipe");
     // stderr goes into a pipe this test never reads; the moves' log lines fill it.
-    let (mut server, tcp, _) = serve(&dir, &["--shutdown-grace", "1"], Stdio::piped());
+    let (mut server, tcp, _) = serve(&dir, &["--shutdown-grace", "1"], StderrAfterStart::Unread);
     let (mut red, mut blue) = duck_players(tcp, "9");
     cycle(&mut red, &mut blue, 800);
     let stopped = Instant::now();
@@ -149,13 +134,13 @@ fn ctrl_c_stops_in_time_when_stderr_is_a_pipe_nobody_reads() {
 #[test]
 fn a_crash_loses_no_forwarded_move_and_its_course_game_ends_as_both_left() {
     let dir = temp("crash");
-    let (mut server, tcp, _) = serve(&dir, &[], Stdio::null());
+    let (mut server, tcp, _) = serve(&dir, &[], StderrAfterStart::Drained);
     let (mut red, mut blue) = duck_players(tcp, "6");
     cycle(&mut red, &mut blue, 51);
     // kill -9: no chance to write anything more.
     server.kill().unwrap();
     server.wait().unwrap();
-    let (mut server, _, web) = serve(&dir, &[], Stdio::null());
+    let (mut server, _, web) = serve(&dir, &[], StderrAfterStart::Drained);
     // The restarted server carries the game on, but two course clients whose sockets died with
     // the server cannot come back: both gone, the game ends without a result (ABANDONED).
     let ended = Instant::now() + Duration::from_secs(10);
@@ -181,7 +166,7 @@ fn a_crash_loses_no_forwarded_move_and_its_course_game_ends_as_both_left() {
 #[test]
 fn ctrl_c_ends_running_games_as_interrupted_after_the_grace_period() {
     let dir = temp("ctrlc");
-    let (server, tcp, _) = serve(&dir, &["--shutdown-grace", "1"], Stdio::null());
+    let (server, tcp, _) = serve(&dir, &["--shutdown-grace", "1"], StderrAfterStart::Drained);
     let (mut red, mut blue) = duck_players(tcp, "7");
     cycle(&mut red, &mut blue, 3);
     let stopped = Instant::now();
@@ -198,7 +183,7 @@ fn ctrl_c_ends_running_games_as_interrupted_after_the_grace_period() {
     let out = server.wait_with_output().unwrap();
     assert!(out.status.success());
     assert!(stopped.elapsed() < Duration::from_secs(10));
-    let (mut server, _, web) = serve(&dir, &[], Stdio::null());
+    let (mut server, _, web) = serve(&dir, &[], StderrAfterStart::Drained);
     let (_, body) = http(web, "GET", "/api/games/1", "");
     let game: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(game["end_reason"], "INTERRUPTED");
@@ -210,7 +195,7 @@ fn ctrl_c_ends_running_games_as_interrupted_after_the_grace_period() {
 #[test]
 fn a_second_server_on_the_same_database_is_refused_before_it_listens() {
     let dir = temp("second");
-    let (mut first, _, _) = serve(&dir, &[], Stdio::null());
+    let (mut first, _, _) = serve(&dir, &[], StderrAfterStart::Drained);
     let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args([
             "serve",
@@ -263,7 +248,7 @@ fn refused_server(db: &std::path::Path) -> String {
 #[test]
 fn a_second_server_on_a_symlink_or_hard_link_is_refused_and_touches_no_game() {
     let dir = temp("links");
-    let (mut first, tcp, web) = serve(&dir, &[], Stdio::null());
+    let (mut first, tcp, web) = serve(&dir, &[], StderrAfterStart::Drained);
     let (mut red, mut blue) = duck_players(tcp, "8");
     cycle(&mut red, &mut blue, 4);
     let db = dir.join("games.sqlite");

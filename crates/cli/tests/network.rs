@@ -285,27 +285,12 @@ fn the_course_check_holds_with_a_course_team_s_client() {
 
 /// `arbiter serve --course-team 7` run in `dir`, listening; its TCP port.
 fn course_team_server(dir: &std::path::Path) -> (common::Server, u16) {
-    let (tcp, web) = (free_port(), free_port());
-    let server = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    command
         .current_dir(dir)
-        .args([
-            "serve",
-            "--tcp",
-            &format!("127.0.0.1:{tcp}"),
-            "--http",
-            &format!("127.0.0.1:{web}"),
-        ])
-        .args(["--course-team", "7"])
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = common::Server::new(server);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", tcp)).is_err() {
-        assert!(Instant::now() < deadline, "the server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (server, tcp)
+        .args(["serve", "--course-team", "7"]);
+    let (server, tcp, _) = common::serve_on_free_ports(command, common::StderrAfterStart::Drained);
+    (common::Server::new(server), tcp)
 }
 
 #[test]

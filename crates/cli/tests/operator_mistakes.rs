@@ -121,25 +121,17 @@ impl Drop for Haproxy {
 #[test]
 fn haproxys_health_checks_are_logged_at_debug_level_and_its_clients_at_info() {
     let dir = TestDir::new("arbiter-checks-");
-    let (tcp, front) = (free_port(), free_port());
     let log = dir.join("server.log");
-    let server = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args([
-            "serve",
-            "--tcp",
-            &format!("127.0.0.1:{tcp}"),
-            "--http",
-            "127.0.0.1:0",
-        ])
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    command
+        .arg("serve")
         .args(["--trusted-proxy", "127.0.0.1", "--db"])
         .arg(dir.join("games.sqlite"))
         .arg("--log")
         .arg(&log)
-        .env("RUST_LOG", "info,arbiter_server::transport=debug")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .env("RUST_LOG", "info,arbiter_server::transport=debug");
+    let (server, tcp, _) = common::serve_on_free_ports(command, common::StderrAfterStart::Drained);
+    let front = free_port();
     let _server = common::Server::new(server);
     let _haproxy = Haproxy::start(dir.path(), front, tcp);
     let checks = "the balancer's health check";

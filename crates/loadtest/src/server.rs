@@ -40,23 +40,18 @@ impl ChildServer {
     }
 }
 
-fn free_port() -> Result<SocketAddr, String> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    listener.local_addr().map_err(|e| e.to_string())
-}
-
-/// Starts `exe serve` on free local ports with a temporary database; the server, its TCP and
-/// its HTTP address once it listens.
+/// Starts `exe serve` on ports it picks itself (port 0, so no other program can take them
+/// between choosing and binding) with a temporary database; the server, its TCP and its HTTP
+/// address, read from the line it prints once it serves.
 pub(crate) async fn start(exe: &Path) -> Result<(ChildServer, SocketAddr, SocketAddr), String> {
-    let (tcp, http) = (free_port()?, free_port()?);
     let db = std::env::temp_dir().join(format!("arbiter-loadtest-{}.sqlite", std::process::id()));
-    let child = std::process::Command::new(exe)
+    let mut child = std::process::Command::new(exe)
         .args([
             "serve",
             "--tcp",
-            &tcp.to_string(),
+            "127.0.0.1:0",
             "--http",
-            &http.to_string(),
+            "127.0.0.1:0",
             "--db",
         ])
         .arg(&db)
@@ -75,16 +70,44 @@ pub(crate) async fn start(exe: &Path) -> Result<(ChildServer, SocketAddr, Socket
         .env("RUST_LOG", "info")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let addresses = serving_addresses(child.stderr.take().expect("stderr is piped"));
     let server = ChildServer { child, db };
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(tcp).await.is_ok() {
-            return Ok((server, tcp, http));
+    for _ in 0..1200 {
+        match addresses.try_recv() {
+            Ok((tcp, http)) => return Ok((server, tcp, http)),
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                server.stop();
+                return Err(format!(
+                    "the server {} exited before serving",
+                    exe.display()
+                ));
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => {
+                tokio::time::sleep(Duration::from_millis(50)).await
+            }
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     server.stop();
-    Err("the server did not start listening within 10 s".into())
+    Err("the server did not start serving within 60 s".into())
+}
+
+/// The addresses of `arbiter serve`'s "arbiter serves the course protocol on A and http://B …"
+/// line, sent once; the rest of stderr (the log) is read and dropped so the pipe never fills.
+fn serving_addresses(
+    stderr: std::process::ChildStderr,
+) -> std::sync::mpsc::Receiver<(SocketAddr, SocketAddr)> {
+    use std::io::BufRead;
+    let (send, addresses) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if let Some(found) = arbiter_server::parse_serving_announcement(&line) {
+                let _ = send.send(found);
+            }
+        }
+    });
+    addresses
 }

@@ -27,6 +27,8 @@ pub mod transport;
 
 pub use logging::{init_logging, LogGuards};
 pub use rooms::{Hub, Records, RoomInfo, RoomSetup, SeatLimits, SeatTimes};
-pub use server::{start, RunningServer, ServerConfig};
+pub use server::{
+    parse_serving_announcement, serving_announcement, start, RunningServer, ServerConfig,
+};
 pub use storage::{Store, StoreOptions};
 pub use transport::ConnConfig;

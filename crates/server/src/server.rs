@@ -155,6 +155,23 @@ impl ServerConfig {
     }
 }
 
+/// The line `arbiter serve` prints once it serves. Started with port 0, a server is found by
+/// this line (tests, `arbiter loadtest`): a port chosen before the start can be taken by
+/// another program before the server binds it.
+pub fn serving_announcement(tcp: SocketAddr, http: SocketAddr) -> String {
+    format!("{SERVING_PREFIX}{tcp} and http://{http} (API at /api, WebSocket at /ws); Ctrl-C stops")
+}
+
+const SERVING_PREFIX: &str = "arbiter serves the course protocol on ";
+
+/// The TCP and HTTP addresses of a [`serving_announcement`] line; `None` for any other line.
+pub fn parse_serving_announcement(line: &str) -> Option<(SocketAddr, SocketAddr)> {
+    let rest = line.trim_end().strip_prefix(SERVING_PREFIX)?;
+    let (tcp, rest) = rest.split_once(" and http://")?;
+    let http = rest.split_whitespace().next()?;
+    Some((tcp.parse().ok()?, http.parse().ok()?))
+}
+
 /// A started server.
 pub struct RunningServer {
     pub tcp_addr: SocketAddr,
@@ -363,4 +380,20 @@ fn records(config: &ServerConfig) -> Result<Records, StartError> {
         dir: config.records_dir.clone(),
         course_file: config.course_record.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_serving_announcement_gives_back_both_addresses() {
+        let (tcp, http) = (
+            "127.0.0.1:4100".parse().unwrap(),
+            "[::1]:4101".parse().unwrap(),
+        );
+        let line = serving_announcement(tcp, http) + "\n";
+        assert_eq!(parse_serving_announcement(&line), Some((tcp, http)));
+        assert_eq!(parse_serving_announcement("2026-12-06 INFO serving"), None);
+    }
 }

@@ -3,13 +3,13 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Child, Command};
+use std::time::Duration;
 
 use arbiter_server::protocol::{MOVE, READY, STATE};
 use serde_json::{json, Value};
 
-use super::{free_port, http};
+use super::{http, serve_on_free_ports, StderrAfterStart};
 
 /// One `arbiter serve` node; killed when dropped.
 pub struct Node {
@@ -31,13 +31,9 @@ impl Node {
         dir: &std::path::Path,
         flags: &[&str],
     ) -> Node {
-        let (tcp, http) = (free_port(), free_port());
-        // A node restarted under its name writes on in its predecessor's log.
-        let log = dir.join(format!("{name}.log"));
-        let served_before = serving_lines(&log);
-        let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(["serve", "--tcp", &format!("127.0.0.1:{tcp}")])
-            .args(["--http", &format!("127.0.0.1:{http}")])
+        let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+        command
+            .arg("serve")
             .args(["--db", db, "--cluster", nats, "--node", name])
             .args(["--timeout-ms", "60000"])
             // Tests wait for leases to lapse: short ones, unless the test sets its own.
@@ -47,26 +43,13 @@ impl Node {
                 &["--lease-seconds", "3"][..]
             })
             .args(flags)
+            // A node restarted under its name writes on in its predecessor's log.
             .arg("--log")
-            .arg(&log)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+            .arg(dir.join(format!("{name}.log")));
         // A node binds its ports before it opens the database and joins the cluster: it is
         // ready once it says it serves (a test that stops PostgreSQL at once must not stop it
         // in the middle of the start).
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let serving = || serving_lines(&log) > served_before;
-        let listening = || {
-            [tcp, http]
-                .iter()
-                .all(|p| TcpStream::connect(("127.0.0.1", *p)).is_ok())
-        };
-        while !(listening() && serving()) {
-            assert!(Instant::now() < deadline, "node {name} did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let (child, tcp, http) = serve_on_free_ports(command, StderrAfterStart::Drained);
         Node { child, tcp, http }
     }
 
@@ -80,12 +63,6 @@ impl Drop for Node {
     fn drop(&mut self) {
         self.kill();
     }
-}
-
-/// How many times a node's log says it started serving.
-fn serving_lines(log: &std::path::Path) -> usize {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    text.matches("serving the course protocol").count()
 }
 
 /// A client of the course protocol (with the extension's keys when given).

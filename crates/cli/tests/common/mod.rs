@@ -114,35 +114,108 @@ pub fn start_server_with(
     db: &std::ffi::OsStr,
     extra: &[&str],
 ) -> (Server, u16, u16) {
-    let (tcp, http) = (free_port(), free_port());
-    let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args([
-            "serve",
-            "--tcp",
-            &format!("127.0.0.1:{tcp}"),
-            "--http",
-            &format!("127.0.0.1:{http}"),
-        ])
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    command
+        .arg("serve")
         .arg("--db")
         .arg(db)
         .arg("--records-dir")
         .arg(dir.join("records"))
         .arg("--log")
         .arg(dir.join("server.log"))
-        .args(extra)
+        .args(extra);
+    let (child, tcp, http) = serve_on_free_ports(command, StderrAfterStart::Drained);
+    (Server(child), tcp, http)
+}
+
+/// What happens to a server's stderr once it serves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum StderrAfterStart {
+    /// Read and thrown away, so the pipe never fills.
+    Drained,
+    /// Left open and never read: the pipe fills, as under a careless service manager.
+    Unread,
+}
+
+/// Starts `command` (an `arbiter serve …` without `--tcp` and `--http`) on ports the server
+/// picks itself (port 0); its TCP and HTTP ports, read from the line it prints once it serves.
+/// A port chosen beforehand can be taken by another test's connection before the server binds
+/// it, which failed CI as "the server did not start".
+pub fn serve_on_free_ports(mut command: Command, after: StderrAfterStart) -> (Child, u16, u16) {
+    let mut child = command
+        .args(["--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0"])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    let server = Server(child);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    for port in [tcp, http] {
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the server did not start");
-            std::thread::sleep(Duration::from_millis(50));
+        .expect("the arbiter binary runs");
+    let lines = stderr_lines(child.stderr.take().unwrap(), after);
+    match serving_ports(&lines) {
+        Ok((tcp, http)) => (child, tcp, http),
+        Err(why) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{why}")
         }
     }
-    (server, tcp, http)
+}
+
+/// The lines of `stderr`, read by a thread of its own up to the line that says the server
+/// serves, and then on to the end or not at all.
+fn stderr_lines(
+    stderr: std::process::ChildStderr,
+    after: StderrAfterStart,
+) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (send, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = std::io::BufReader::new(stderr);
+        let mut line = String::new();
+        while matches!(reader.read_line(&mut line), Ok(n) if n > 0) {
+            let serving = ports_of_serving_line(&line).is_some();
+            let _ = send.send(std::mem::take(&mut line));
+            if serving && after == StderrAfterStart::Unread {
+                // Keeps the pipe open without reading it for as long as the test runs.
+                std::mem::forget(reader);
+                return;
+            }
+        }
+    });
+    lines
+}
+
+/// The TCP and HTTP ports of `arbiter serve`'s "arbiter serves the course protocol on A and
+/// http://B …" line; what it printed instead if it exits or takes over a minute.
+fn serving_ports(lines: &std::sync::mpsc::Receiver<String>) -> Result<(u16, u16), String> {
+    use std::sync::mpsc::RecvTimeoutError;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut printed = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) => {
+                if let Some(ports) = ports_of_serving_line(&line) {
+                    return Ok(ports);
+                }
+                printed.push(line);
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(format!(
+                    "the server exited before serving:\n{}",
+                    printed.concat()
+                ))
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(format!(
+                    "the server did not serve within 60 s:\n{}",
+                    printed.concat()
+                ))
+            }
+        }
+    }
+}
+
+fn ports_of_serving_line(line: &str) -> Option<(u16, u16)> {
+    arbiter_server::parse_serving_announcement(line).map(|(tcp, http)| (tcp.port(), http.port()))
 }
 
 /// A bare HTTP/1.1 request to a local port; the status code and the body.
