@@ -92,13 +92,18 @@ struct PerKind {
     mobility: [i32; 7],
     advance: [i32; 7],
     centre: [i32; 7],
+    /// The kinds (a bit each) worth less than this one by `value`, the captain never among
+    /// them: an attack by one of them threatens a piece of this kind even where it is defended.
+    cheaper: [u8; 7],
 }
 
 impl PerKind {
     fn new(w: &DuckWeights) -> PerKind {
         let by_kind = |f: &dyn Fn(PieceKind) -> i32| PieceKind::ALL.map(f);
+        let values = by_kind(&|k| value(k, w));
         PerKind {
-            value: by_kind(&|k| value(k, w)),
+            value: values,
+            cheaper: cheaper_kinds(|k| values[k as usize]),
             mobility: by_kind(&|k| {
                 w.mobility
                     + match k {
@@ -125,6 +130,28 @@ impl PerKind {
             }),
         }
     }
+}
+
+/// For each kind, the kinds (a bit each) whose `price` is below its own; the captain is never
+/// the cheaper one.
+fn cheaper_kinds(price: impl Fn(PieceKind) -> i32) -> [u8; 7] {
+    PieceKind::ALL.map(|kind| {
+        PieceKind::ALL
+            .into_iter()
+            .filter(|&a| a != PieceKind::Captain && price(a) < price(kind))
+            .fold(0, |bits, a| bits | 1 << a as usize)
+    })
+}
+
+/// The squares the `kinds` (a bit each) of a side attack, from its `attacks` by kind.
+fn attacks_of(kinds: u8, attacks: &[u128; 7]) -> u128 {
+    let mut bits = kinds;
+    let mut union = 0;
+    while bits != 0 {
+        union |= attacks[bits.trailing_zeros() as usize];
+        bits &= bits - 1;
+    }
+    union
 }
 
 /// `WITHIN[r - 1][sq]`: the squares at most `r` rows and `r` columns from `sq`, `sq` itself not.
@@ -198,30 +225,55 @@ fn side_view(pos: &Position, side: Side, per_kind: &PerKind) -> SideView {
 }
 
 /// The value of `side`'s pieces that `enemy` attacks where nothing of `side` defends them, or
-/// where an enemy piece cheaper than they are attacks them (the captain counts as priceless).
+/// where an enemy piece cheaper than they are attacks them (the captain counts as priceless);
+/// and the squares of those pieces.
 fn threatened_value(
     pos: &Position,
     side: Side,
     own: &SideView,
     enemy: &SideView,
     per_kind: &PerKind,
-) -> i32 {
+) -> (i32, u128) {
     let pieces = pos.side_set(side);
     let undefended = enemy.all & !own.all;
-    let mut total = 0;
+    let (mut total, mut squares) = (0, 0);
     for kind in PieceKind::ALL
         .into_iter()
         .filter(|&k| k != PieceKind::Captain)
     {
         let k = kind as usize;
-        let cheaper = PieceKind::ALL
-            .into_iter()
-            .filter(|&a| a != PieceKind::Captain && per_kind.value[a as usize] < per_kind.value[k])
-            .fold(0, |acc, a| acc | enemy.attacks[a as usize]);
+        let cheaper = attacks_of(per_kind.cheaper[k], &enemy.attacks);
         let hit = pos.kind_set(kind) & pieces & (undefended | cheaper);
         total += per_kind.value[k] * hit.count_ones() as i32;
+        squares |= hit;
     }
-    total
+    (total, squares)
+}
+
+/// The threat terms: the opponent's threatened pieces' value less the side to move's, and the
+/// network's [`net::threats`] when the weights order the kinds as its prices do (as the default
+/// weights do), so the network need not find them again.
+fn threat_terms(
+    pos: &Position,
+    [ours, theirs]: [&SideView; 2],
+    w: &DuckWeights,
+    per_kind: &PerKind,
+) -> (i32, Option<[u128; 2]>) {
+    let us = pos.side_to_move();
+    let (their_value, their_squares) = threatened_value(pos, us.opponent(), theirs, ours, per_kind);
+    let (our_value, our_squares) = threatened_value(pos, us, ours, theirs, per_kind);
+    let score = (w.threats * their_value - w.hanging * our_value) / 100;
+    let captains = pos.kind_set(PieceKind::Captain);
+    let with_captain = |side: Side, squares: u128, enemy: &SideView| {
+        squares | (pos.side_set(side) & captains & enemy.all)
+    };
+    let threats = net::orders_kinds_as(&per_kind.cheaper).then(|| {
+        [
+            with_captain(us, our_squares, theirs),
+            with_captain(us.opponent(), their_squares, ours),
+        ]
+    });
+    (score, threats)
 }
 
 /// The terms of `side`'s captain: enemies close by, shields next to it, enemy attacks on it and
@@ -272,10 +324,11 @@ impl Evaluate for Position {
         let theirs = side_view(self, them, &per_kind);
         let mut score = ours.score - theirs.score + w.tempo;
         score += captain_terms(self, us, &theirs, w) - captain_terms(self, them, &ours, w);
+        let mut threats = None;
         if w.hanging != 0 || w.threats != 0 {
-            score += (w.threats * threatened_value(self, them, &theirs, &ours, &per_kind)
-                - w.hanging * threatened_value(self, us, &ours, &theirs, &per_kind))
-                / 100;
+            let (terms, found) = threat_terms(self, [&ours, &theirs], w, &per_kind);
+            score += terms;
+            threats = found;
         }
         if w.loose != 0 {
             score += w.loose * (loose_pieces(self, them, &theirs) - loose_pieces(self, us, &ours));
@@ -287,7 +340,8 @@ impl Evaluate for Position {
             score -= w.captain_attacked;
         }
         if w.learnt != 0 {
-            let threats = || net::threats(self, &ours.attacks, &theirs.attacks);
+            let threats =
+                || threats.unwrap_or_else(|| net::threats(self, &ours.attacks, &theirs.attacks));
             score += net::correction(self, w.learnt, threats);
         }
         toward_quiet_draw(self, score)
@@ -479,11 +533,11 @@ mod tests {
         assert_eq!(pos.evaluate(&w), fresh, "no limit, no draw to drift into");
     }
 
-    #[test]
-    fn the_set_evaluation_is_the_point_by_point_one() {
-        let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
-        let w = first_weights();
-        for _ in 0..200 {
+    /// Positions of seeded random games (up to 150 plies each), none of them over.
+    fn random_positions(seed: u64, games: usize) -> Vec<Position> {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let mut positions = Vec::new();
+        for _ in 0..games {
             let mut pos = Position::initial();
             let mut moves = MoveList::new();
             for _ in 0..rng.gen_range(0..150) {
@@ -494,9 +548,45 @@ mod tests {
                 }
                 pos.play(moves[rng.gen_range(0..moves.len())]);
                 if !pos.is_over() {
-                    assert_eq!(pos.evaluate(&w), slow_evaluate(&pos, &w), "{pos:?}");
+                    positions.push(pos.clone());
                 }
             }
         }
+        positions
+    }
+
+    #[test]
+    fn the_set_evaluation_is_the_point_by_point_one() {
+        let w = first_weights();
+        for pos in random_positions(9, 200) {
+            assert_eq!(pos.evaluate(&w), slow_evaluate(&pos, &w), "{pos:?}");
+        }
+    }
+
+    /// The evaluation hands the network the threatened pieces it found for its own terms: they
+    /// must be the ones the network finds itself.
+    #[test]
+    fn the_threats_handed_to_the_network_are_its_own() {
+        let w = DuckWeights::default();
+        let per_kind = PerKind::new(&w);
+        let mut handed = 0;
+        for pos in random_positions(12, 100) {
+            let us = pos.side_to_move();
+            let ours = side_view(&pos, us, &per_kind);
+            let theirs = side_view(&pos, us.opponent(), &per_kind);
+            let (_, threats) = threat_terms(&pos, [&ours, &theirs], &w, &per_kind);
+            let found = net::threats(&pos, &ours.attacks, &theirs.attacks);
+            assert_eq!(threats, Some(found), "{pos:?}");
+            handed += usize::from(found != [0, 0]);
+        }
+        assert!(handed > 1000, "only {handed} positions with a threat");
+        // Weights that rank a guard above a car order the kinds otherwise: nothing is handed.
+        let mut dear_guard = w.clone();
+        dear_guard.guard = 2000;
+        let per_kind = PerKind::new(&dear_guard);
+        let pos = Position::initial();
+        let views = [Side::First, Side::Second].map(|side| side_view(&pos, side, &per_kind));
+        let (_, threats) = threat_terms(&pos, [&views[0], &views[1]], &dear_guard, &per_kind);
+        assert_eq!(threats, None);
     }
 }

@@ -56,15 +56,7 @@ fn attacks(pos: &Position, side: Side) -> Attacks {
 
 /// `CHEAPER[kind]`: the kinds (a bit each) whose default value is below `kind`'s; the captain
 /// is never the cheaper one.
-static CHEAPER: LazyLock<[u8; 7]> = LazyLock::new(|| {
-    let price = super::exchange_price();
-    PieceKind::ALL.map(|kind| {
-        PieceKind::ALL
-            .into_iter()
-            .filter(|&a| a != PieceKind::Captain && price(a) < price(kind))
-            .fold(0, |bits, a| bits | 1 << a as usize)
-    })
-});
+static CHEAPER: LazyLock<[u8; 7]> = LazyLock::new(|| super::cheaper_kinds(super::exchange_price()));
 
 /// The squares of `side`'s pieces that stand threatened: attacked by the `enemy` where nothing
 /// of `side` defends them (`own`), or by an enemy kind cheaper than they are; the captain
@@ -74,16 +66,22 @@ pub fn threatened(pos: &Position, side: Side, own: &Attacks, enemy: &Attacks) ->
     let (defended, attacked) = (union(own), union(enemy));
     let pieces = pos.side_set(side) & attacked;
     let mut hit = pieces & pos.kind_set(PieceKind::Captain);
+    let cheaper_kinds = &*CHEAPER;
     for kind in PieceKind::ALL
         .into_iter()
         .filter(|&k| k != PieceKind::Captain)
     {
-        let cheaper = (0..7)
-            .filter(|&a| CHEAPER[kind as usize] >> a & 1 != 0)
-            .fold(0, |acc, a| acc | enemy[a]);
+        let cheaper = super::attacks_of(cheaper_kinds[kind as usize], enemy);
         hit |= pieces & pos.kind_set(kind) & (!defended | cheaper);
     }
     hit
+}
+
+/// Whether `cheaper` (for each kind, the kinds below it, a bit each) orders the kinds other
+/// than the captain as [`threatened`] does, which then finds what a caller with `cheaper` found.
+pub fn orders_kinds_as(cheaper: &[u8; 7]) -> bool {
+    let captain = PieceKind::Captain as usize;
+    (0..7).all(|k| k == captain || cheaper[k] == CHEAPER[k])
 }
 
 /// The threatened pieces of the side to move (attacks `ours`) and of the opponent (`theirs`).
