@@ -21,7 +21,7 @@ use crate::spec::PlayerSpec;
 mod clock;
 mod error;
 use clock::GoClock;
-pub use clock::{clock_budget, white_side};
+pub use clock::{clock_budget, clock_limits, white_side};
 pub use error::EngineError;
 
 /// The `game …` line that sets up `options`' game for an engine: `game surakarta size 8
@@ -555,11 +555,8 @@ impl Engine {
         let (mut limits, infinite, _, clock) = Self::parse_limits(args)?;
         if limits == Limits::default() && !infinite {
             let white = self.with_session(|s| Ok(s.white_to_move()))?;
-            limits = match clock.budget(white) {
-                Some(budget) => Limits {
-                    time: Some(budget),
-                    ..Limits::default()
-                },
+            limits = match clock.limits(white) {
+                Some(limits) => limits,
                 None => self.spec.limits(Some(DEFAULT_MOVETIME_MS)),
             };
         }

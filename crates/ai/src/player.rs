@@ -12,6 +12,10 @@ pub struct Limits {
     pub depth: Option<u32>,
     pub nodes: Option<u64>,
     pub time: Option<Duration>,
+    /// On a game clock: how long past `time` an alpha-beta search may go on while it gets
+    /// fewer nodes a second than usual (another program on its core), to buy about the nodes
+    /// `time` buys on an idle core; `None` keeps to `time`.
+    pub time_cap: Option<Duration>,
     /// MCTS iterations (playouts).
     pub iterations: Option<u64>,
 }

@@ -68,7 +68,7 @@ pub struct PlayerSpec {
 
 /// The names [`SearchSettings::set`] reads, for the messages that list them.
 const SEARCH_SETTING_NAMES: &str = "statistics, history_reduction, history_pruning, \
-    cut_reduction, pv_reduction, improving or reduction_divisor";
+    cut_reduction, pv_reduction, improving, reduction_divisor or pace";
 
 /// The [`AlphaBetaConfig`] settings a spec may set (`statistics=1`, `history_reduction=N`,
 /// `history_pruning=D`); `None` leaves the default.
@@ -81,6 +81,7 @@ pub struct SearchSettings {
     pub pv_reduction: Option<i32>,
     pub improving: Option<bool>,
     pub reduction_divisor: Option<i32>,
+    pub pace: Option<bool>,
 }
 
 impl SearchSettings {
@@ -98,6 +99,7 @@ impl SearchSettings {
             pv_reduction: other.pv_reduction.or(self.pv_reduction),
             improving: other.improving.or(self.improving),
             reduction_divisor: other.reduction_divisor.or(self.reduction_divisor),
+            pace: other.pace.or(self.pace),
         }
     }
 
@@ -138,6 +140,7 @@ impl SearchSettings {
             "pv_reduction" => self.pv_reduction = Some(plies()?),
             "improving" => self.improving = Some(switch()?),
             "reduction_divisor" => self.reduction_divisor = Some(hundredths()?),
+            "pace" => self.pace = Some(switch()?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -165,6 +168,7 @@ impl SearchSettings {
         config.pv_reduction = self.pv_reduction.unwrap_or(config.pv_reduction);
         config.improving = self.improving.unwrap_or(config.improving);
         config.reduction_divisor = self.reduction_divisor.or(config.reduction_divisor);
+        config.pace = self.pace.unwrap_or(config.pace);
     }
 }
 
@@ -180,7 +184,7 @@ pub struct SpecError {
 pub const SPEC_HELP: &str =
     "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR]\
 [:statistics=0|1][:history_reduction=N][:history_pruning=D][:cut_reduction=P][:pv_reduction=P]\
-[:improving=0|1][:reduction_divisor=H] | \
+[:improving=0|1][:reduction_divisor=H][:pace=0|1] | \
 mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
 any player may add evaluation weights as NAME=VALUE";
 
@@ -279,6 +283,7 @@ impl PlayerSpec {
             nodes: self.nodes,
             iterations: self.iterations,
             time: self.ms.map(Duration::from_millis),
+            time_cap: None,
         };
         if limits.depth.is_none()
             && limits.nodes.is_none()
@@ -450,6 +455,17 @@ mod tests {
         assert!(err.unwrap_err().reason.contains("improving must be 0 or 1"));
         let err = "alphabeta:improving=2".parse::<PlayerSpec>();
         assert!(err.unwrap_err().reason.contains("0 or 1, found `2`"));
+    }
+
+    #[test]
+    fn the_pace_on_a_clock_can_be_turned_off() {
+        let mut config = AlphaBetaConfig::default();
+        assert!(config.pace, "on by default");
+        let s: PlayerSpec = "alphabeta:pace=0".parse().unwrap();
+        s.search.apply(&mut config);
+        assert!(!config.pace);
+        let err = "alphabeta:pace=on".parse::<PlayerSpec>();
+        assert!(err.unwrap_err().reason.contains("pace must be 0 or 1"));
     }
 
     #[test]

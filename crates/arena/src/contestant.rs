@@ -86,15 +86,7 @@ impl<G: FullGame> Contestant<G> for Internal<G> {
             (Some(own), _) => *own,
             (None, Some(view)) => {
                 let side = current.side_to_move().index();
-                let budget = arbiter_ai::engine::clock_budget(
-                    view.clock.left[side],
-                    view.clock.increment,
-                    None,
-                );
-                Limits {
-                    time: Some(budget),
-                    ..Limits::default()
-                }
+                arbiter_ai::engine::clock_limits(view.clock.left[side], view.clock.increment, None)
             }
             (None, None) => self.arena_limits,
         };

@@ -73,6 +73,16 @@ const LMP_BASE: i32 = 3;
 /// it is rarely on the principal variation, and the shallower search fills the table for the
 /// next visit (internal iterative reduction).
 const IIR_MIN_DEPTH: i32 = 4;
+/// A search below this share of its usual nodes a second is slowed by something else; above
+/// it, positions just differ in cost.
+const SLOWED_RATE: f64 = 0.8;
+/// How much of the usual rate a search's own rate replaces: much when it ran at about the usual
+/// rate (positions grow cheaper as pieces leave), little when it was slowed (the usual rate is
+/// the idle core's; a load that stays becomes usual in time).
+const RATE_LEARNING: f64 = 0.25;
+const SLOWED_RATE_LEARNING: f64 = 0.02;
+/// Searches shorter than this tell nothing of the rate (setting up costs as much as searching).
+const RATE_MIN_TIME: Duration = Duration::from_millis(20);
 
 /// Turns an internal score into a report.
 pub fn score_of(value: i32) -> Score {
@@ -121,6 +131,9 @@ pub struct AlphaBetaConfig {
     /// The divisor of late move reductions in hundredths (larger reduces less), in place of
     /// the game's [`Pruning::reduction_divisor`](crate::eval::Pruning); `None` keeps the game's.
     pub reduction_divisor: Option<i32>,
+    /// On a game clock ([`Limits::time_cap`]), think longer while the search gets fewer nodes
+    /// a second than usual, as when another program shares the core.
+    pub pace: bool,
 }
 
 impl Default for AlphaBetaConfig {
@@ -136,6 +149,7 @@ impl Default for AlphaBetaConfig {
             pv_reduction: 0,
             improving: true,
             reduction_divisor: None,
+            pace: true,
         }
     }
 }
@@ -166,6 +180,11 @@ pub struct AlphaBeta<G: Evaluate> {
     stats: Statistics,
     /// Endgame tables probed below the root (not in plain mode).
     tables: Option<Arc<G::Tables>>,
+    /// The nodes a second of this game's searches on an idle core (the best rate recently seen,
+    /// falling slowly), once it has searched long enough to know. Learnt again in each game:
+    /// a Duck Chess ending searches about twice the nodes a second of an opening, so the last
+    /// game's rate would call the next game's opening slowed.
+    usual_rate: Option<f64>,
 }
 
 impl<G: Evaluate> AlphaBeta<G> {
@@ -179,6 +198,7 @@ impl<G: Evaluate> AlphaBeta<G> {
             countermoves: vec![None; HISTORY_SLOTS],
             stats: Statistics::new(G::STATISTICS.unwrap_or((0, 0))),
             tables: None,
+            usual_rate: None,
         }
     }
 
@@ -199,6 +219,7 @@ impl<G: Evaluate> AlphaBeta<G> {
         self.history.iter_mut().for_each(|h| *h = 0);
         self.countermoves.iter_mut().for_each(|m| *m = None);
         self.stats.clear();
+        self.usual_rate = None;
     }
 
     /// Searches `root` by iterative deepening until a limit, `stop`, or a forced result; calls
@@ -247,16 +268,49 @@ impl<G: Evaluate> AlphaBeta<G> {
             }
             // An iteration takes several times the previous one: one started late is cut short
             // (and yields only the root moves it got to).
-            if let (Some(time), Some(_)) = (limits.time, ctx.deadline) {
-                if start.elapsed() * 100 > time * G::ITERATION_START_PERCENT {
-                    break;
-                }
+            if ctx.spent(G::ITERATION_START_PERCENT) {
+                break;
             }
         }
         result.nodes = ctx.nodes;
         result.elapsed = start.elapsed();
+        self.learn_rate(result.nodes, result.elapsed);
         result
     }
+
+    /// Takes a finished search's nodes a second into the usual rate.
+    fn learn_rate(&mut self, nodes: u64, elapsed: Duration) {
+        if elapsed < RATE_MIN_TIME || nodes == 0 {
+            return;
+        }
+        let rate = nodes as f64 / elapsed.as_secs_f64();
+        self.usual_rate = Some(match self.usual_rate {
+            Some(usual) if rate < usual * SLOWED_RATE => {
+                usual + (rate - usual) * SLOWED_RATE_LEARNING
+            }
+            Some(usual) => usual + (rate - usual) * RATE_LEARNING,
+            None => rate,
+        });
+    }
+
+    /// On a game clock with a usual rate known: the nodes that rate buys in the move's time
+    /// (well short of it, a slowed search may go on to the cap).
+    fn pace(&self, limits: &Limits, start: Instant) -> Option<Pace> {
+        let (time, cap) = limits.time.zip(limits.time_cap)?;
+        let rate = self.usual_rate.filter(|_| self.config.pace)?;
+        Some(Pace {
+            nodes: (rate * SLOWED_RATE * time.as_secs_f64()) as u64,
+            cap: start + cap,
+        })
+    }
+}
+
+/// How far a slowed search on a game clock may go past its time.
+struct Pace {
+    /// It goes on while it has searched fewer nodes than this …
+    nodes: u64,
+    /// … until this time.
+    cap: Instant,
 }
 
 /// Before any search: the first legal move (if any) as the answer, and how many there are.
@@ -290,6 +344,8 @@ struct Context<'a, G: Evaluate> {
     ab: &'a mut AlphaBeta<G>,
     started: Instant,
     deadline: Option<Instant>,
+    /// Leave to go past `deadline` while slowed (a game clock).
+    pace: Option<Pace>,
     node_limit: u64,
     nodes: u64,
     aborted: bool,
@@ -336,6 +392,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
     ) -> Self {
         let statistics = G::STATISTICS.is_some() && ab.config.statistics;
         Context {
+            pace: ab.pace(limits, start),
             ab,
             started: start,
             deadline: limits.time.map(|t| start + t),
@@ -444,12 +501,28 @@ impl<'a, G: Evaluate> Context<'a, G> {
         if self.nodes >= self.node_limit {
             self.aborted = true;
         } else if self.nodes & 255 == 0 {
-            let late = self.deadline.is_some_and(|d| Instant::now() >= d);
-            if late || self.stop.load(Ordering::Relaxed) {
+            if self.spent(100) || self.stop.load(Ordering::Relaxed) {
                 self.aborted = true;
             }
         }
         self.aborted
+    }
+
+    /// Whether `percent` of the move's time is gone: of the time limit, and on a game clock
+    /// where the search is slowed, of the nodes the usual rate buys in it or of the cap.
+    fn spent(&self, percent: u32) -> bool {
+        let Some(deadline) = self.deadline else {
+            return false;
+        };
+        let now = Instant::now();
+        let share = |end: Instant| (end - self.started) * percent / 100;
+        if now - self.started < share(deadline) {
+            return false;
+        }
+        self.pace.as_ref().is_none_or(|pace| {
+            self.nodes * 100 >= pace.nodes * u64::from(percent)
+                || now - self.started >= share(pace.cap)
+        })
     }
 
     /// What every node checks first: its line is emptied, and a search out of time (0, thrown
@@ -501,5 +574,69 @@ impl<G: Evaluate> Player<G> for AlphaBeta<G> {
 
     fn new_game(&mut self) {
         self.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Duck = arbiter_duck::Position;
+
+    /// A search of the start on a game clock of 20 ms a move, slowed up to 600 ms, by a player
+    /// that believes its core usually gives `usual_rate` nodes a second.
+    fn clock_search(usual_rate: f64, pace: bool) -> Duration {
+        let config = AlphaBetaConfig {
+            pace,
+            ..AlphaBetaConfig::default()
+        };
+        let mut player = AlphaBeta::<Duck>::new(Default::default(), config);
+        player.usual_rate = Some(usual_rate);
+        let limits = Limits {
+            time: Some(Duration::from_millis(20)),
+            time_cap: Some(Duration::from_millis(600)),
+            ..Limits::default()
+        };
+        let started = Instant::now();
+        let found = player.search(
+            &Duck::initial(),
+            &limits,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        );
+        assert!(found.best.is_some());
+        started.elapsed()
+    }
+
+    #[test]
+    fn a_search_slower_than_usual_goes_on_to_the_cap() {
+        // No core gives 10^12 nodes a second: every search is slowed.
+        assert!(clock_search(1e12, true) >= Duration::from_millis(600));
+    }
+
+    #[test]
+    fn a_search_at_its_usual_rate_keeps_to_its_share() {
+        assert!(clock_search(1.0, true) < Duration::from_millis(600));
+        assert!(clock_search(1e12, false) < Duration::from_millis(600));
+    }
+
+    #[test]
+    fn the_usual_rate_follows_searches_at_about_it_and_slowed_ones_slowly() {
+        let mut player = AlphaBeta::<Duck>::new(Default::default(), AlphaBetaConfig::default());
+        player.learn_rate(1_000, Duration::from_millis(5));
+        assert_eq!(player.usual_rate, None, "too short to tell");
+        let second = Duration::from_secs(1);
+        player.learn_rate(1_000_000, second);
+        assert_eq!(player.usual_rate, Some(1e6));
+        player.learn_rate(500_000, second);
+        assert_eq!(player.usual_rate, Some(1e6 - 0.5e6 * SLOWED_RATE_LEARNING));
+        player.usual_rate = Some(1e6);
+        player.learn_rate(900_000, second);
+        assert_eq!(player.usual_rate, Some(1e6 - 0.1e6 * RATE_LEARNING));
+        player.usual_rate = Some(1e6);
+        player.learn_rate(3_000_000, second);
+        assert_eq!(player.usual_rate, Some(1e6 + 2e6 * RATE_LEARNING));
+        player.clear();
+        assert_eq!(player.usual_rate, None, "a new game learns its own");
     }
 }

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::player::Limits;
+
 /// The side whose clock `go wtime` gives: the side called white (Surakarta's), else the side
 /// that moves first (red in Duck Chess and RC-02, as white is in chess).
 pub fn white_side(def: &arbiter_core::GameDef) -> arbiter_core::Side {
@@ -27,6 +29,19 @@ pub fn clock_budget(left: Duration, increment: Duration, moves_to_go: Option<u64
     budget.min(usable / 2).max(Duration::from_millis(1))
 }
 
+/// The limits of one move on a game clock: [`clock_budget`]'s share, and leave to go on up
+/// to twice it while the search is slowed (never past a quarter of the clock, unless the share
+/// is already more).
+pub fn clock_limits(left: Duration, increment: Duration, moves_to_go: Option<u64>) -> Limits {
+    let share = clock_budget(left, increment, moves_to_go);
+    let quarter = left.saturating_sub(MOVE_OVERHEAD) / 4;
+    Limits {
+        time: Some(share),
+        time_cap: Some((share * 2).min(quarter).max(share)),
+        ..Limits::default()
+    }
+}
+
 /// The clocks of `go wtime W btime B winc I binc J movestogo N` (white first).
 #[derive(Default)]
 pub(super) struct GoClock {
@@ -36,10 +51,41 @@ pub(super) struct GoClock {
 }
 
 impl GoClock {
-    /// The time for this move from the mover's clock, if `go` gave it.
-    pub(super) fn budget(&self, white_to_move: bool) -> Option<Duration> {
+    /// The limits of this move from the mover's clock, if `go` gave it.
+    pub(super) fn limits(&self, white_to_move: bool) -> Option<Limits> {
         let i = usize::from(!white_to_move);
         let left = self.time[i]?;
-        Some(clock_budget(left, self.increment[i], self.moves_to_go))
+        Some(clock_limits(left, self.increment[i], self.moves_to_go))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn a_slowed_search_may_take_up_to_twice_its_share() {
+        let limits = clock_limits(ms(10_000), ms(100), None);
+        let share = clock_budget(ms(10_000), ms(100), None);
+        assert_eq!(limits.time, Some(share));
+        assert_eq!(limits.time_cap, Some(share * 2));
+    }
+
+    #[test]
+    fn never_past_a_quarter_of_the_clock_unless_the_share_is_more() {
+        // 1 move to go: the share is half the clock, and the cap adds nothing to it.
+        let limits = clock_limits(ms(1_000), ms(0), Some(1));
+        assert_eq!(limits.time_cap, limits.time);
+        // 3 moves to go: a third of the clock, capped at the share (more than a quarter).
+        let limits = clock_limits(ms(1_000), ms(0), Some(3));
+        assert_eq!(limits.time_cap, limits.time);
+        // 6 moves to go: a sixth, slowed up to a quarter.
+        let limits = clock_limits(ms(1_220), ms(0), Some(6));
+        assert_eq!(limits.time, Some(ms(200)));
+        assert_eq!(limits.time_cap, Some(ms(300)));
     }
 }

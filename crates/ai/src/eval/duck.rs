@@ -224,9 +224,31 @@ fn side_view(pos: &Position, side: Side, per_kind: &PerKind) -> SideView {
     view
 }
 
-/// The value of `side`'s pieces that `enemy` attacks where nothing of `side` defends them, or
-/// where an enemy piece cheaper than they are attacks them (the captain counts as priceless);
-/// and the squares of those pieces.
+/// Calls `hit(kind, squares)` for each kind but the captain with the squares of `side`'s pieces
+/// of that kind that stand threatened: attacked (`enemy` kind by kind, `attacked` all of it)
+/// where nothing of `side` defends them (`defended`), or by an enemy kind `cheaper` than theirs.
+/// The threat terms and the network's threat inputs both read them.
+fn for_each_threatened_kind(
+    pos: &Position,
+    side: Side,
+    defended: u128,
+    (enemy, attacked): (&[u128; 7], u128),
+    cheaper: &[u8; 7],
+    mut hit: impl FnMut(usize, u128),
+) {
+    let pieces = pos.side_set(side) & attacked;
+    for kind in PieceKind::ALL
+        .into_iter()
+        .filter(|&k| k != PieceKind::Captain)
+    {
+        let k = kind as usize;
+        let by_cheaper = attacks_of(cheaper[k], enemy);
+        hit(k, pieces & pos.kind_set(kind) & (!defended | by_cheaper));
+    }
+}
+
+/// The value of `side`'s threatened pieces (the captain counts as priceless, so it is left
+/// out), and their squares.
 fn threatened_value(
     pos: &Position,
     side: Side,
@@ -234,19 +256,19 @@ fn threatened_value(
     enemy: &SideView,
     per_kind: &PerKind,
 ) -> (i32, u128) {
-    let pieces = pos.side_set(side);
-    let undefended = enemy.all & !own.all;
     let (mut total, mut squares) = (0, 0);
-    for kind in PieceKind::ALL
-        .into_iter()
-        .filter(|&k| k != PieceKind::Captain)
-    {
-        let k = kind as usize;
-        let cheaper = attacks_of(per_kind.cheaper[k], &enemy.attacks);
-        let hit = pos.kind_set(kind) & pieces & (undefended | cheaper);
-        total += per_kind.value[k] * hit.count_ones() as i32;
-        squares |= hit;
-    }
+    let enemy_attacks = (&enemy.attacks, enemy.all);
+    for_each_threatened_kind(
+        pos,
+        side,
+        own.all,
+        enemy_attacks,
+        &per_kind.cheaper,
+        |k, hit| {
+            total += per_kind.value[k] * hit.count_ones() as i32;
+            squares |= hit;
+        },
+    );
     (total, squares)
 }
 

@@ -63,17 +63,17 @@ static CHEAPER: LazyLock<[u8; 7]> = LazyLock::new(|| super::cheaper_kinds(super:
 /// whenever attacked.
 pub fn threatened(pos: &Position, side: Side, own: &Attacks, enemy: &Attacks) -> u128 {
     let union = |a: &Attacks| a.iter().fold(0, |acc, x| acc | x);
-    let (defended, attacked) = (union(own), union(enemy));
-    let pieces = pos.side_set(side) & attacked;
-    let mut hit = pieces & pos.kind_set(PieceKind::Captain);
-    let cheaper_kinds = &*CHEAPER;
-    for kind in PieceKind::ALL
-        .into_iter()
-        .filter(|&k| k != PieceKind::Captain)
-    {
-        let cheaper = super::attacks_of(cheaper_kinds[kind as usize], enemy);
-        hit |= pieces & pos.kind_set(kind) & (!defended | cheaper);
-    }
+    let attacked = union(enemy);
+    let mut hit = pos.side_set(side) & attacked & pos.kind_set(PieceKind::Captain);
+    let enemy_attacks = (enemy, attacked);
+    super::for_each_threatened_kind(
+        pos,
+        side,
+        union(own),
+        enemy_attacks,
+        &CHEAPER,
+        |_, squares| hit |= squares,
+    );
     hit
 }
 
