@@ -458,12 +458,12 @@ mod tests {
     }
 
     #[test]
-    fn the_pace_on_a_clock_can_be_turned_off() {
+    fn the_pace_on_a_clock_can_be_turned_on() {
         let mut config = AlphaBetaConfig::default();
-        assert!(config.pace, "on by default");
-        let s: PlayerSpec = "alphabeta:pace=0".parse().unwrap();
+        assert!(!config.pace, "off by default");
+        let s: PlayerSpec = "alphabeta:pace=1".parse().unwrap();
         s.search.apply(&mut config);
-        assert!(!config.pace);
+        assert!(config.pace);
         let err = "alphabeta:pace=on".parse::<PlayerSpec>();
         assert!(err.unwrap_err().reason.contains("pace must be 0 or 1"));
     }
