@@ -18,6 +18,7 @@
 //! [`ordering`] ranks the moves, [`pruning`] ends nodes early, [`search`] searches them.
 
 mod ordering;
+mod pace;
 mod pruning;
 mod search;
 mod statistics;
@@ -31,6 +32,7 @@ use arbiter_core::{Game, MoveList, Status};
 use crate::eval::{Evaluate, Exact};
 use crate::player::{Limits, Player, Score, SearchInfo};
 use crate::table::Table;
+use pace::Pace;
 use statistics::Statistics;
 
 /// The score of a win at the root; a win `p` plies deep scores `WIN - p`.
@@ -73,16 +75,6 @@ const LMP_BASE: i32 = 3;
 /// it is rarely on the principal variation, and the shallower search fills the table for the
 /// next visit (internal iterative reduction).
 const IIR_MIN_DEPTH: i32 = 4;
-/// A search below this share of its usual nodes a second is slowed by something else; above
-/// it, positions just differ in cost.
-const SLOWED_RATE: f64 = 0.8;
-/// How much of the usual rate a search's own rate replaces: much when it ran at about the usual
-/// rate (positions grow cheaper as pieces leave), little when it was slowed (the usual rate is
-/// the idle core's; a load that stays becomes usual in time).
-const RATE_LEARNING: f64 = 0.25;
-const SLOWED_RATE_LEARNING: f64 = 0.02;
-/// Searches shorter than this tell nothing of the rate (setting up costs as much as searching).
-const RATE_MIN_TIME: Duration = Duration::from_millis(20);
 
 /// Turns an internal score into a report.
 pub fn score_of(value: i32) -> Score {
@@ -183,8 +175,8 @@ pub struct AlphaBeta<G: Evaluate> {
     stats: Statistics,
     /// Endgame tables probed below the root (not in plain mode).
     tables: Option<Arc<G::Tables>>,
-    /// The nodes a second of this game's searches on an idle core (the best rate recently seen,
-    /// falling slowly), once it has searched long enough to know. Learnt again in each game:
+    /// The nodes a second of this game's searches on an idle core (see [`pace`]), once it has
+    /// searched long enough to know. Learnt again in each game:
     /// a Duck Chess ending searches about twice the nodes a second of an opening, so the last
     /// game's rate would call the next game's opening slowed.
     usual_rate: Option<f64>,
@@ -280,40 +272,6 @@ impl<G: Evaluate> AlphaBeta<G> {
         self.learn_rate(result.nodes, result.elapsed);
         result
     }
-
-    /// Takes a finished search's nodes a second into the usual rate.
-    fn learn_rate(&mut self, nodes: u64, elapsed: Duration) {
-        if elapsed < RATE_MIN_TIME || nodes == 0 {
-            return;
-        }
-        let rate = nodes as f64 / elapsed.as_secs_f64();
-        self.usual_rate = Some(match self.usual_rate {
-            Some(usual) if rate < usual * SLOWED_RATE => {
-                usual + (rate - usual) * SLOWED_RATE_LEARNING
-            }
-            Some(usual) => usual + (rate - usual) * RATE_LEARNING,
-            None => rate,
-        });
-    }
-
-    /// On a game clock with a usual rate known: the nodes that rate buys in the move's time
-    /// (well short of it, a slowed search may go on to the cap).
-    fn pace(&self, limits: &Limits, start: Instant) -> Option<Pace> {
-        let (time, cap) = limits.time.zip(limits.time_cap)?;
-        let rate = self.usual_rate.filter(|_| self.config.pace)?;
-        Some(Pace {
-            nodes: (rate * SLOWED_RATE * time.as_secs_f64()) as u64,
-            cap: start + cap,
-        })
-    }
-}
-
-/// How far a slowed search on a game clock may go past its time.
-struct Pace {
-    /// It goes on while it has searched fewer nodes than this …
-    nodes: u64,
-    /// … until this time.
-    cap: Instant,
 }
 
 /// Before any search: the first legal move (if any) as the answer, and how many there are.
@@ -576,69 +534,5 @@ impl<G: Evaluate> Player<G> for AlphaBeta<G> {
 
     fn new_game(&mut self) {
         self.clear();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    type Duck = arbiter_duck::Position;
-
-    /// A search of the start on a game clock of 20 ms a move, slowed up to 600 ms, by a player
-    /// that believes its core usually gives `usual_rate` nodes a second.
-    fn clock_search(usual_rate: f64, pace: bool) -> Duration {
-        let config = AlphaBetaConfig {
-            pace,
-            ..AlphaBetaConfig::default()
-        };
-        let mut player = AlphaBeta::<Duck>::new(Default::default(), config);
-        player.usual_rate = Some(usual_rate);
-        let limits = Limits {
-            time: Some(Duration::from_millis(20)),
-            time_cap: Some(Duration::from_millis(600)),
-            ..Limits::default()
-        };
-        let started = Instant::now();
-        let found = player.search(
-            &Duck::initial(),
-            &limits,
-            &AtomicBool::new(false),
-            &mut |_| {},
-        );
-        assert!(found.best.is_some());
-        started.elapsed()
-    }
-
-    #[test]
-    fn a_search_slower_than_usual_goes_on_to_the_cap() {
-        // No core gives 10^12 nodes a second: every search is slowed.
-        assert!(clock_search(1e12, true) >= Duration::from_millis(600));
-    }
-
-    #[test]
-    fn a_search_at_its_usual_rate_keeps_to_its_share() {
-        assert!(clock_search(1.0, true) < Duration::from_millis(600));
-        assert!(clock_search(1e12, false) < Duration::from_millis(600));
-    }
-
-    #[test]
-    fn the_usual_rate_follows_searches_at_about_it_and_slowed_ones_slowly() {
-        let mut player = AlphaBeta::<Duck>::new(Default::default(), AlphaBetaConfig::default());
-        player.learn_rate(1_000, Duration::from_millis(5));
-        assert_eq!(player.usual_rate, None, "too short to tell");
-        let second = Duration::from_secs(1);
-        player.learn_rate(1_000_000, second);
-        assert_eq!(player.usual_rate, Some(1e6));
-        player.learn_rate(500_000, second);
-        assert_eq!(player.usual_rate, Some(1e6 - 0.5e6 * SLOWED_RATE_LEARNING));
-        player.usual_rate = Some(1e6);
-        player.learn_rate(900_000, second);
-        assert_eq!(player.usual_rate, Some(1e6 - 0.1e6 * RATE_LEARNING));
-        player.usual_rate = Some(1e6);
-        player.learn_rate(3_000_000, second);
-        assert_eq!(player.usual_rate, Some(1e6 + 2e6 * RATE_LEARNING));
-        player.clear();
-        assert_eq!(player.usual_rate, None, "a new game learns its own");
     }
 }

@@ -12,6 +12,7 @@ use super::{weights, Evaluate, Pruning};
 
 mod exchange;
 pub mod net;
+mod threats;
 
 weights!(
     /// Duck Chess weights. The captain has no material value: losing it ends the game.
@@ -224,54 +225,6 @@ fn side_view(pos: &Position, side: Side, per_kind: &PerKind) -> SideView {
     view
 }
 
-/// Calls `hit(kind, squares)` for each kind but the captain with the squares of `side`'s pieces
-/// of that kind that stand threatened: attacked (`enemy` kind by kind, `attacked` all of it)
-/// where nothing of `side` defends them (`defended`), or by an enemy kind `cheaper` than theirs.
-/// The threat terms and the network's threat inputs both read them.
-fn for_each_threatened_kind(
-    pos: &Position,
-    side: Side,
-    defended: u128,
-    (enemy, attacked): (&[u128; 7], u128),
-    cheaper: &[u8; 7],
-    mut hit: impl FnMut(usize, u128),
-) {
-    let pieces = pos.side_set(side) & attacked;
-    for kind in PieceKind::ALL
-        .into_iter()
-        .filter(|&k| k != PieceKind::Captain)
-    {
-        let k = kind as usize;
-        let by_cheaper = attacks_of(cheaper[k], enemy);
-        hit(k, pieces & pos.kind_set(kind) & (!defended | by_cheaper));
-    }
-}
-
-/// The value of `side`'s threatened pieces (the captain counts as priceless, so it is left
-/// out), and their squares.
-fn threatened_value(
-    pos: &Position,
-    side: Side,
-    own: &SideView,
-    enemy: &SideView,
-    per_kind: &PerKind,
-) -> (i32, u128) {
-    let (mut total, mut squares) = (0, 0);
-    let enemy_attacks = (&enemy.attacks, enemy.all);
-    for_each_threatened_kind(
-        pos,
-        side,
-        own.all,
-        enemy_attacks,
-        &per_kind.cheaper,
-        |k, hit| {
-            total += per_kind.value[k] * hit.count_ones() as i32;
-            squares |= hit;
-        },
-    );
-    (total, squares)
-}
-
 /// The threat terms: the opponent's threatened pieces' value less the side to move's, and the
 /// network's [`net::threats`] when the weights order the kinds as its prices do (as the default
 /// weights do), so the network need not find them again.
@@ -282,8 +235,9 @@ fn threat_terms(
     per_kind: &PerKind,
 ) -> (i32, Option<[u128; 2]>) {
     let us = pos.side_to_move();
-    let (their_value, their_squares) = threatened_value(pos, us.opponent(), theirs, ours, per_kind);
-    let (our_value, our_squares) = threatened_value(pos, us, ours, theirs, per_kind);
+    let (their_value, their_squares) =
+        threats::threatened_value(pos, us.opponent(), theirs, ours, per_kind);
+    let (our_value, our_squares) = threats::threatened_value(pos, us, ours, theirs, per_kind);
     let score = (w.threats * their_value - w.hanging * our_value) / 100;
     let captains = pos.kind_set(PieceKind::Captain);
     let with_captain = |side: Side, squares: u128, enemy: &SideView| {

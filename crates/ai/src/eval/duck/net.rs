@@ -66,7 +66,7 @@ pub fn threatened(pos: &Position, side: Side, own: &Attacks, enemy: &Attacks) ->
     let attacked = union(enemy);
     let mut hit = pos.side_set(side) & attacked & pos.kind_set(PieceKind::Captain);
     let enemy_attacks = (enemy, attacked);
-    super::for_each_threatened_kind(
+    super::threats::for_each_threatened_kind(
         pos,
         side,
         union(own),
