@@ -16,7 +16,8 @@
 #      --fsf-nodes, `--mix`, `--scale`, `--jobs` engines at once);
 #   3. scripts/train-duck-net.py on all of them into DIR/net.txt (`--lambda 1 --holdout 10
 #      --max-gap 300 --inputs 2520`, `--hidden`, `--epochs`).
-# Self-play and labels work to node counts, so the data is the same on any machine, any load.
+# Self-play and labels work to node counts, so the data is the same on any machine, any load;
+# self-play made by another build of arbiter (another binary) is played again.
 # Ends with the arena command that compares DIR/net.txt with the built-in network.
 # Needs Fairy-Stockfish and numpy for /usr/bin/python3 (installed when missing, through
 # scripts/ensure-packages.sh) and ../shared/peers/fairy-stockfish.
@@ -67,7 +68,7 @@ selfplay() {
   local rule="$1" games="$2" seed="$3" rule_args=()
   local out="$dir/selfplay-$rule-$seed.tsv"
   [ "$rule" = off ] && rule_args=(--max-no-capture-round 0)
-  local stamp="$games games at $nodes nodes"
+  local stamp="$games games at $nodes nodes by the build $build"
   if [ -f "$out.done" ] && [ "$(cat "$out.done")" = "$stamp" ]; then
     echo "== self-play $rule, seed $seed: kept ($out)"
     return
@@ -104,6 +105,8 @@ main() {
     (cd "$root" && cargo build --release --locked -p arbiter-cli)
     arbiter="$root/target/release/arbiter"
   fi
+  # Games of another build are other games: the self-play stamp names the binary's contents.
+  build="$(sha256sum "$arbiter" | cut -c1-16)"
   "$scripts/ensure-packages.sh" fairy-stockfish python3-numpy
   local batch relabelled=()
   for batch in "${batches[@]}"; do

@@ -11,25 +11,34 @@ use std::process::{Command, Output};
 use common::{arbiter_with_env, TestDir};
 
 fn make_net(args: &[&str]) -> Output {
+    make_net_with(Path::new(env!("CARGO_BIN_EXE_arbiter")), args)
+}
+
+fn make_net_with(arbiter: &Path, args: &[&str]) -> Output {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../scripts/make-duck-net.sh"
     );
     Command::new(script)
-        .args(["--arbiter", env!("CARGO_BIN_EXE_arbiter")])
+        .arg("--arbiter")
+        .arg(arbiter)
         .args(args)
         .output()
         .expect("bash runs the pipeline")
 }
 
 fn tiny_run(dir: &Path) -> Output {
+    tiny_run_with(Path::new(env!("CARGO_BIN_EXE_arbiter")), dir)
+}
+
+fn tiny_run_with(arbiter: &Path, dir: &Path) -> Output {
     let dir = dir.to_str().unwrap();
     let options = "--batch default:10:1 --batch off:10:2 --nodes 300 --fsf-nodes 200 \
                    --hidden 4 --epochs 2";
     let args: Vec<&str> = std::iter::once(dir)
         .chain(options.split_whitespace())
         .collect();
-    make_net(&args)
+    make_net_with(arbiter, &args)
 }
 
 fn said(out: &Output) -> String {
@@ -92,6 +101,25 @@ fn the_pipeline_makes_a_network_the_engine_reads_and_a_second_run_keeps_its_data
         before,
         "data made again"
     );
+    self_play_of_another_build_is_played_again(&dir);
+}
+
+/// Another build plays other games: a binary with a byte more (still the same program) makes
+/// its own self-play and labels in the folder of a finished run.
+fn self_play_of_another_build_is_played_again(dir: &Path) {
+    let other = dir.join("arbiter-other");
+    let mut bytes = std::fs::read(env!("CARGO_BIN_EXE_arbiter")).unwrap();
+    bytes.push(0);
+    std::fs::write(&other, bytes).unwrap();
+    std::fs::set_permissions(&other, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let third = tiny_run_with(&other, &dir.join("net"));
+    assert!(third.status.success(), "{}", said(&third));
+    assert!(
+        said(&third).contains("== self-play default, seed 1: 10 games at 300 nodes"),
+        "{}",
+        said(&third)
+    );
+    assert!(!said(&third).contains(": kept ("), "{}", said(&third));
 }
 
 /// When each of the self-play and label files was last written.
