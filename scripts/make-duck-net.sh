@@ -23,7 +23,8 @@
 # scripts/ensure-packages.sh) and ../shared/peers/fairy-stockfish.
 set -euo pipefail
 
-usage() { sed -n '2,22p' "$0"; }
+# The comment block above, whatever its length.
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; }
 die() { echo "make-duck-net.sh: $*" >&2; exit 2; }
 
 scripts="$(cd "$(dirname "$0")" && pwd)"
