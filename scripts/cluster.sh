@@ -44,7 +44,7 @@ while [ $# -gt 0 ]; do
     --clean) clean=1; shift ;;
     --keep) shift ;; # the folder is always kept now; accepted for old command lines
     --) shift; serve_flags=("$@"); break ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;; # the header, whatever its length
     *) echo "cluster.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -59,7 +59,7 @@ while [ $# -gt 0 ]; do
     --seeds) seeds_list="$2"; shift 2 ;;
     --table) table="$2"; shift 2 ;;
     --arbiter) arbiter="$2"; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;; # the header, whatever its length
     *) echo "strength.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
