@@ -158,16 +158,3 @@ fn bad_options_are_named_with_a_non_zero_exit_before_any_work() {
     }
     assert!(!dir.join("net").exists(), "a refused run made its folder");
 }
-
-#[test]
-fn help_shows_the_whole_header_down_to_what_the_script_needs() {
-    let out = make_net(&["--help"]);
-    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
-    let help = String::from_utf8_lossy(&out.stdout);
-    assert!(help.starts_with("# Makes a Duck Chess network"), "{help}");
-    assert!(
-        help.trim_end()
-            .ends_with("scripts/ensure-packages.sh) and ../shared/peers/fairy-stockfish."),
-        "{help}"
-    );
-}

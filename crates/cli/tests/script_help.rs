@@ -1,5 +1,6 @@
 //! `--help` of the operator scripts prints their whole header comment: the first line and the
-//! last, so a header that grows (or a help that prints a fixed line range) is caught.
+//! last, so a header that grows (or a help that prints a fixed line range) is caught. All three
+//! scripts print it with the same awk line; make-duck-net.sh's header is the one that was cut.
 
 use std::path::Path;
 use std::process::Command;
@@ -43,5 +44,14 @@ fn strength_help_shows_the_whole_header() {
         "strength.sh",
         "# The strength matches of docs/strength.md",
         "pinned to the last core (taskset) for the cell's duration.",
+    );
+}
+
+#[test]
+fn make_net_help_shows_the_whole_header_down_to_what_the_script_needs() {
+    assert_whole_header(
+        "make-duck-net.sh",
+        "# Makes a Duck Chess network",
+        "scripts/ensure-packages.sh) and ../shared/peers/fairy-stockfish.",
     );
 }
