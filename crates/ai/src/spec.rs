@@ -68,7 +68,7 @@ pub struct PlayerSpec {
 
 /// The names [`SearchSettings::set`] reads, for the messages that list them.
 const SEARCH_SETTING_NAMES: &str = "statistics, history_reduction, history_pruning, \
-    cut_reduction, pv_reduction, improving, reduction_divisor or pace";
+    cut_reduction, pv_reduction, improving, reduction_divisor, pace or singular";
 
 /// The [`AlphaBetaConfig`] settings a spec may set (`statistics=1`, `history_reduction=N`,
 /// `history_pruning=D`); `None` leaves the default.
@@ -82,6 +82,7 @@ pub struct SearchSettings {
     pub improving: Option<bool>,
     pub reduction_divisor: Option<i32>,
     pub pace: Option<bool>,
+    pub singular: Option<bool>,
 }
 
 impl SearchSettings {
@@ -100,6 +101,7 @@ impl SearchSettings {
             improving: other.improving.or(self.improving),
             reduction_divisor: other.reduction_divisor.or(self.reduction_divisor),
             pace: other.pace.or(self.pace),
+            singular: other.singular.or(self.singular),
         }
     }
 
@@ -141,6 +143,7 @@ impl SearchSettings {
             "improving" => self.improving = Some(switch()?),
             "reduction_divisor" => self.reduction_divisor = Some(hundredths()?),
             "pace" => self.pace = Some(switch()?),
+            "singular" => self.singular = Some(switch()?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -169,6 +172,7 @@ impl SearchSettings {
         config.improving = self.improving.unwrap_or(config.improving);
         config.reduction_divisor = self.reduction_divisor.or(config.reduction_divisor);
         config.pace = self.pace.unwrap_or(config.pace);
+        config.singular = self.singular.unwrap_or(config.singular);
     }
 }
 
@@ -184,7 +188,7 @@ pub struct SpecError {
 pub const SPEC_HELP: &str =
     "random | greedy | alphabeta[:depth=D][:ms=T][:nodes=N][:hash=BITS][:tables=DIR]\
 [:statistics=0|1][:history_reduction=N][:history_pruning=D][:cut_reduction=P][:pv_reduction=P]\
-[:improving=0|1][:reduction_divisor=H][:pace=0|1] | \
+[:improving=0|1][:reduction_divisor=H][:pace=0|1][:singular=0|1] | \
 mcts[:ms=T][:iterations=N][:c=HUNDREDTHS] | easy | medium | hard | cmd:COMMAND; \
 any player may add evaluation weights as NAME=VALUE";
 
@@ -455,6 +459,17 @@ mod tests {
         assert!(err.unwrap_err().reason.contains("improving must be 0 or 1"));
         let err = "alphabeta:improving=2".parse::<PlayerSpec>();
         assert!(err.unwrap_err().reason.contains("0 or 1, found `2`"));
+    }
+
+    #[test]
+    fn singular_extensions_can_be_turned_on() {
+        let mut config = AlphaBetaConfig::default();
+        assert!(!config.singular, "off by default");
+        let s: PlayerSpec = "alphabeta:singular=1".parse().unwrap();
+        s.search.apply(&mut config);
+        assert!(config.singular);
+        let err = "alphabeta:singular=yes".parse::<PlayerSpec>();
+        assert!(err.unwrap_err().reason.contains("singular must be 0 or 1"));
     }
 
     #[test]

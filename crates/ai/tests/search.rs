@@ -289,6 +289,28 @@ fn duck_chess_mates_found_with_node_reductions_are_real() {
     assert!(checked >= 10, "only {checked} forced results to check");
 }
 
+/// The same with singular extensions (`alphabeta:singular=1`): a multi-cut or an extension
+/// decided by a search that leaves the table's move out may miss a result, never invent one.
+/// They change the search (another tree from the start), so this checks something.
+#[test]
+fn duck_chess_mates_found_with_singular_extensions_are_real() {
+    let start = arbiter_duck::Position::initial();
+    let config = AlphaBetaConfig {
+        singular: true,
+        ..Default::default()
+    };
+    let stop = AtomicBool::new(false);
+    let nodes = |config| {
+        let mut search = AlphaBeta::<arbiter_duck::Position>::new(Default::default(), config);
+        search
+            .search(&start, &Limits::depth(9), &stop, &mut |_| {})
+            .nodes
+    };
+    assert_ne!(nodes(config), nodes(AlphaBetaConfig::default()));
+    let checked = mates_found_with_pruning_are_real(endings(&start, 60, 400, 22), 8, config);
+    assert!(checked >= 10, "only {checked} forced results to check");
+}
+
 /// Surakarta names a recapture (a capture onto the point the last move landed on) for the
 /// search's extension; a step there, or a capture elsewhere, is none. From an arena game.
 #[test]

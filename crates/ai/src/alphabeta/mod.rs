@@ -21,6 +21,7 @@ mod ordering;
 mod pace;
 mod pruning;
 mod search;
+mod singular;
 mod statistics;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -129,6 +130,11 @@ pub struct AlphaBetaConfig {
     /// (252 games at `--tc 4+0.04`, docs/tuning.md); spending the clock's share whatever the
     /// rate is the better plan.
     pub pace: bool,
+    /// Singular extensions ([`singular`]): the table's move a ply deeper when every other
+    /// move falls well short of it. Off by default: −10 ± 14 Elo at 20,000 nodes a move,
+    /// where few nodes are six plies from the horizon (docs/tuning.md); `singular=1` is for
+    /// measuring it deeper.
+    pub singular: bool,
 }
 
 impl Default for AlphaBetaConfig {
@@ -145,6 +151,7 @@ impl Default for AlphaBetaConfig {
             improving: true,
             reduction_divisor: None,
             pace: false,
+            singular: false,
         }
     }
 }
@@ -342,6 +349,9 @@ struct Context<'a, G: Evaluate> {
     /// `keys[ply]`: the ordering keys of the moves at `ply`, kept between nodes so a node does
     /// not build (and copy) a stack list of keys.
     keys: Vec<Vec<i64>>,
+    /// `excluded[ply]`: the move the node at `ply` leaves out while it asks whether that move
+    /// is singular ([`singular`]).
+    excluded: Vec<Option<G::Move>>,
 }
 
 impl<'a, G: Evaluate> Context<'a, G> {
@@ -374,6 +384,7 @@ impl<'a, G: Evaluate> Context<'a, G> {
             static_at: vec![None; MAX_PLY + 1],
             quiets: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             statistics,
+            excluded: vec![None; MAX_PLY + 1],
         }
     }
 

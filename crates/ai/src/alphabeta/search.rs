@@ -4,6 +4,7 @@ use arbiter_core::MoveList;
 
 use super::ordering::bring_best_forward;
 use super::pruning::{late_move_count, late_move_reduction, to_table};
+use super::singular::Singular;
 use super::{
     Context, IIR_MIN_DEPTH, INFINITY, LMR_FIRST_MOVE, LMR_MIN_DEPTH, MAX_PLY, MAX_QUIESCENCE, WIN,
 };
@@ -22,6 +23,8 @@ struct Node<M> {
     in_danger: bool,
     prune_from: Option<usize>,
     improving: Option<bool>,
+    /// The table's move alone holds the node's score: it is searched a ply deeper.
+    singular: bool,
 }
 
 /// What a node lets one of its moves skip: a shallower first search (late move reductions),
@@ -65,11 +68,31 @@ impl<G: Evaluate> Context<'_, G> {
         if depth <= 0 {
             return self.quiesce(pos, alpha, beta, ply, 0);
         }
-        let (tt_move, cut) = self.probe(key, depth, alpha, beta, ply);
+        self.main_node(pos, key, depth, (alpha, beta), ply)
+    }
+
+    /// A node of the main search that nothing settled: the table, the prunings that cut the
+    /// node, whether its table move is singular, then its moves.
+    fn main_node(
+        &mut self,
+        pos: &G,
+        key: u64,
+        depth: i32,
+        (alpha, beta): (i32, i32),
+        ply: usize,
+    ) -> i32 {
+        let plain = self.ab.config.plain;
+        // A node that leaves a move out to judge it neither trusts nor shortens by the table.
+        let excluded = self.excluded[ply].is_some();
+        let (tt_move, cut) = if excluded {
+            (None, None)
+        } else {
+            self.probe(key, depth, alpha, beta, ply)
+        };
         if let Some(score) = cut {
             return score;
         }
-        let depth = if tt_move.is_none() && !plain && depth >= IIR_MIN_DEPTH {
+        let depth = if tt_move.is_none() && !plain && !excluded && depth >= IIR_MIN_DEPTH {
             depth - 1
         } else {
             depth
@@ -83,14 +106,23 @@ impl<G: Evaluate> Context<'_, G> {
             in_danger: pos.in_danger(),
             prune_from: None,
             improving: None,
+            singular: false,
         };
         // The static value, asked by the first pruning that needs it (Duck Chess's is costly).
         let mut static_value = None;
         node.improving = self.improving(pos, &node, &mut static_value);
-        if let Some(score) = self.static_cut(pos, &node, alpha, beta, &mut static_value) {
+        let cut = (!excluded)
+            .then(|| self.static_cut(pos, &node, alpha, beta, &mut static_value))
+            .flatten();
+        if let Some(score) = cut {
             return score;
         }
         node.prune_from = self.prune_from(pos, &node, (alpha, beta), &mut static_value);
+        match self.singular(pos, (key, depth, ply), tt_move, beta) {
+            Singular::Cut(score) => return score,
+            Singular::Extend => node.singular = true,
+            Singular::No => {}
+        }
         self.search_moves(pos, &node, alpha, beta)
     }
 
@@ -187,6 +219,7 @@ impl<G: Evaluate> Context<'_, G> {
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
+        let excluded = self.excluded[ply];
         let reduce = !self.ab.config.plain && depth >= LMR_MIN_DEPTH && !node.in_danger;
         let null_window = beta - alpha == 1;
         self.path.push(key);
@@ -194,6 +227,9 @@ impl<G: Evaluate> Context<'_, G> {
         for i in 0..moves.len() {
             bring_best_forward(&mut moves, &mut keys, i);
             let mv = moves[i];
+            if Some(mv) == excluded {
+                continue;
+            }
             let prune = self.may_prune(pos, mv, i, node, null_window);
             if prune && !G::PRUNING.spare_threats {
                 // Ordered after every capture and killer: the rest are quiet too.
@@ -226,7 +262,9 @@ impl<G: Evaluate> Context<'_, G> {
         }
         self.path.pop();
         self.keys[ply] = keys;
-        self.store_result(key, best_move, best, (original_alpha, beta), depth, ply);
+        if excluded.is_none() {
+            self.store_result(key, best_move, best, (original_alpha, beta), depth, ply);
+        }
         best
     }
 
@@ -261,6 +299,7 @@ impl<G: Evaluate> Context<'_, G> {
         self.piece_to[ply + 1] = self.statistics.then(|| pos.statistics_slots(mv).1);
         let extended = ply < 2 * self.root_depth as usize
             && (sound_threat
+                || node.singular && Some(mv) == node.tt_move
                 || !self.ab.config.plain
                     && self.played[ply].is_some_and(|prev| pos.recaptures(prev, mv)));
         let next = depth - 1 + i32::from(extended);
@@ -399,6 +438,7 @@ impl<G: Evaluate> Context<'_, G> {
             in_danger: danger,
             prune_from: None,
             improving: None,
+            singular: false,
         };
         self.quiesce_moves(
             pos,
