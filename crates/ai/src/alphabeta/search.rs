@@ -202,13 +202,7 @@ impl<G: Evaluate> Context<'_, G> {
     /// The moves of a node that nothing cut: each searched in order (the first in full, the
     /// rest by [`Self::search_move`]) until one reaches `beta`; the result goes to the table.
     fn search_moves(&mut self, pos: &G, node: &Node<G::Move>, mut alpha: i32, beta: i32) -> i32 {
-        let Node {
-            key,
-            depth,
-            ply,
-            tt_move,
-            ..
-        } = *node;
+        let (key, depth, ply, tt_move) = (node.key, node.depth, node.ply, node.tt_move);
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
         if moves.is_empty() {
