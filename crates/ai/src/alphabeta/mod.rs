@@ -131,9 +131,9 @@ pub struct AlphaBetaConfig {
     /// rate is the better plan.
     pub pace: bool,
     /// Singular extensions ([`singular`]): the table's move a ply deeper when every other
-    /// move falls well short of it. Off by default: −10 ± 14 Elo at 20,000 nodes a move,
-    /// where few nodes are six plies from the horizon (docs/tuning.md); `singular=1` is for
-    /// measuring it deeper.
+    /// move falls well short of it. −10 ± 14 Elo at 20,000 nodes a move, where few nodes are
+    /// six plies from the horizon, but +23 ± 15 (SPRT, H1) at 100,000 (docs/tuning.md); off
+    /// by default until issue 80's check at 1 s against Fairy-Stockfish decides it.
     pub singular: bool,
 }
 
