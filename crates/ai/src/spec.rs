@@ -462,12 +462,12 @@ mod tests {
     }
 
     #[test]
-    fn singular_extensions_can_be_turned_on() {
+    fn singular_extensions_can_be_turned_off() {
         let mut config = AlphaBetaConfig::default();
-        assert!(!config.singular, "off by default");
-        let s: PlayerSpec = "alphabeta:singular=1".parse().unwrap();
+        assert!(config.singular, "on by default");
+        let s: PlayerSpec = "alphabeta:singular=0".parse().unwrap();
         s.search.apply(&mut config);
-        assert!(config.singular);
+        assert!(!config.singular);
         let err = "alphabeta:singular=yes".parse::<PlayerSpec>();
         assert!(err.unwrap_err().reason.contains("singular must be 0 or 1"));
     }

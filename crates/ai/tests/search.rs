@@ -289,26 +289,52 @@ fn duck_chess_mates_found_with_node_reductions_are_real() {
     assert!(checked >= 10, "only {checked} forced results to check");
 }
 
-/// The same with singular extensions (`alphabeta:singular=1`): a multi-cut or an extension
+/// The nodes a search of `start` to `depth` visits with `config`: whether a setting changes
+/// the tree.
+fn nodes_to_depth<G: Evaluate>(start: &G, depth: u32, config: AlphaBetaConfig) -> u64 {
+    let stop = AtomicBool::new(false);
+    let mut search = AlphaBeta::<G>::new(Default::default(), config);
+    search
+        .search(start, &Limits::depth(depth), &stop, &mut |_| {})
+        .nodes
+}
+
+/// `singular=0`: the search without singular extensions.
+fn without_singular_extensions() -> AlphaBetaConfig {
+    AlphaBetaConfig {
+        singular: false,
+        ..Default::default()
+    }
+}
+
+/// The same with singular extensions (Duck Chess's default): a multi-cut or an extension
 /// decided by a search that leaves the table's move out may miss a result, never invent one.
-/// They change the search (another tree from the start), so this checks something.
+/// They change the search (another tree from the start than `singular=0`'s), so this checks
+/// something.
 #[test]
 fn duck_chess_mates_found_with_singular_extensions_are_real() {
     let start = arbiter_duck::Position::initial();
-    let config = AlphaBetaConfig {
-        singular: true,
-        ..Default::default()
-    };
-    let stop = AtomicBool::new(false);
-    let nodes = |config| {
-        let mut search = AlphaBeta::<arbiter_duck::Position>::new(Default::default(), config);
-        search
-            .search(&start, &Limits::depth(9), &stop, &mut |_| {})
-            .nodes
-    };
-    assert_ne!(nodes(config), nodes(AlphaBetaConfig::default()));
+    let config = AlphaBetaConfig::default();
+    let without = without_singular_extensions();
+    assert_ne!(
+        nodes_to_depth(&start, 9, config),
+        nodes_to_depth(&start, 9, without)
+    );
     let checked = mates_found_with_pruning_are_real(endings(&start, 60, 400, 22), 8, config);
     assert!(checked >= 10, "only {checked} forced results to check");
+}
+
+/// Singular extensions are Duck Chess's alone (only its runs showed them to pay): Surakarta's
+/// search is the same tree with the setting on or off.
+#[test]
+fn surakarta_searches_without_singular_extensions() {
+    let start = arbiter_surakarta::Position::new(6, 40).unwrap();
+    let with = AlphaBetaConfig::default();
+    let without = without_singular_extensions();
+    assert_eq!(
+        nodes_to_depth(&start, 9, with),
+        nodes_to_depth(&start, 9, without)
+    );
 }
 
 /// Surakarta names a recapture (a capture onto the point the last move landed on) for the

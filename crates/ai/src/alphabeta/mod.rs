@@ -130,10 +130,12 @@ pub struct AlphaBetaConfig {
     /// (252 games at `--tc 4+0.04`, docs/tuning.md); spending the clock's share whatever the
     /// rate is the better plan.
     pub pace: bool,
-    /// Singular extensions ([`singular`]): the table's move a ply deeper when every other
-    /// move falls well short of it. −10 ± 14 Elo at 20,000 nodes a move, where few nodes are
-    /// six plies from the horizon, but +23 ± 15 (SPRT, H1) at 100,000 (docs/tuning.md); off
-    /// by default until issue 80's check at 1 s against Fairy-Stockfish decides it.
+    /// Singular extensions ([`singular`]), where the game's
+    /// [`Pruning::singular`](crate::eval::Pruning) asks them: the table's move a ply deeper
+    /// when every other move falls well short of it. Duck Chess: −10 ± 14 Elo at 20,000 nodes
+    /// a move, where few nodes are six plies from the horizon, but +23 ± 15 (SPRT, H1) at
+    /// 100,000 (docs/tuning.md), and 55.6% against Fairy-Stockfish in two 1 s cells where the
+    /// search without them scored 53.1% (docs/strength.md); `singular=0` turns them off.
     pub singular: bool,
 }
 
@@ -151,7 +153,7 @@ impl Default for AlphaBetaConfig {
             improving: true,
             reduction_divisor: None,
             pace: false,
-            singular: false,
+            singular: true,
         }
     }
 }

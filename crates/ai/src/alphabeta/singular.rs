@@ -38,7 +38,7 @@ impl<G: Evaluate> Context<'_, G> {
         let Some(tt_move) = tt_move else {
             return Singular::No;
         };
-        if !self.ab.config.singular
+        if !(G::PRUNING.singular && self.ab.config.singular)
             || self.ab.config.plain
             || ply == 0
             || depth < SINGULAR_MIN_DEPTH

@@ -411,6 +411,7 @@ impl Evaluate for Position {
         spare_threats: true,
         improving: true,
         reduction_divisor: 225,
+        singular: true,
     };
 
     const ITERATION_START_PERCENT: u32 = 95;

@@ -254,6 +254,9 @@ pub struct Pruning {
     /// The divisor of late move reductions, in hundredths: a late move is reduced
     /// `0.75 + ln(depth) · ln(move number) · 100 / reduction_divisor` plies (at least one).
     pub reduction_divisor: i32,
+    /// Singular extensions ([`AlphaBetaConfig::singular`](crate::alphabeta::AlphaBetaConfig)):
+    /// a game whose runs showed them to pay at depth.
+    pub singular: bool,
 }
 
 impl Pruning {
@@ -268,5 +271,6 @@ impl Pruning {
         spare_threats: false,
         improving: false,
         reduction_divisor: 225,
+        singular: false,
     };
 }
